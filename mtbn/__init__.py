@@ -1,0 +1,46 @@
+"""mtbn: multitask Bayesian network structure learning.
+
+Learn the structures of several related Bayesian networks jointly (BDeu score
+per task, an Edit or Paired prior that penalises edges that differ between
+tasks, a greedy search over joint edge changes), following Niculescu-Mizil
+and Caruana (AISTATS 2007).
+
+The public API is re-exported here; submodules are importable on their own.
+"""
+
+from mtbn.data import DiscreteData, TaskSet, from_dataframe, make_taskset, read_csv
+from mtbn.exceptions import (
+    CycleError,
+    InvalidDataError,
+    InvalidParameterError,
+    MtbnError,
+    NotFittedError,
+)
+from mtbn.graph import DAG, edit_distance
+from mtbn.learn import StructureLearner, learn_structure
+from mtbn.score import BDeuScore, BICScore, bdeu_local_score
+from mtbn.search import SearchResult
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DAG",
+    "BDeuScore",
+    "BICScore",
+    "CycleError",
+    "DiscreteData",
+    "InvalidDataError",
+    "InvalidParameterError",
+    "MtbnError",
+    "NotFittedError",
+    "SearchResult",
+    "StructureLearner",
+    "TaskSet",
+    "bdeu_local_score",
+    "edit_distance",
+    "from_dataframe",
+    "learn_structure",
+    "make_taskset",
+    "read_csv",
+    "__version__",
+]

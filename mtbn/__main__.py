@@ -1,0 +1,7 @@
+"""``python -m mtbn`` runs the command line."""
+
+import sys
+
+from mtbn.cli import main
+
+sys.exit(main())

@@ -1,0 +1,494 @@
+"""Integer-coded discrete data for one task or many related tasks.
+
+This is the only module that turns pandas objects or CSV files into the
+arrays the rest of mtbn works on. A :class:`DiscreteData` holds the codes of
+one task (``uint8``, column-major so that a variable's column is contiguous),
+the variable names and, per variable, the list of state labels. State labels
+are kept verbatim as strings: ``"None"``, ``"NA"``, ``"null"`` or ``"3"`` are
+ordinary states, never missing values or numbers.
+
+A :class:`TaskSet` holds several tasks whose variable sets may differ but
+overlap. A variable shared by several tasks has one state list (the declared
+one, or else the sorted union of the labels seen in any task), so that its
+arity is the same in every task.
+
+Missing values (an empty CSV cell, an empty string, or a NaN / None object in
+a DataFrame) are an error unless ``dropna=True`` asks to drop the incomplete
+rows; nothing is dropped silently.
+"""
+
+import csv
+import os
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "DiscreteData",
+    "TaskSet",
+    "from_dataframe",
+    "read_csv",
+    "make_taskset",
+    "MAX_STATES",
+]
+
+#: Largest number of states a variable may have (codes are stored as uint8).
+MAX_STATES = 255
+
+#: A float column with more distinct values than this must be discretised.
+_MAX_FLOAT_STATES = 20
+
+
+@dataclass(frozen=True, eq=False)
+class DiscreteData:
+    """Integer-coded discrete data of one task.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_vars), dtype uint8
+        ``codes[s, v]`` is the index of sample ``s``'s state in ``states[v]``.
+    names : tuple of str
+        Variable names, one per column.
+    states : tuple of tuple of str
+        The state labels of each variable; the arity of variable ``v`` is
+        ``len(states[v])`` (declared states never observed still count).
+    name : str
+        The task name.
+    """
+
+    codes: np.ndarray
+    names: tuple
+    states: tuple
+    name: str = "data"
+    _index: dict = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        codes = np.asfortranarray(self.codes, dtype=np.uint8)
+        object.__setattr__(self, "codes", codes)
+        object.__setattr__(self, "names", tuple(str(n) for n in self.names))
+        object.__setattr__(self, "states", tuple(tuple(str(s) for s in st) for st in self.states))
+        if codes.ndim != 2 or codes.shape[1] != len(self.names):
+            raise InvalidDataError(
+                f"task {self.name!r}: codes must have one column per variable "
+                f"({len(self.names)}); got shape {codes.shape}."
+            )
+        if len(self.states) != len(self.names):
+            raise InvalidDataError(
+                f"task {self.name!r}: one state list per variable is required."
+            )
+        object.__setattr__(self, "_index", {n: i for i, n in enumerate(self.names)})
+
+    @property
+    def n_samples(self):
+        """Number of rows."""
+        return self.codes.shape[0]
+
+    @property
+    def n_vars(self):
+        """Number of variables."""
+        return self.codes.shape[1]
+
+    @property
+    def arities(self):
+        """Number of states of each variable, as an int64 array."""
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def index(self, name):
+        """Column index of variable ``name``."""
+        try:
+            return self._index[name]
+        except KeyError:
+            raise InvalidDataError(f"task {self.name!r} has no variable {name!r}.") from None
+
+    def take(self, rows):
+        """A new DiscreteData with only ``rows`` (indices or a boolean mask)."""
+        return DiscreteData(self.codes[rows], self.names, self.states, self.name)
+
+    def with_states(self, states):
+        """Recode onto larger state lists (``states[v]`` must contain the old ones)."""
+        codes = np.empty_like(self.codes)
+        for v, (old, new) in enumerate(zip(self.states, states)):
+            pos = {s: k for k, s in enumerate(new)}
+            try:
+                lut = np.array([pos[s] for s in old], dtype=np.uint8)
+            except KeyError as exc:
+                raise InvalidDataError(
+                    f"task {self.name!r}, column {self.names[v]!r}: unknown state "
+                    f"{exc.args[0]!r} (allowed: {', '.join(map(repr, new))})."
+                ) from None
+            codes[:, v] = lut[self.codes[:, v]] if len(old) else 0
+        return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name)
+
+    def to_dataframe(self):
+        """The data as a pandas DataFrame of state labels (strings)."""
+        import pandas as pd
+
+        cols = {}
+        for v, name in enumerate(self.names):
+            labels = np.array(self.states[v], dtype=object)
+            cols[name] = labels[self.codes[:, v]] if len(labels) else []
+        return pd.DataFrame(cols, columns=list(self.names))
+
+
+@dataclass(frozen=True, eq=False)
+class TaskSet:
+    """Several related tasks over overlapping variable sets.
+
+    Attributes
+    ----------
+    tasks : tuple of DiscreteData
+        One data set per task; a shared variable has the same state list in
+        every task.
+    variables : tuple of str
+        The union of the tasks' variables, in order of first appearance.
+    states : tuple of tuple of str
+        The state list of each variable of ``variables``.
+    local_index : ndarray of shape (n_tasks, n_variables), int64
+        ``local_index[t, v]`` is the column of global variable ``v`` in task
+        ``t``, or -1 where the task lacks the variable.
+    """
+
+    tasks: tuple
+    variables: tuple
+    states: tuple
+    local_index: np.ndarray
+
+    @property
+    def names(self):
+        """Task names."""
+        return tuple(t.name for t in self.tasks)
+
+    @property
+    def n_tasks(self):
+        return len(self.tasks)
+
+    @property
+    def n_variables(self):
+        return len(self.variables)
+
+    @property
+    def arities(self):
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def __len__(self):
+        return len(self.tasks)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                key = self.names.index(key)
+            except ValueError:
+                raise InvalidParameterError(
+                    f"unknown task {key!r}; tasks are {', '.join(map(repr, self.names))}."
+                ) from None
+        return self.tasks[key]
+
+    def subset(self, names_or_indices):
+        """A TaskSet with only the given tasks (same global state lists)."""
+        picked = [self[k] for k in names_or_indices]
+        return make_taskset(picked)
+
+    def global_codes(self, t):
+        """Codes of task ``t`` with one column per global variable.
+
+        Columns of variables the task lacks are all zero; use
+        ``local_index[t] >= 0`` to tell which are real.
+        """
+        task = self.tasks[t]
+        out = np.zeros((task.n_samples, self.n_variables), dtype=np.uint8, order="F")
+        for v in range(self.n_variables):
+            j = self.local_index[t, v]
+            if j >= 0:
+                out[:, v] = task.codes[:, j]
+        return out
+
+
+# ---------------------------------------------------------------------------
+# Building DiscreteData from pandas / CSV
+# ---------------------------------------------------------------------------
+
+
+def _is_missing_array(values):
+    """Boolean mask of missing cells in an object/float array."""
+    import pandas as pd
+
+    mask = np.asarray(pd.isna(values), dtype=bool)
+    if values.dtype == object:
+        mask |= np.array([isinstance(x, str) and x == "" for x in values], dtype=bool)
+    return mask
+
+
+def _describe_rows(rows, limit=5):
+    shown = ", ".join(str(r) for r in rows[:limit])
+    return shown + (", ..." if len(rows) > limit else "")
+
+
+def _column_labels(series, task, column):
+    """The labels of one column as an object array of str (verbatim)."""
+    values = series.to_numpy()
+    kind = values.dtype.kind
+    if kind == "f":
+        finite = values[~np.isnan(values)]
+        n_distinct = len(np.unique(finite))
+        if n_distinct > _MAX_FLOAT_STATES:
+            raise InvalidDataError(
+                f"task {task!r}, column {column!r}: a float column with {n_distinct} "
+                "distinct values looks continuous; discretise it first (e.g. with "
+                "pandas.cut) so that each value is a state label."
+            )
+    if kind in "biuf":
+        return np.array([str(x) for x in values.tolist()], dtype=object)
+    if kind == "O":
+        return np.array([x if isinstance(x, str) else str(x) for x in values.tolist()], dtype=object)
+    return values.astype(str).astype(object)
+
+
+def from_dataframe(df, *, name="data", states=None, dropna=False):
+    """Integer-code one pandas DataFrame.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One column per variable, one row per sample; cells are state labels.
+    name : str
+        The task name used in messages and results.
+    states : dict of str to sequence of str, optional
+        Declared state lists. A declared state never observed still counts in
+        the arity; an observed label that is not declared is an error. Columns
+        not named here get their observed labels in sorted order.
+    dropna : bool, default False
+        Drop rows with a missing value instead of raising.
+
+    Returns
+    -------
+    DiscreteData
+
+    Raises
+    ------
+    InvalidDataError
+        Missing values (unless ``dropna``), an empty task, duplicate column
+        names, a continuous-looking float column, more than 255 states, or an
+        undeclared state.
+    """
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise InvalidDataError(
+            f"task {name!r}: expected a pandas DataFrame; got {type(df).__name__}."
+        )
+    names = [str(c) for c in df.columns]
+    _check_unique(names, f"task {name!r}: duplicate column name")
+    if df.shape[1] == 0:
+        raise InvalidDataError(f"task {name!r} is empty: it has no columns.")
+    if df.shape[0] == 0:
+        raise InvalidDataError(f"task {name!r} is empty: it has no rows.")
+    labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
+    any_missing = np.logical_or.reduce(missing)
+    if any_missing.any():
+        if not dropna:
+            cols = [
+                f"{names[j]!r} ({int(m.sum())})" for j, m in enumerate(missing) if m.any()
+            ]
+            rows = np.flatnonzero(any_missing)
+            raise InvalidDataError(
+                f"task {name!r}: {int(sum(m.sum() for m in missing))} missing values in "
+                f"column(s) {', '.join(cols)}, rows {_describe_rows(rows.tolist())}; "
+                "impute them or pass dropna=True (--dropna) to drop incomplete rows."
+            )
+        keep = ~any_missing
+        labels = [lab[keep] for lab in labels]
+        if not keep.any():
+            raise InvalidDataError(f"task {name!r} is empty after dropping incomplete rows.")
+    declared = dict(states or {})
+    codes = np.empty((len(labels[0]), len(names)), dtype=np.uint8, order="F")
+    state_lists = []
+    for j, col in enumerate(names):
+        uniq, inverse = np.unique(labels[j].astype(str), return_inverse=True)
+        if col in declared:
+            st = tuple(str(s) for s in declared[col])
+            _check_unique(st, f"task {name!r}, column {col!r}: duplicate declared state")
+            pos = {s: k for k, s in enumerate(st)}
+            unknown = [u for u in uniq.tolist() if u not in pos]
+            if unknown:
+                raise InvalidDataError(
+                    f"task {name!r}, column {col!r}: unknown state {unknown[0]!r} "
+                    f"(declared states: {', '.join(map(repr, st))})."
+                )
+            lut = np.array([pos[u] for u in uniq.tolist()], dtype=np.int64)
+        else:
+            st = tuple(uniq.tolist())
+            lut = np.arange(len(st), dtype=np.int64)
+        if len(st) > MAX_STATES:
+            raise InvalidDataError(
+                f"task {name!r}, column {col!r} has {len(st)} states; at most "
+                f"{MAX_STATES} are supported (is it an identifier or a continuous "
+                "variable? drop or discretise it)."
+            )
+        codes[:, j] = lut[inverse.reshape(-1)]
+        state_lists.append(st)
+    return DiscreteData(codes, tuple(names), tuple(state_lists), str(name))
+
+
+def read_csv(path, *, name=None, states=None, dropna=False):
+    """Read one task from a CSV file (header = variable names).
+
+    Cells are read as verbatim strings: ``NA``, ``None`` or ``null`` are state
+    labels, and only an empty cell is a missing value. The task name is the
+    file stem unless ``name`` is given.
+    """
+    import pandas as pd
+
+    path = os.fspath(path)
+    if name is None:
+        name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        with open(path, newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), None)
+    except OSError as exc:
+        raise InvalidDataError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
+    if not header:
+        raise InvalidDataError(f"task {name!r} is empty: {path!r} has no header line.")
+    _check_unique([h.strip() for h in header], f"task {name!r}: duplicate column name")
+    try:
+        df = pd.read_csv(
+            path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False
+        )
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InvalidDataError(f"task {name!r}: cannot parse {path!r}: {exc}".strip()) from None
+    except pd.errors.EmptyDataError:
+        raise InvalidDataError(f"task {name!r} is empty: {path!r} has no data.") from None
+    df.columns = [h.strip() for h in header]
+    return from_dataframe(df, name=name, states=states, dropna=dropna)
+
+
+def _check_unique(items, what):
+    seen = set()
+    for x in items:
+        if x in seen:
+            raise InvalidDataError(f"{what} {x!r}.")
+        seen.add(x)
+
+
+# ---------------------------------------------------------------------------
+# Aligning several tasks
+# ---------------------------------------------------------------------------
+
+
+def _as_named_items(tasks, task_column=None):
+    """Normalise the accepted task containers into a list of (name, obj)."""
+    import pandas as pd
+
+    if isinstance(tasks, TaskSet):
+        return list(zip(tasks.names, tasks.tasks))
+    if isinstance(tasks, pd.DataFrame):
+        if task_column is None:
+            raise InvalidParameterError(
+                "a single DataFrame needs task_column= naming the column that says "
+                "which task each row belongs to."
+            )
+        if task_column not in tasks.columns:
+            raise InvalidParameterError(
+                f"task_column {task_column!r} is not a column of the DataFrame."
+            )
+        groups = []
+        for value, part in tasks.groupby(task_column, sort=True, dropna=False):
+            groups.append((str(value), part.drop(columns=[task_column]).reset_index(drop=True)))
+        return groups
+    if isinstance(tasks, dict):
+        items = [(str(k), v) for k, v in tasks.items()]
+        _check_unique([k for k, _ in items], "duplicate task name")
+        return items
+    if isinstance(tasks, (list, tuple)):
+        items = []
+        for i, obj in enumerate(tasks):
+            if isinstance(obj, DiscreteData):
+                items.append((obj.name, obj))
+            elif isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str):
+                items.append(obj)
+            else:
+                items.append((f"task{i}", obj))
+        _check_unique([k for k, _ in items], "duplicate task name")
+        return items
+    raise InvalidParameterError(
+        "tasks must be a dict of name -> DataFrame, a list of DataFrames, a TaskSet, "
+        f"or one DataFrame with task_column=; got {type(tasks).__name__}."
+    )
+
+
+def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
+    """Integer-code several related tasks with one state list per variable.
+
+    Parameters
+    ----------
+    tasks : dict, list, TaskSet or DataFrame
+        ``{name: DataFrame or DiscreteData}``, a list of DataFrames (named
+        ``task0``, ``task1``, ...) or DiscreteData, or one DataFrame with
+        ``task_column`` (one task per value of that column, the multi-net
+        case).
+    states : dict of str to sequence of str, optional
+        Declared state lists; other variables get the sorted union of the
+        labels observed in any task.
+    dropna : bool, default False
+        Drop incomplete rows instead of raising.
+    task_column : str, optional
+        See ``tasks``.
+
+    Returns
+    -------
+    TaskSet
+    """
+    items = _as_named_items(tasks, task_column)
+    if not items:
+        raise InvalidParameterError("tasks is empty: at least one task is required.")
+    coded = []
+    for name, obj in items:
+        if isinstance(obj, DiscreteData):
+            coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name))
+        else:
+            coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
+    for d in coded:
+        if d.n_samples == 0 or d.n_vars == 0:
+            raise InvalidDataError(f"task {d.name!r} is empty.")
+    # Global variables in order of first appearance; union of states.
+    variables = []
+    seen = {}
+    for d in coded:
+        for v in d.names:
+            if v not in seen:
+                seen[v] = len(variables)
+                variables.append(v)
+    declared = dict(states or {})
+    union = []
+    for v in variables:
+        if v in declared:
+            st = tuple(str(s) for s in declared[v])
+            for d in coded:
+                if v in d._index:
+                    extra = [s for s in d.states[d._index[v]] if s not in st]
+                    if extra:
+                        raise InvalidDataError(
+                            f"task {d.name!r}, column {v!r}: unknown state {extra[0]!r} "
+                            f"(declared states: {', '.join(map(repr, st))})."
+                        )
+        else:
+            labels = set()
+            for d in coded:
+                if v in d._index:
+                    labels.update(d.states[d._index[v]])
+            st = tuple(sorted(labels))
+            if len(st) > MAX_STATES:
+                raise InvalidDataError(
+                    f"column {v!r} has {len(st)} states across tasks; at most {MAX_STATES}."
+                )
+        union.append(st)
+    aligned = []
+    local_index = np.full((len(coded), len(variables)), -1, dtype=np.int64)
+    for t, d in enumerate(coded):
+        target = tuple(union[seen[v]] for v in d.names)
+        aligned.append(d if target == d.states else d.with_states(target))
+        for j, v in enumerate(d.names):
+            local_index[t, seen[v]] = j
+    return TaskSet(tuple(aligned), tuple(variables), tuple(union), local_index)

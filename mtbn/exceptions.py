@@ -1,0 +1,40 @@
+"""The exception hierarchy of mtbn.
+
+Every error mtbn raises on purpose is an :class:`MtbnError`; each concrete
+class also subclasses the matching builtin so that ``except ValueError``
+keeps working for callers who do not know about mtbn.
+"""
+
+__all__ = [
+    "MtbnError",
+    "InvalidDataError",
+    "InvalidParameterError",
+    "CycleError",
+    "NotFittedError",
+]
+
+
+class MtbnError(Exception):
+    """Base class of every error raised by mtbn."""
+
+
+# Input errors -------------------------------------------------------------
+
+
+class InvalidDataError(MtbnError, ValueError):
+    """The data (a task, a column, a state) cannot be used as given."""
+
+
+class InvalidParameterError(MtbnError, ValueError):
+    """An argument is outside the values the function accepts."""
+
+
+class CycleError(MtbnError, ValueError):
+    """A graph that must be a DAG has a directed cycle."""
+
+
+# State errors -------------------------------------------------------------
+
+
+class NotFittedError(MtbnError, AttributeError):
+    """An estimator was used before ``fit`` was called."""

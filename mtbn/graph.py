@@ -1,0 +1,297 @@
+"""Directed acyclic graphs: a small value type, conversions and edit distance.
+
+:class:`DAG` is an immutable graph over integer nodes ``0..n-1`` with
+optional variable names; it is what learners return besides networkx
+graphs. :class:`SearchGraph` is the mutable state a search works on: a
+boolean adjacency matrix plus an ancestor matrix kept up to date after every
+move, so that the acyclicity of an addition is one look-up and that of a
+reversal a look-up per parent of the child (no path enumeration).
+
+Edges are always ``(parent, child)``. Functions here do not check that node
+indices are in range.
+"""
+
+import numpy as np
+
+from mtbn._validation import check_option
+from mtbn.exceptions import CycleError, InvalidParameterError
+
+__all__ = [
+    "DAG",
+    "SearchGraph",
+    "edit_distance",
+    "edge_states",
+    "topological_order",
+    "REVERSAL_COSTS",
+]
+
+#: How many edits an edge reversal counts as.
+REVERSAL_COSTS = {"single": 1, "double": 2}
+
+
+def topological_order(parents):
+    """A topological order of the graph given as parent sets (smallest first).
+
+    Raises
+    ------
+    CycleError
+        If the graph has a directed cycle.
+    """
+    n = len(parents)
+    children = [[] for _ in range(n)]
+    indeg = [0] * n
+    for v, pa in enumerate(parents):
+        for p in pa:
+            children[p].append(v)
+            indeg[v] += 1
+    import heapq
+
+    ready = [v for v in range(n) if indeg[v] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        v = heapq.heappop(ready)
+        order.append(v)
+        for c in children[v]:
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                heapq.heappush(ready, c)
+    if len(order) != n:
+        left = sorted(set(range(n)) - set(order))
+        raise CycleError(f"the graph has a directed cycle through node {left[0]}.")
+    return order
+
+
+class DAG:
+    """An immutable directed acyclic graph over nodes ``0..n-1``.
+
+    Parameters
+    ----------
+    parents : sequence of iterables of int
+        ``parents[v]`` is the set of parents of node ``v``.
+    names : sequence of str, optional
+        Node names (default ``"0", "1", ...``).
+
+    Raises
+    ------
+    CycleError
+        If the graph has a directed cycle.
+    """
+
+    __slots__ = ("_parents", "_names")
+
+    def __init__(self, parents, names=None):
+        self._parents = tuple(frozenset(int(p) for p in pa) for pa in parents)
+        n = len(self._parents)
+        self._names = tuple(str(x) for x in names) if names is not None else tuple(str(i) for i in range(n))
+        if len(self._names) != n:
+            raise InvalidParameterError(f"names has {len(self._names)} entries for {n} nodes.")
+        for v, pa in enumerate(self._parents):
+            if v in pa or any(p < 0 or p >= n for p in pa):
+                raise InvalidParameterError(f"node {self._names[v]!r} has an invalid parent set.")
+        try:
+            topological_order(self._parents)
+        except CycleError:
+            raise CycleError("the graph is not a DAG: it has a directed cycle.") from None
+
+    # construction -------------------------------------------------------
+    @classmethod
+    def from_edges(cls, names, edges):
+        """A DAG over ``names`` from ``(parent, child)`` pairs of names or indices."""
+        names = tuple(str(x) for x in names)
+        index = {n: i for i, n in enumerate(names)}
+        parents = [set() for _ in names]
+        for u, v in edges:
+            try:
+                ui = index[u] if isinstance(u, str) else int(u)
+                vi = index[v] if isinstance(v, str) else int(v)
+            except KeyError as exc:
+                raise InvalidParameterError(f"edge ({u!r}, {v!r}) names unknown node {exc.args[0]!r}.") from None
+            parents[vi].add(ui)
+        return cls(parents, names)
+
+    @classmethod
+    def from_networkx(cls, graph, names=None):
+        """A DAG from a ``networkx.DiGraph``; ``names`` fixes the node order."""
+        names = tuple(str(x) for x in (names if names is not None else graph.nodes))
+        extra = set(str(x) for x in graph.nodes) - set(names)
+        if extra:
+            raise InvalidParameterError(f"graph node {sorted(extra)[0]!r} is not a variable.")
+        return cls.from_edges(names, [(str(u), str(v)) for u, v in graph.edges])
+
+    @classmethod
+    def empty(cls, names):
+        names = tuple(names)
+        return cls([()] * len(names), names)
+
+    # access -------------------------------------------------------------
+    @property
+    def parents(self):
+        """Tuple of frozensets of parent indices."""
+        return self._parents
+
+    @property
+    def names(self):
+        return self._names
+
+    @property
+    def n_nodes(self):
+        return len(self._parents)
+
+    @property
+    def n_edges(self):
+        return sum(len(p) for p in self._parents)
+
+    def edges(self, names=True):
+        """Sorted list of ``(parent, child)`` edges (names or indices)."""
+        out = sorted((p, v) for v, pa in enumerate(self._parents) for p in pa)
+        if names:
+            return [(self._names[p], self._names[v]) for p, v in out]
+        return out
+
+    def has_edge(self, u, v):
+        return u in self._parents[v]
+
+    def adjacency(self):
+        """Boolean matrix ``A[u, v]`` = edge u -> v."""
+        a = np.zeros((self.n_nodes, self.n_nodes), dtype=bool)
+        for v, pa in enumerate(self._parents):
+            a[list(pa), v] = True
+        return a
+
+    def to_networkx(self):
+        """A ``networkx.DiGraph`` with every node (by name) and edge."""
+        import networkx as nx
+
+        g = nx.DiGraph()
+        g.add_nodes_from(self._names)
+        g.add_edges_from(self.edges(names=True))
+        return g
+
+    def __eq__(self, other):
+        return isinstance(other, DAG) and self._parents == other._parents and self._names == other._names
+
+    def __hash__(self):
+        return hash((self._parents, self._names))
+
+    def __repr__(self):
+        return f"DAG(n_nodes={self.n_nodes}, n_edges={self.n_edges})"
+
+
+def _as_name_adjacency(graph):
+    """Map a DAG, networkx graph or edge list to (names, set of edges by name)."""
+    if isinstance(graph, DAG):
+        return set(graph.names), set(graph.edges(names=True))
+    if hasattr(graph, "edges") and hasattr(graph, "nodes"):
+        return set(map(str, graph.nodes)), {(str(u), str(v)) for u, v in graph.edges}
+    edges = {(str(u), str(v)) for u, v in graph}
+    return {x for e in edges for x in e}, edges
+
+
+def edge_states(graph, pairs):
+    """Edge state of each unordered pair: 0 none, 1 ``i -> j``, 2 ``j -> i``."""
+    _, edges = _as_name_adjacency(graph)
+    return [1 if (i, j) in edges else 2 if (j, i) in edges else 0 for i, j in pairs]
+
+
+def edit_distance(g1, g2, *, reversal="single"):
+    """Edge additions + deletions + reversals that turn ``g1`` into ``g2``.
+
+    The paper's structural distance (footnote 6; the SHD of Tsamardinos et
+    al. on DAGs): every unordered node pair whose edge differs costs one
+    edit, except a reversed edge, which costs ``REVERSAL_COSTS[reversal]``
+    (1 by default, 2 with ``reversal="double"``).
+
+    Parameters
+    ----------
+    g1, g2 : DAG, networkx.DiGraph or iterable of (parent, child)
+        Graphs are matched by node name.
+    reversal : {"single", "double"}
+
+    Examples
+    --------
+    >>> edit_distance([("a", "b"), ("b", "c")], [("b", "a"), ("a", "c")])
+    3
+    """
+    check_option("reversal", reversal, REVERSAL_COSTS)
+    cost = REVERSAL_COSTS[reversal]
+    _, e1 = _as_name_adjacency(g1)
+    _, e2 = _as_name_adjacency(g2)
+    pairs = {frozenset(e) for e in e1 | e2}
+    total = 0
+    for pair in pairs:
+        a, b = sorted(pair)
+        s1 = 1 if (a, b) in e1 else 2 if (b, a) in e1 else 0
+        s2 = 1 if (a, b) in e2 else 2 if (b, a) in e2 else 0
+        if s1 != s2:
+            total += cost if (s1 and s2) else 1
+    return total
+
+
+class SearchGraph:
+    """Mutable DAG state for search: adjacency plus a maintained ancestor matrix.
+
+    ``adj[u, v]`` is the edge u -> v; ``anc[v, u]`` is True when ``u`` is a
+    proper ancestor of ``v``. Adding ``u -> v`` is acyclic iff
+    ``not anc[u, v]``; reversing ``u -> v`` is acyclic iff no other parent
+    of ``v`` has ``u`` as an ancestor. The moves assume they are legal.
+    """
+
+    __slots__ = ("n", "adj", "anc", "parents")
+
+    def __init__(self, parents):
+        self.n = len(parents)
+        self.parents = [set(pa) for pa in parents]
+        self.adj = np.zeros((self.n, self.n), dtype=bool)
+        for v, pa in enumerate(self.parents):
+            self.adj[list(pa), v] = True
+        self.anc = np.zeros((self.n, self.n), dtype=bool)
+        self._recompute_ancestors()
+
+    def copy(self):
+        new = SearchGraph.__new__(SearchGraph)
+        new.n = self.n
+        new.parents = [set(p) for p in self.parents]
+        new.adj = self.adj.copy()
+        new.anc = self.anc.copy()
+        return new
+
+    def _recompute_ancestors(self):
+        anc = self.anc
+        anc[:] = False
+        for v in topological_order(self.parents):
+            for p in self.parents[v]:
+                anc[v] |= anc[p]
+                anc[v, p] = True
+
+    def can_add(self, u, v):
+        return u != v and not self.adj[u, v] and not self.anc[u, v]
+
+    def can_reverse(self, u, v):
+        """Whether the existing edge ``u -> v`` can be reversed."""
+        anc_u = self.anc[:, u]
+        return not any(anc_u[p] for p in self.parents[v] if p != u)
+
+    def add(self, u, v):
+        self.adj[u, v] = True
+        self.parents[v].add(u)
+        rows = self.anc[:, v].copy()
+        rows[v] = True
+        gain = self.anc[u].copy()
+        gain[u] = True
+        self.anc[rows] |= gain
+
+    def remove(self, u, v):
+        self.adj[u, v] = False
+        self.parents[v].discard(u)
+        self._recompute_ancestors()
+
+    def reverse(self, u, v):
+        self.adj[u, v] = False
+        self.parents[v].discard(u)
+        self.adj[v, u] = True
+        self.parents[u].add(v)
+        self._recompute_ancestors()
+
+    def to_dag(self, names=None):
+        return DAG(self.parents, names)

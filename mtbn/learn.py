@@ -1,0 +1,796 @@
+"""User-facing structure learners: functions and scikit-learn-style estimators.
+
+The functions validate their inputs (data, constraints, start graphs, options)
+and call the backends of :mod:`mtbn.search`; the estimators store their
+parameters in ``__init__`` and call the functions in ``fit``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn._validation import check_max_parents, check_option, check_penalty, check_positive, check_random_state
+from mtbn.data import DiscreteData, from_dataframe, read_csv
+from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError
+from mtbn.graph import DAG
+from mtbn.joint import SOLVERS, multitask_hill_climb
+from mtbn.priors import make_prior
+from mtbn.score import SCORES, make_scorer
+from mtbn.search import hill_climb
+
+__all__ = [
+    "learn_structure",
+    "learn_structures",
+    "learn_identical_structures",
+    "StructureLearner",
+    "MultitaskStructureLearner",
+    "MultitaskResult",
+    "PenaltyPathPoint",
+    "DEFAULT_PENALTY_GRID",
+]
+
+
+# ---------------------------------------------------------------------------
+# Input checks shared by the learners
+# ---------------------------------------------------------------------------
+
+
+def as_discrete_data(data, *, name="data", dropna=False):
+    """A DiscreteData from a DataFrame, a CSV path or a DiscreteData."""
+    if isinstance(data, DiscreteData):
+        return data
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        return read_csv(data, dropna=dropna)
+    return from_dataframe(data, name=name, dropna=dropna)
+
+
+def edge_matrix(edges, names, what):
+    """Boolean matrix ``M[u, v]`` for a list of ``(parent, child)`` names."""
+    n = len(names)
+    index = {v: i for i, v in enumerate(names)}
+    m = np.zeros((n, n), dtype=bool)
+    for e in edges or ():
+        try:
+            u, v = e
+        except (TypeError, ValueError):
+            raise InvalidParameterError(f"{what} must be (parent, child) pairs; got {e!r}.") from None
+        for x in (u, v):
+            if x not in index:
+                raise InvalidParameterError(f"{what}: unknown variable {x!r} in edge ({u!r}, {v!r}).")
+        if u == v:
+            raise InvalidParameterError(f"{what}: self-loop on {u!r}.")
+        m[index[u], index[v]] = True
+    return m
+
+
+def as_parent_sets(graph, names, what="start"):
+    """Parent sets (list of sets of indices) of a DAG, DiGraph or edge list."""
+    if graph is None:
+        return [set() for _ in names]
+    if isinstance(graph, DAG):
+        if tuple(graph.names) == tuple(names):
+            return [set(p) for p in graph.parents]
+        edges = graph.edges(names=True)
+    elif hasattr(graph, "edges") and hasattr(graph, "nodes"):
+        edges = [(str(u), str(v)) for u, v in graph.edges]
+    else:
+        edges = list(graph)
+    m = edge_matrix(edges, names, what)
+    parents = [set(np.flatnonzero(m[:, v]).tolist()) for v in range(len(names))]
+    try:
+        DAG(parents, names)
+    except CycleError:
+        raise CycleError(f"{what} graph is not a DAG: it has a directed cycle.") from None
+    return parents
+
+
+def check_constraints(parents, required, forbidden, names, max_parents, what="start"):
+    """Add required edges to a start graph and check it against the constraints."""
+    n = len(names)
+    both = required & forbidden
+    if both.any():
+        u, v = np.argwhere(both)[0]
+        raise InvalidParameterError(f"edge ({names[u]!r}, {names[v]!r}) is both required and forbidden.")
+    parents = [set(p) for p in parents]
+    for u, v in np.argwhere(required):
+        parents[v].add(int(u))
+    for v in range(n):
+        bad = [u for u in parents[v] if forbidden[u, v]]
+        if bad:
+            raise InvalidParameterError(
+                f"{what} graph has the forbidden edge ({names[bad[0]]!r}, {names[v]!r})."
+            )
+        if max_parents is not None and len(parents[v]) > max_parents:
+            raise InvalidParameterError(
+                f"{what} graph gives {names[v]!r} {len(parents[v])} parents; max_parents is {max_parents}."
+            )
+    try:
+        DAG(parents, names)
+    except CycleError:
+        raise CycleError(f"required edges make the {what} graph cyclic.") from None
+    return parents
+
+
+# ---------------------------------------------------------------------------
+# Single-task learning
+# ---------------------------------------------------------------------------
+
+
+def learn_structure(
+    data,
+    *,
+    score="bdeu",
+    equivalent_sample_size=1.0,
+    max_parents=None,
+    required_edges=None,
+    forbidden_edges=None,
+    start=None,
+    tabu_length=10,
+    max_tabu_iter=10,
+    n_restarts=20,
+    perturbation=None,
+    max_iter=None,
+    random_state=0,
+    scorer=None,
+):
+    """Learn one Bayesian network structure by hill climbing (single task).
+
+    Greedy search over edge additions, removals and reversals with a tabu
+    list and random restarts (the paper's STL baseline), scored by BDeu.
+
+    Parameters
+    ----------
+    data : DataFrame, DiscreteData or path to a CSV file
+    score : {"bdeu", "bic"}
+    equivalent_sample_size : float, default 1.0
+        BDeu's equivalent sample size.
+    max_parents : int, optional
+    required_edges, forbidden_edges : list of (parent, child) names, optional
+    start : DAG, networkx.DiGraph or edge list, optional
+        Start graph (default: empty). Required edges are added to it.
+    tabu_length : int, default 10
+        Recently undone moves that stay forbidden (0: plain hill climbing).
+    max_tabu_iter : int, default 10
+        Non-improving moves tolerated before a climb stops.
+    n_restarts : int, default 20
+        Random restarts, each from the best graph after ``perturbation``
+        random moves.
+    perturbation : int, optional
+        Random moves per restart (default ``n_vars // 4``).
+    max_iter : int, optional
+        Moves allowed per climb.
+    random_state : int, Generator or None, default 0
+    scorer : BDeuScore, optional
+        A scorer for ``data`` whose cache to reuse.
+
+    Returns
+    -------
+    SearchResult
+        ``graph`` (a DAG with variable names), ``log_score`` and statistics.
+
+    Examples
+    --------
+    >>> from mtbn.networks import load_network, sample
+    >>> d = sample(load_network("asia"), 2000, random_state=0)
+    >>> res = learn_structure(d, n_restarts=0)
+    >>> res.graph.n_nodes
+    8
+    """
+    d = as_discrete_data(data)
+    check_option("score", score, SCORES)
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    max_parents = check_max_parents(max_parents)
+    for name, value in (("tabu_length", tabu_length), ("max_tabu_iter", max_tabu_iter), ("n_restarts", n_restarts)):
+        if not isinstance(value, (int, np.integer)) or value < 0:
+            raise InvalidParameterError(f"{name} must be an integer >= 0; got {value!r}.")
+    rng = check_random_state(random_state)
+    names = d.names
+    required = edge_matrix(required_edges, names, "required_edges")
+    forbidden = edge_matrix(forbidden_edges, names, "forbidden_edges")
+    parents = check_constraints(as_parent_sets(start, names), required, forbidden, names, max_parents)
+    if scorer is None:
+        scorer = make_scorer(d, score, ess)
+    return hill_climb(
+        scorer,
+        parents,
+        max_parents=max_parents,
+        required=required,
+        forbidden=forbidden,
+        tabu_length=int(tabu_length),
+        max_tabu_iter=int(max_tabu_iter),
+        n_restarts=int(n_restarts),
+        perturbation=perturbation,
+        rng=rng,
+        max_iter=max_iter,
+        names=names,
+    )
+
+
+class _Estimator:
+    """get_params / set_params from the ``__init__`` signature (sklearn style)."""
+
+    def get_params(self, deep=True):
+        import inspect
+
+        sig = inspect.signature(type(self).__init__)
+        return {p: getattr(self, p) for p in sig.parameters if p != "self"}
+
+    def set_params(self, **params):
+        valid = self.get_params()
+        for k, v in params.items():
+            if k not in valid:
+                raise InvalidParameterError(f"{type(self).__name__} has no parameter {k!r}.")
+            setattr(self, k, v)
+        return self
+
+    def _check_fitted(self, attr):
+        if not hasattr(self, attr):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first."
+            )
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class StructureLearner(_Estimator):
+    """Single-task structure learner (estimator shell around :func:`learn_structure`).
+
+    After ``fit(data)``: ``graph_`` (networkx.DiGraph), ``dag_`` (DAG),
+    ``log_score_``, ``network_`` (pgmpy DiscreteBayesianNetwork with CPTs),
+    ``search_result_``.
+    """
+
+    def __init__(
+        self,
+        *,
+        score="bdeu",
+        equivalent_sample_size=1.0,
+        max_parents=None,
+        tabu_length=10,
+        max_tabu_iter=10,
+        n_restarts=20,
+        random_state=0,
+    ):
+        self.score = score
+        self.equivalent_sample_size = equivalent_sample_size
+        self.max_parents = max_parents
+        self.tabu_length = tabu_length
+        self.max_tabu_iter = max_tabu_iter
+        self.n_restarts = n_restarts
+        self.random_state = random_state
+
+    def fit(self, data, *, required_edges=None, forbidden_edges=None, start=None):
+        from mtbn.networks import fit_parameters
+
+        d = as_discrete_data(data)
+        res = learn_structure(d, required_edges=required_edges, forbidden_edges=forbidden_edges, start=start, **self.get_params())
+        self.search_result_ = res
+        self.dag_ = res.graph
+        self.graph_ = res.graph.to_networkx()
+        self.log_score_ = res.log_score
+        self.bayesian_network_ = fit_parameters(
+            [tuple(sorted(p)) for p in res.graph.parents], d, equivalent_sample_size=self.equivalent_sample_size
+        )
+        return self
+
+    @property
+    def network_(self):
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork``."""
+        self._check_fitted("bayesian_network_")
+        from mtbn.networks import to_pgmpy
+
+        return to_pgmpy(self.bayesian_network_)
+
+
+# ---------------------------------------------------------------------------
+# Multitask learning
+# ---------------------------------------------------------------------------
+
+#: Default penalty grid: 1 - delta = 1, 1e-1, ..., 1e-8, then delta = 1.
+DEFAULT_PENALTY_GRID = tuple([0.0] + [1.0 - 10.0 ** -e for e in range(1, 9)] + [1.0])
+
+
+@dataclass
+class PenaltyPathPoint:
+    """One grid point of the penalty selection path."""
+
+    penalty: float
+    validation_log_likelihood: float
+    graphs: list
+    log_score: float
+    n_iter: int
+
+
+@dataclass
+class MultitaskResult:
+    """What :func:`learn_structures` returns.
+
+    Attributes
+    ----------
+    task_names : tuple of str
+    graphs : list of DAG
+        The learned structure of each task (over that task's variables).
+    networks : list of BayesianNetwork
+        Each structure with CPTs fitted on all of the task's data.
+    penalty : float
+        The penalty used (delta in the paper), chosen or given.
+    log_score : float
+        Score of the final configuration (eq. 2.5 with the prior) on the data
+        it was searched on.
+    task_log_likelihoods : list of float
+        BDeu log marginal likelihood of each task's graph.
+    penalty_path : list of PenaltyPathPoint
+        Empty when the penalty was given.
+    search : MultitaskSearchResult
+        The search that produced ``graphs``.
+    single_task : list of SearchResult
+        The single-task solutions the search started from (or None).
+    """
+
+    task_names: tuple
+    graphs: list
+    networks: list
+    penalty: float
+    log_score: float
+    task_log_likelihoods: list
+    penalty_path: list
+    search: object
+    single_task: list = None
+
+    def penalty_path_records(self):
+        """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
+        return [
+            {
+                "penalty": p.penalty,
+                "validation_log_likelihood": p.validation_log_likelihood,
+                "log_score": p.log_score,
+                "n_iter": p.n_iter,
+                "n_edges": [g.n_edges for g in p.graphs],
+            }
+            for p in self.penalty_path
+        ]
+
+
+def _split_rows(n, validation, rng, task):
+    if isinstance(validation, (int, np.integer)) and not isinstance(validation, bool):
+        n_val = int(validation)
+    else:
+        n_val = int(round(float(validation) * n))
+    n_val = max(1, n_val)
+    if n_val >= n:
+        raise InvalidParameterError(
+            f"validation={validation!r} leaves no training rows in task {task!r} ({n} rows)."
+        )
+    perm = rng.permutation(n)
+    return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+
+
+def _check_validation(validation):
+    ok = (isinstance(validation, (int, np.integer)) and not isinstance(validation, bool) and validation >= 1) or (
+        isinstance(validation, float) and 0 < validation < 1
+    )
+    if not ok:
+        raise InvalidParameterError(
+            f"validation must be a fraction in (0, 1) or a row count >= 1; got {validation!r}."
+        )
+    return validation
+
+
+def _edge_log_prior_array(structure_log_prior, taskset):
+    if structure_log_prior is None:
+        return None
+    k, n = taskset.n_tasks, taskset.n_variables
+    if callable(structure_log_prior):
+        arr = np.zeros((k, n, n))
+        for t, name in enumerate(taskset.names):
+            for u, pu in enumerate(taskset.variables):
+                for v, pv in enumerate(taskset.variables):
+                    if u != v:
+                        arr[t, u, v] = float(structure_log_prior(name, pu, pv))
+        return arr
+    arr = np.asarray(structure_log_prior, dtype=float)
+    if arr.shape != (k, n, n):
+        raise InvalidParameterError(
+            f"structure_log_prior must be a callable or an array of shape {(k, n, n)}; got {arr.shape}."
+        )
+    return arr
+
+
+def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names):
+    """Single-task solutions per task (local indices)."""
+    out = []
+    for t, scorer in enumerate(scorers):
+        idx = local_index[t]
+        gl = np.flatnonzero(idx >= 0)
+        loc = idx[gl]
+        nl = scorer.n_vars
+        req = np.zeros((nl, nl), dtype=bool)
+        forb = np.zeros((nl, nl), dtype=bool)
+        req[np.ix_(loc, loc)] = required[np.ix_(gl, gl)]
+        forb[np.ix_(loc, loc)] = forbidden[np.ix_(gl, gl)]
+        start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(nl)]
+        out.append(
+            hill_climb(
+                scorer, start, max_parents=max_parents, required=req, forbidden=forb,
+                tabu_length=10, max_tabu_iter=10, n_restarts=n_restarts,
+                rng=np.random.default_rng(seeds[t]), names=scorer.data.names,
+            )
+        )
+    return out
+
+
+def _run_penalty(scorers, starts, prior_kwargs, penalty, search_kwargs):
+    prior = make_prior(penalty=penalty, **prior_kwargs)
+    return multitask_hill_climb(scorers, starts, prior, **search_kwargs)
+
+
+def _fit_networks(graphs, datasets, ess):
+    from mtbn.networks import fit_parameters
+
+    return [
+        fit_parameters([tuple(sorted(p)) for p in g.parents], d, equivalent_sample_size=ess)
+        for g, d in zip(graphs, datasets)
+    ]
+
+
+def _mean_validation_ll(graphs, train, valid, ess):
+    from mtbn.networks import log_likelihood
+
+    nets = _fit_networks(graphs, train, ess)
+    return float(np.mean([log_likelihood(net, d) for net, d in zip(nets, valid)]))
+
+
+def _concat(a, b):
+    return DiscreteData(np.concatenate([a.codes, b.codes]), a.names, a.states, a.name)
+
+
+def learn_structures(
+    tasks,
+    *,
+    prior="paired",
+    penalty="auto",
+    reversal=None,
+    equivalent_sample_size=1.0,
+    max_parents=None,
+    start="single-task",
+    validation=0.05,
+    cv=None,
+    penalty_grid=None,
+    warm_start=False,
+    solver="auto",
+    pair_weights=None,
+    edge_penalty=None,
+    structure_log_prior=None,
+    required_edges=None,
+    forbidden_edges=None,
+    n_restarts=20,
+    max_iter=None,
+    random_state=0,
+    n_jobs=None,
+    task_column=None,
+    progress=None,
+):
+    """Learn the structures of several related tasks jointly (paper Section 2.3).
+
+    Greedy search over joint moves (one node pair, every task's edge between
+    them added, removed, reversed or kept) on the posterior of eq. 2.5 with
+    the Edit (eq. 2.7) or Paired (eq. 2.8) prior.
+
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
+        The tasks; with one DataFrame, ``task_column`` names the column that
+        splits it into tasks (one network per value: the multi-net case).
+    prior : {"paired", "edit", "none"}
+        ``"none"`` learns every task independently (same as penalty 0).
+    penalty : float in [0, 1] or "auto"
+        delta in the paper. 0 learns the tasks independently; 1 forces
+        identical structures. ``"auto"`` picks it from ``penalty_grid`` by
+        the mean validation log-likelihood (Section 2.3.4).
+    reversal : {"double", "single"}, optional
+        How many differences an edge reversal counts as (default: "double"
+        for Paired as in the paper, "single" for Edit).
+    equivalent_sample_size : float, default 1.0
+    max_parents : int, optional
+    start : {"single-task", "empty"} or list of graphs
+        Start configuration: the single-task solutions (paper's default), empty
+        graphs, or one graph per task.
+    validation : float or int, default 0.05
+        Validation split per task for ``penalty="auto"``: a fraction or a row count.
+    cv : int, optional
+        Use ``cv``-fold cross-validation instead of one split to choose the
+        penalty; the final structures are then learned on all the data.
+    penalty_grid : sequence of float, optional
+        Default :data:`DEFAULT_PENALTY_GRID` (1 - delta from 1 to 1e-8 on a log
+        scale, plus delta = 1).
+    warm_start : bool, default False
+        Start each grid point (in increasing penalty) from the previous one's
+        graphs; the grid then runs sequentially.
+    solver : {"auto", "exact", "bnb", "exhaustive"}
+        Best-neighbour solver (see :mod:`mtbn.joint`).
+    pair_weights : (k, k) array, optional
+        Paired prior only: symmetric weights per task pair.
+    edge_penalty : dict of (u, v) -> float, optional
+        Per-edge penalties replacing ``penalty`` for those node pairs (1: the
+        edge must not differ between tasks; 0: free).
+    structure_log_prior : callable or (k, n, n) array, optional
+        ``f(task, parent, child) -> float``: each task's own structure prior
+        ``log P(G_t) = sum_edges f(...)``, raised to ``c = 1/(1+(k-1)delta)``.
+    required_edges, forbidden_edges : list of (parent, child), optional
+        Apply to every task that has both variables.
+    n_restarts : int, default 20
+        Restarts of the single-task searches that give the start.
+    max_iter : int, optional
+        Joint moves allowed.
+    random_state : int, Generator or None, default 0
+    n_jobs : int, optional
+        Parallel jobs over the penalty grid (joblib; results do not depend on it).
+    task_column : str, optional
+    progress : callable, optional
+        Called with a short message at each stage.
+
+    Returns
+    -------
+    MultitaskResult
+    """
+    from mtbn.data import make_taskset
+    from mtbn.priors import PRIORS
+
+    ts = make_taskset(tasks, task_column=task_column)
+    k = ts.n_tasks
+    names = ts.variables
+    check_option("prior", prior, list(PRIORS) + ["none"])
+    if prior == "none":
+        prior, penalty = "edit", 0.0
+    if penalty != "auto":
+        check_penalty(penalty)
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    max_parents = check_max_parents(max_parents)
+    check_option("solver", solver, SOLVERS)
+    _check_validation(validation)
+    if cv is not None and (not isinstance(cv, (int, np.integer)) or cv < 2):
+        raise InvalidParameterError(f"cv must be None or an integer >= 2; got {cv!r}.")
+    grid = tuple(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
+    if not grid:
+        raise InvalidParameterError("penalty_grid is empty.")
+    grid = tuple(sorted(check_penalty(p, "penalty_grid value") for p in grid))
+    required = edge_matrix(required_edges, names, "required_edges")
+    forbidden = edge_matrix(forbidden_edges, names, "forbidden_edges")
+    edge_pen = None
+    if edge_penalty:
+        edge_pen = np.full((len(names), len(names)), np.nan)
+        m = {v: i for i, v in enumerate(names)}
+        for (u, v), val in dict(edge_penalty).items():
+            if u not in m or v not in m:
+                raise InvalidParameterError(f"edge_penalty: unknown variable in edge ({u!r}, {v!r}).")
+            edge_pen[m[u], m[v]] = edge_pen[m[v], m[u]] = check_penalty(val, f"edge_penalty[({u!r}, {v!r})]")
+    prior_kwargs = dict(prior=prior, n_tasks=k, reversal=reversal, weights=pair_weights, edge_penalty=edge_pen)
+    make_prior(penalty=0.0 if penalty == "auto" else penalty, **prior_kwargs)  # validate once, early
+    edge_prior = _edge_log_prior_array(structure_log_prior, ts)
+    rng = check_random_state(random_state)
+    seeds = rng.integers(0, 2**31 - 1, size=k)
+    say = progress or (lambda message: None)
+    search_kwargs = dict(local_index=ts.local_index, max_parents=max_parents, required=required,
+                         forbidden=forbidden, edge_log_prior=edge_prior, solver=solver, max_iter=max_iter)
+
+    def starts_for(datasets, scorers):
+        if isinstance(start, str):
+            check_option("start", start, ("single-task", "empty"))
+            if start == "empty":
+                return [[set() for _ in range(d.n_vars)] for d in datasets], None
+            say(f"single-task searches for {len(datasets)} task(s)")
+            stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
+                              n_restarts=n_restarts, seeds=seeds, local_index=ts.local_index, names=names)
+            return [[set(p) for p in r.graph.parents] for r in stl], stl
+        if len(start) != k:
+            raise InvalidParameterError(f"start must give one graph per task ({k}); got {len(start)}.")
+        return [as_parent_sets(g, d.names, f"start graph of task {d.name!r}") for g, d in zip(start, datasets)], None
+
+    def run_grid(train, valid):
+        scorers = [make_scorer(d, "bdeu", ess) for d in train]
+        starts, stl = starts_for(train, scorers)
+        results = []
+        if warm_start:
+            current = starts
+            for delta in grid:
+                say(f"penalty {delta:.10g}")
+                res = _run_penalty(scorers, current, prior_kwargs, delta, search_kwargs)
+                current = [[set(p) for p in g.parents] for g in res.graphs]
+                results.append(res)
+        else:
+            from joblib import Parallel, delayed
+
+            say(f"penalty grid of {len(grid)} points")
+            results = Parallel(n_jobs=n_jobs)(
+                delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs) for delta in grid
+            )
+        lls = [_mean_validation_ll(r.graphs, train, valid, ess) for r in results]
+        return results, lls, stl
+
+    if penalty == "auto":
+        if cv is None:
+            splits = [_split_rows(d.n_samples, validation, rng, d.name) for d in ts.tasks]
+            train = [d.take(tr) for d, (tr, _) in zip(ts.tasks, splits)]
+            valid = [d.take(va) for d, (_, va) in zip(ts.tasks, splits)]
+            results, lls, stl = run_grid(train, valid)
+            scores = np.array(lls)
+        else:
+            folds = [np.array_split(rng.permutation(d.n_samples), cv) for d in ts.tasks]
+            fold_lls = []
+            for f in range(cv):
+                say(f"fold {f + 1}/{cv}")
+                train = [d.take(np.sort(np.concatenate([x for i, x in enumerate(fo) if i != f]))) for d, fo in zip(ts.tasks, folds)]
+                valid = [d.take(np.sort(fo[f])) for d, fo in zip(ts.tasks, folds)]
+                results, lls, stl = run_grid(train, valid)
+                fold_lls.append(lls)
+            scores = np.mean(fold_lls, axis=0)
+        best = int(np.flatnonzero(scores >= scores.max() - 1e-12)[-1])
+        chosen = grid[best]
+        path = [PenaltyPathPoint(d, float(s), r.graphs, r.log_score, r.n_iter) for d, s, r in zip(grid, scores, results)]
+        say(f"chosen penalty {chosen:.10g}")
+        if cv is None:
+            search = results[best]
+        else:
+            scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+            starts, stl = starts_for(ts.tasks, scorers)
+            search = _run_penalty(scorers, starts, prior_kwargs, chosen, search_kwargs)
+    else:
+        chosen = float(penalty)
+        path = []
+        scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+        starts, stl = starts_for(ts.tasks, scorers)
+        say(f"multitask search at penalty {chosen:.10g}")
+        search = _run_penalty(scorers, starts, prior_kwargs, chosen, search_kwargs)
+    networks = _fit_networks(search.graphs, ts.tasks, ess)
+    return MultitaskResult(
+        task_names=ts.names,
+        graphs=search.graphs,
+        networks=networks,
+        penalty=chosen,
+        log_score=search.log_score,
+        task_log_likelihoods=search.log_likelihoods,
+        penalty_path=path,
+        search=search,
+        single_task=stl,
+    )
+
+
+def learn_identical_structures(
+    tasks,
+    *,
+    equivalent_sample_size=1.0,
+    max_parents=None,
+    tabu_length=10,
+    max_tabu_iter=10,
+    n_restarts=20,
+    random_state=0,
+    task_column=None,
+):
+    """One structure shared by all tasks, by the paper's TSK method (Section 2.3.1).
+
+    The tasks' rows are stacked with an extra variable ``TSK`` (the task),
+    which is forced to be a parent of every other variable; the structure is
+    learned by single-task search and ``TSK`` is dropped. All tasks must
+    have the same variables. BDeu on the stacked data with equivalent sample
+    size ``k * ess`` equals the sum of the tasks' BDeu with ``ess`` for every
+    shared graph, so pass ``equivalent_sample_size=k * ess`` to reproduce the
+    multitask search at penalty 1.
+
+    Returns
+    -------
+    graphs : list of DAG
+        The same graph once per task.
+    result : SearchResult
+        The search on the stacked data (with ``TSK`` as the last variable).
+    """
+    from mtbn.data import make_taskset
+
+    ts = make_taskset(tasks, task_column=task_column)
+    if np.any(ts.local_index < 0):
+        raise InvalidParameterError("learn_identical_structures needs tasks over the same variables.")
+    k = ts.n_tasks
+    n = ts.n_variables
+    tsk = "TSK"
+    while tsk in ts.variables:
+        tsk = "_" + tsk
+    codes = np.concatenate([ts.global_codes(t) for t in range(k)])
+    task_codes = np.concatenate([np.full(d.n_samples, t, dtype=np.uint8) for t, d in enumerate(ts.tasks)])
+    stacked = DiscreteData(
+        np.column_stack([codes, task_codes]), ts.variables + (tsk,), ts.states + (ts.names,), "stacked"
+    )
+    required = np.zeros((n + 1, n + 1), dtype=bool)
+    required[n, :n] = True
+    forbidden = np.zeros((n + 1, n + 1), dtype=bool)
+    forbidden[:n, n] = True
+    start = [{n} for _ in range(n)] + [set()]
+    mp = None if max_parents is None else check_max_parents(max_parents) + 1
+    scorer = make_scorer(stacked, "bdeu", equivalent_sample_size)
+    res = hill_climb(
+        scorer, start, max_parents=mp, required=required, forbidden=forbidden,
+        tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
+        rng=check_random_state(random_state), names=stacked.names,
+    )
+    shared = DAG([set(p) - {n} for p in res.graph.parents[:n]], ts.variables)
+    return [shared for _ in range(k)], res
+
+
+class MultitaskStructureLearner(_Estimator):
+    """Multitask structure learner (estimator shell around :func:`learn_structures`).
+
+    Parameters are those of :func:`learn_structures`. After ``fit(tasks)``:
+    ``graphs_`` (task name -> networkx.DiGraph), ``dags_`` (name -> DAG),
+    ``networks_`` (name -> pgmpy DiscreteBayesianNetwork with CPTs),
+    ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
+    ``log_score_``, ``penalty_path_``, ``n_iter_``, ``search_result_``,
+    ``result_``.
+
+    Examples
+    --------
+    >>> from mtbn.networks import load_network, sample
+    >>> net = load_network("asia")
+    >>> tasks = {"a": sample(net, 500, random_state=1).to_dataframe(),
+    ...          "b": sample(net, 500, random_state=2).to_dataframe()}
+    >>> learner = MultitaskStructureLearner(penalty=0.9, n_restarts=0).fit(tasks)
+    >>> sorted(learner.graphs_)
+    ['a', 'b']
+    """
+
+    def __init__(
+        self,
+        *,
+        prior="paired",
+        penalty="auto",
+        reversal=None,
+        equivalent_sample_size=1.0,
+        max_parents=None,
+        validation=0.05,
+        cv=None,
+        penalty_grid=None,
+        warm_start=False,
+        solver="auto",
+        pair_weights=None,
+        n_restarts=20,
+        random_state=0,
+        n_jobs=None,
+    ):
+        self.prior = prior
+        self.penalty = penalty
+        self.reversal = reversal
+        self.equivalent_sample_size = equivalent_sample_size
+        self.max_parents = max_parents
+        self.validation = validation
+        self.cv = cv
+        self.penalty_grid = penalty_grid
+        self.warm_start = warm_start
+        self.solver = solver
+        self.pair_weights = pair_weights
+        self.n_restarts = n_restarts
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def fit(self, tasks, *, task_column=None, required_edges=None, forbidden_edges=None, edge_penalty=None):
+        res = learn_structures(
+            tasks, task_column=task_column, required_edges=required_edges,
+            forbidden_edges=forbidden_edges, edge_penalty=edge_penalty, **self.get_params(),
+        )
+        self.result_ = res
+        self.search_result_ = res.search
+        self.dags_ = dict(zip(res.task_names, res.graphs))
+        self.graphs_ = {n: g.to_networkx() for n, g in self.dags_.items()}
+        self.bayesian_networks_ = dict(zip(res.task_names, res.networks))
+        self.penalty_ = res.penalty
+        self.log_score_ = res.log_score
+        self.penalty_path_ = res.penalty_path_records()
+        self.n_iter_ = res.search.n_iter
+        self.n_tasks_ = len(res.task_names)
+        return self
+
+    @property
+    def networks_(self):
+        """Task name -> pgmpy ``DiscreteBayesianNetwork`` with CPTs."""
+        self._check_fitted("bayesian_networks_")
+        from mtbn.networks import to_pgmpy
+
+        return {n: to_pgmpy(b) for n, b in self.bayesian_networks_.items()}

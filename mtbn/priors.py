@@ -1,0 +1,289 @@
+"""Multitask structure priors (paper eqs. 2.6-2.8) and their exact pair solvers.
+
+Both priors factorise over unordered node pairs ``(i, j)``, ``i < j``: the
+*state* of a pair in task ``t`` is 0 (no edge), 1 (``i -> j``) or 2
+(``j -> i``), and
+
+    log P(G_1..G_k) = c * sum_t log P(G_t) + sum_{i<j} phi(s_1, ..., s_k) + const,
+
+with ``c = 1 / (1 + (k - 1) delta)`` and ``L = log(1 - delta)`` (``-inf`` at
+``delta = 1``, where a zero count times ``L`` is 0, never NaN):
+
+* **Edit** (eq. 2.7): ``phi = L * edits``, ``edits`` the fewest edge edits
+  that make the pair the same in every task, i.e.
+  ``min_z sum_t D[s_t, z]``;
+* **Paired** (eq. 2.8): ``phi = L / (k - 1) * sum_{t<u} W[t, u] D[s_t, s_u]``
+  with pair weights ``W`` (all ones in the paper).
+
+``D[a, b]`` is 0 when ``a == b``, 1 when one of them is "no edge", and the
+reversal cost (1 for ``reversal="single"``, 2 for ``"double"``) when the
+edges point in opposite directions. A task that lacks ``X_i`` or ``X_j``
+takes no part in pair ``(i, j)`` and incurs no penalty for it.
+
+A *pair problem* asks for the configuration ``s`` maximising
+``sum_t G[t, s_t] + phi(s)`` given each task's gains ``G[t, :]`` (the change
+of its local scores, ``-inf`` for illegal moves). Each prior solves it
+exactly and vectorised over many pairs:
+
+* Edit: ``phi`` is a maximum over the consensus state ``z`` of terms that
+  separate per task, so the optimum is ``max_z sum_t max_s (G[t, s] + L D[s, z])``,
+  O(k) per pair;
+* Paired with equal weights: ``phi`` depends only on the counts ``(n1, n2)``
+  of tasks in states 1 and 2, so a dynamic programme over tasks on those
+  counts is exact, O(k^3) per pair;
+* Paired with a general weight matrix has no such structure and is solved by
+  branch and bound (:func:`mtbn.joint.solve_branch_and_bound`).
+
+Priors assume validated arguments (see :func:`make_prior`).
+"""
+
+import numpy as np
+
+from mtbn._validation import check_option, check_penalty
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import REVERSAL_COSTS
+
+__all__ = ["EditPrior", "PairedPrior", "make_prior", "PRIORS", "log1m"]
+
+
+def log1m(penalty):
+    """``log(1 - penalty)`` with ``-inf`` at 1 (no overflow warning)."""
+    penalty = np.asarray(penalty, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.where(penalty >= 1.0, -np.inf, np.log1p(-np.minimum(penalty, 1.0)))
+
+
+def _times(log_factor, count):
+    """``log_factor * count`` with ``0 * -inf = 0``."""
+    log_factor, count = np.broadcast_arrays(np.asarray(log_factor, float), np.asarray(count, float))
+    with np.errstate(invalid="ignore"):
+        return np.where(count == 0, 0.0, log_factor * count)
+
+
+def _distance_matrix(reversal):
+    rc = REVERSAL_COSTS[reversal]
+    return np.array([[0, 1, 1], [1, 0, rc], [1, rc, 0]], dtype=float)
+
+
+class _PairPrior:
+    """Common parts: penalty, per-edge penalties, the exponent c, distances."""
+
+    def __init__(self, penalty, n_tasks, *, reversal, edge_penalty=None):
+        self.penalty = penalty
+        self.n_tasks = n_tasks
+        self.reversal = reversal
+        self.D = _distance_matrix(reversal)
+        self.edge_penalty = edge_penalty
+
+    @property
+    def exponent(self):
+        """``c = 1 / (1 + (k - 1) delta)``, the power of each task's structure prior."""
+        return 1.0 / (1.0 + (self.n_tasks - 1) * self.penalty)
+
+    def log_factors(self, n_vars):
+        """``L`` per unordered pair (upper-triangle order), honouring edge penalties."""
+        iu, ju = np.triu_indices(n_vars, 1)
+        if self.edge_penalty is None:
+            return np.full(len(iu), float(log1m(self.penalty)))
+        pen = np.maximum(self.edge_penalty, self.edge_penalty.T)[iu, ju]
+        return log1m(pen)
+
+
+
+class EditPrior(_PairPrior):
+    """The Edit prior (eq. 2.7): ``(1 - delta)`` per edit needed to agree.
+
+    Parameters
+    ----------
+    penalty : float
+        delta in the paper, in [0, 1].
+    n_tasks : int
+    reversal : {"single", "double"}, default "single"
+        Whether an edge reversal is one edit or two.
+    edge_penalty : ndarray (n_vars, n_vars), optional
+        A penalty per unordered pair (the larger of ``[i, j]`` and ``[j, i]``)
+        replacing ``penalty`` there: 1 forbids differences, 0 frees the pair.
+    """
+
+    name = "edit"
+    exact = True
+
+    def __init__(self, penalty, n_tasks, *, reversal="single", edge_penalty=None):
+        super().__init__(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
+
+    def log_prior(self, states, part, log_factor):
+        """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k)."""
+        states = np.asarray(states)
+        edits = np.full(states.shape[0], np.inf)
+        for z in range(3):
+            cost = np.where(part, self.D[states, z], 0.0).sum(axis=1)
+            edits = np.minimum(edits, cost)
+        return _times(log_factor, edits)
+
+    def solve(self, gains, part, log_factor):
+        """Best objective of each pair problem: gains (m, k, 3), part (m, k), L (m,)."""
+        best = np.full(gains.shape[0], -np.inf)
+        for z in range(3):
+            pen = _times(log_factor[:, None], self.D[:, z][None, :])  # (m, 3)
+            per_task = (gains + pen[:, None, :]).max(axis=2)  # (m, k)
+            best = np.maximum(best, np.where(part, per_task, 0.0).sum(axis=1))
+        return best
+
+    def completion(self, gains, part, log_factor, prefix):
+        """Best objective of one pair problem with the first tasks fixed to ``prefix``."""
+        l = len(prefix)
+        best = -np.inf
+        for z in range(3):
+            pen = _times(log_factor, self.D[:, z])
+            total = 0.0
+            for t in range(self.n_tasks):
+                if not part[t]:
+                    total += gains[t, prefix[t]] if t < l else 0.0
+                    continue
+                if t < l:
+                    total += gains[t, prefix[t]] + pen[prefix[t]]
+                else:
+                    total += float(np.max(gains[t] + pen))
+            best = max(best, total)
+        return best
+
+    def n_configurations(self, n_pairs):
+        return 9 * self.n_tasks * n_pairs
+
+
+class PairedPrior(_PairPrior):
+    """The Paired prior (eq. 2.8): ``(1 - delta)`` per differing edge per task pair.
+
+    The product over task pairs is raised to ``1 / (k - 1)``.
+
+    Parameters
+    ----------
+    penalty : float
+        delta in the paper, in [0, 1].
+    n_tasks : int
+    reversal : {"double", "single"}, default "double"
+        A reversed edge counts as two differences (the paper's default) or one.
+    weights : ndarray (k, k), optional
+        Symmetric non-negative pair weights ``W[t, u]`` multiplying the
+        penalty between tasks t and u (default: all ones). With unequal
+        weights the pair problem is solved by branch and bound.
+    edge_penalty : ndarray (n_vars, n_vars), optional
+        Per-pair penalty replacing ``penalty`` (see :class:`EditPrior`).
+    """
+
+    name = "paired"
+
+    def __init__(self, penalty, n_tasks, *, reversal="double", weights=None, edge_penalty=None):
+        super().__init__(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
+        k = n_tasks
+        if weights is None:
+            weights = np.ones((k, k)) - np.eye(k)
+        self.weights = np.asarray(weights, dtype=float).copy()
+        np.fill_diagonal(self.weights, 0.0)
+        off = self.weights[~np.eye(k, dtype=bool)]
+        self.exact = k < 2 or bool(np.all(off == off[0]))
+        self._scale = (off[0] if k >= 2 else 0.0) / max(k - 1, 1)
+
+    def log_prior(self, states, part, log_factor):
+        states = np.asarray(states)
+        k = self.n_tasks
+        total = np.zeros(states.shape[0])
+        if k < 2:
+            return total
+        for t in range(k):
+            for u in range(t + 1, k):
+                if self.weights[t, u] == 0:
+                    continue
+                d = np.where(part[:, t] & part[:, u], self.D[states[:, t], states[:, u]], 0.0)
+                total = total + self.weights[t, u] * d
+        return _times(np.asarray(log_factor) / (k - 1), total)
+
+    def _penalty_of_counts(self, n0, n1, n2, log_factor):
+        rc = self.D[1, 2]
+        diff = n0 * n1 + n0 * n2 + rc * n1 * n2
+        return _times(log_factor * self._scale, diff)
+
+    def solve(self, gains, part, log_factor):
+        """Best objective of each pair problem (DP over counts; equal weights only)."""
+        m, k, _ = gains.shape
+        if k < 2:
+            return np.where(part, gains.max(axis=2), 0.0).sum(axis=1)
+        neg = -np.inf
+        V = np.full((m, k + 1, k + 1), neg)
+        V[:, 0, 0] = 0.0
+        for t in range(k):
+            g = gains[:, t, :]
+            new = V + g[:, 0, None, None]
+            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
+            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
+            V = np.where(part[:, t, None, None], new, V)
+        n_part = part.sum(axis=1)
+        n1 = np.arange(k + 1)[None, :, None]
+        n2 = np.arange(k + 1)[None, None, :]
+        n0 = n_part[:, None, None] - n1 - n2
+        pen = self._penalty_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
+        total = np.where(n0 >= 0, V + pen, neg)
+        return total.reshape(m, -1).max(axis=1)
+
+    def completion(self, gains, part, log_factor, prefix):
+        """Best objective of one pair problem with the first tasks fixed to ``prefix``."""
+        g = np.array(gains, dtype=float, copy=True)
+        for t, s in enumerate(prefix):
+            keep = np.full(3, -np.inf)
+            keep[s] = g[t, s]
+            g[t] = keep
+        return float(self.solve(g[None], part[None], np.array([log_factor]))[0])
+
+    def n_configurations(self, n_pairs):
+        k = self.n_tasks
+        return 3 * k * (k + 1) ** 2 * n_pairs
+
+
+#: Registry of priors: name -> class.
+PRIORS = {"paired": PairedPrior, "edit": EditPrior}
+
+
+def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_penalty=None):
+    """Validate the options and build the prior named ``prior``.
+
+    Raises
+    ------
+    InvalidParameterError
+        Unknown prior or reversal, a penalty outside [0, 1], or a pair-weight
+        matrix of the wrong shape, asymmetric, negative or not finite.
+    """
+    check_option("prior", prior, PRIORS)
+    penalty = check_penalty(penalty)
+    if reversal is None:
+        reversal = "double" if prior == "paired" else "single"
+    check_option("reversal", reversal, REVERSAL_COSTS)
+    if edge_penalty is not None:
+        edge_penalty = np.asarray(edge_penalty, dtype=float)
+        if edge_penalty.ndim != 2 or edge_penalty.shape[0] != edge_penalty.shape[1]:
+            raise InvalidParameterError("edge_penalty must be a square matrix over the variables.")
+        bad = edge_penalty[~np.isnan(edge_penalty)]
+        if np.any((bad < 0) | (bad > 1)):
+            raise InvalidParameterError("edge_penalty values must be in [0, 1].")
+        edge_penalty = np.where(np.isnan(edge_penalty), penalty, edge_penalty)
+    if prior == "edit":
+        if weights is not None:
+            raise InvalidParameterError("pair weights apply to prior='paired' only.")
+        return EditPrior(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (n_tasks, n_tasks):
+            raise InvalidParameterError(
+                f"pair weights must be a {n_tasks} x {n_tasks} matrix (one row and column per task); got shape {w.shape}."
+            )
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise InvalidParameterError("pair weights must be finite and non-negative.")
+        if not np.allclose(w, w.T, rtol=0, atol=1e-12):
+            raise InvalidParameterError("pair weights must be a symmetric matrix.")
+        weights = w
+    return PairedPrior(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)
+
+
+def exponent(penalty, n_tasks):
+    """``1 / (1 + (k - 1) delta)`` (eq. 2.7)."""
+    return 1.0 / (1.0 + (n_tasks - 1) * penalty)
+

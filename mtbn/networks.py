@@ -1,0 +1,1193 @@
+"""Parametrised discrete Bayesian networks: fitting, scoring, sampling, BIF I/O.
+
+A :class:`BayesianNetwork` holds, for every variable, its state labels, its
+parents (as indices, in a fixed order) and its conditional probability table
+(CPT). ``cpts[v]`` has one axis per parent (in the order of ``parents[v]``,
+sized by the parent's arity) and a last axis over the states of ``v``; every
+row along the last axis sums to one.
+
+The functions here turn a structure plus data into a network
+(:func:`fit_parameters`, BDeu posterior mean), score data under a network
+(:func:`log_likelihood`), draw data from a network (:func:`sample`), read and
+write the BIF text format without pgmpy (:func:`read_bif`, :func:`write_bif`,
+:func:`load_network`) and convert to and from pgmpy
+(:func:`to_pgmpy`, :func:`from_pgmpy`; pgmpy is imported only there).
+
+Assumed and not checked
+-----------------------
+* The codes of a :class:`~mtbn.data.DiscreteData` are valid, that is
+  ``data.codes[:, v] < len(data.states[v])`` (the DiscreteData invariant).
+* A :class:`BayesianNetwork` is not modified after construction: its CPT
+  arrays are made read-only, but the tuples it was built from are trusted.
+* :func:`to_pgmpy` and :func:`from_pgmpy` rely on pgmpy's ``TabularCPD``
+  layout: values of shape ``(child_card, product of evidence cards)`` with the
+  first evidence variable most significant.
+
+Everything else (shapes, row sums, acyclicity, names, labels, BIF syntax) is
+checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
+:class:`~mtbn.exceptions.InvalidDataError` or
+:class:`~mtbn.exceptions.CycleError`.
+"""
+
+import gzip
+import heapq
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+
+from mtbn._validation import check_positive, check_random_state
+from mtbn.data import MAX_STATES, DiscreteData
+from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
+
+__all__ = [
+    "BayesianNetwork",
+    "fit_parameters",
+    "log_likelihood",
+    "sample",
+    "read_bif",
+    "write_bif",
+    "load_network",
+    "to_pgmpy",
+    "from_pgmpy",
+    "SHIPPED_NETWORKS",
+]
+
+#: Names accepted by :func:`load_network` for the networks shipped with mtbn.
+SHIPPED_NETWORKS = ("alarm", "asia", "insurance")
+
+#: Largest allowed deviation of a CPT row sum from one.
+_ROW_SUM_TOL = 1e-6
+
+#: Largest number of entries a CPT may have (guards against memory blow-ups).
+_MAX_CPT_SIZE = 10**8
+
+
+# ---------------------------------------------------------------------------
+# The network class
+# ---------------------------------------------------------------------------
+
+
+class BayesianNetwork:
+    """A discrete Bayesian network with its parameters (immutable by convention).
+
+    Parameters
+    ----------
+    names : sequence of str
+        Variable names, unique.
+    states : sequence of sequence of str
+        State labels of each variable; the arity of ``v`` is ``len(states[v])``.
+    parents : sequence of sequence of int
+        Parent indices of each variable, kept in the given order.
+    cpts : sequence of array_like
+        ``cpts[v]`` has shape ``(*[arity[p] for p in parents[v]], arity[v])``;
+        the last axis is the child's state and sums to one (within 1e-6).
+
+    Raises
+    ------
+    InvalidParameterError
+        Inconsistent lengths, duplicate names or labels, bad parent indices,
+        wrong CPT shapes, negative or non-finite probabilities, or rows that
+        do not sum to one.
+    CycleError
+        The parent structure has a directed cycle.
+    """
+
+    __slots__ = ("_names", "_states", "_parents", "_cpts", "_index")
+
+    def __init__(self, names, states, parents, cpts):
+        names = tuple(str(n) for n in names)
+        states = tuple(tuple(str(s) for s in st) for st in states)
+        parents = tuple(tuple(_as_index(p, "parents") for p in ps) for ps in parents)
+        cpts = tuple(np.array(c, dtype=np.float64) for c in cpts)
+        _check_lengths(names, states, parents, cpts)
+        _check_names_and_states(names, states)
+        _check_parents(names, parents)
+        arities = tuple(len(s) for s in states)
+        for v in range(len(names)):
+            _check_cpt(names, arities, parents, v, cpts[v])
+            cpts[v].flags.writeable = False
+        _check_acyclic(names, parents)
+        self._names = names
+        self._states = states
+        self._parents = parents
+        self._cpts = cpts
+        self._index = {n: i for i, n in enumerate(names)}
+
+    # Read-only attributes --------------------------------------------------
+
+    @property
+    def names(self):
+        """Variable names (tuple of str)."""
+        return self._names
+
+    @property
+    def states(self):
+        """State labels of each variable (tuple of tuple of str)."""
+        return self._states
+
+    @property
+    def parents(self):
+        """Parent indices of each variable (tuple of tuple of int)."""
+        return self._parents
+
+    @property
+    def cpts(self):
+        """The conditional probability tables (tuple of read-only arrays)."""
+        return self._cpts
+
+    @property
+    def n_vars(self):
+        """Number of variables."""
+        return len(self._names)
+
+    @property
+    def arities(self):
+        """Number of states of each variable, as an int64 array."""
+        return np.array([len(s) for s in self._states], dtype=np.int64)
+
+    @property
+    def edges(self):
+        """Sorted list of ``(parent_name, child_name)`` pairs."""
+        return sorted(
+            (self._names[p], self._names[v])
+            for v, ps in enumerate(self._parents)
+            for p in ps
+        )
+
+    def index(self, name):
+        """Index of variable ``name``.
+
+        Raises
+        ------
+        InvalidParameterError
+            The network has no such variable.
+        """
+        try:
+            return self._index[name]
+        except KeyError:
+            raise InvalidParameterError(f"the network has no variable {name!r}.") from None
+
+    def topological_order(self):
+        """Variable indices, parents first (Kahn's algorithm, smallest index first).
+
+        Returns
+        -------
+        list of int
+        """
+        return _kahn_order(self._parents)
+
+    def to_networkx(self):
+        """The structure as a ``networkx.DiGraph`` over the variable names.
+
+        Returns
+        -------
+        networkx.DiGraph
+            Every variable is a node (in network order), edges go parent -> child.
+        """
+        import networkx as nx
+
+        graph = nx.DiGraph()
+        graph.add_nodes_from(self._names)
+        graph.add_edges_from(self.edges)
+        return graph
+
+    def copy(self):
+        """An independent copy (new CPT arrays)."""
+        return BayesianNetwork(self._names, self._states, self._parents, self._cpts)
+
+    def __repr__(self):
+        n_edges = sum(len(ps) for ps in self._parents)
+        n_params = sum(c.size - c.size // c.shape[-1] for c in self._cpts)
+        return (
+            f"BayesianNetwork(n_vars={self.n_vars}, n_edges={n_edges}, "
+            f"n_free_parameters={n_params})"
+        )
+
+
+def _as_index(value, what):
+    """``value`` as a Python int, or InvalidParameterError."""
+    try:
+        index = int(value)
+    except (TypeError, ValueError):
+        raise InvalidParameterError(f"{what} must hold integer indices; got {value!r}.") from None
+    if index != value or isinstance(value, bool):
+        raise InvalidParameterError(f"{what} must hold integer indices; got {value!r}.")
+    return index
+
+
+def _check_lengths(names, states, parents, cpts):
+    n = len(names)
+    for what, seq in (("states", states), ("parents", parents), ("cpts", cpts)):
+        if len(seq) != n:
+            raise InvalidParameterError(
+                f"{what} must have one entry per variable ({n}); got {len(seq)}."
+            )
+
+
+def _check_names_and_states(names, states):
+    seen = set()
+    for name in names:
+        if name in seen:
+            raise InvalidParameterError(f"duplicate variable name {name!r}.")
+        seen.add(name)
+    for name, st in zip(names, states):
+        if not st:
+            raise InvalidParameterError(f"variable {name!r} has no states.")
+        if len(st) > MAX_STATES:
+            raise InvalidParameterError(
+                f"variable {name!r} has {len(st)} states; at most {MAX_STATES}."
+            )
+        if len(set(st)) != len(st):
+            dup = next(s for s in st if st.count(s) > 1)
+            raise InvalidParameterError(f"variable {name!r}: duplicate state {dup!r}.")
+
+
+def _check_parents(names, parents):
+    n = len(names)
+    for v, ps in enumerate(parents):
+        for p in ps:
+            if not 0 <= p < n:
+                raise InvalidParameterError(
+                    f"variable {names[v]!r}: parent index {p} is out of range [0, {n})."
+                )
+            if p == v:
+                raise CycleError(
+                    f"variable {names[v]!r} is its own parent: a directed cycle "
+                    f"{names[v]!r} -> {names[v]!r}."
+                )
+        if len(set(ps)) != len(ps):
+            raise InvalidParameterError(f"variable {names[v]!r} has a repeated parent.")
+
+
+def _check_cpt(names, arities, parents, v, cpt):
+    name = names[v]
+    expected = tuple(arities[p] for p in parents[v]) + (arities[v],)
+    if cpt.shape != expected:
+        raise InvalidParameterError(
+            f"variable {name!r}: CPT must have shape {expected} (parent arities, then "
+            f"the variable's own); got {cpt.shape}."
+        )
+    if cpt.size > _MAX_CPT_SIZE:
+        raise InvalidParameterError(f"variable {name!r}: CPT of {cpt.size} entries is too large.")
+    if not np.all(np.isfinite(cpt)) or np.any(cpt < 0):
+        raise InvalidParameterError(
+            f"variable {name!r}: probabilities must be finite and non-negative."
+        )
+    rows = cpt.reshape(-1, arities[v]).sum(axis=1)
+    bad = np.flatnonzero(np.abs(rows - 1.0) > _ROW_SUM_TOL)
+    if bad.size:
+        config = np.unravel_index(bad[0], expected[:-1]) if parents[v] else ()
+        raise InvalidParameterError(
+            f"variable {name!r}: CPT row for parent states {tuple(int(c) for c in config)} "
+            f"sums to {rows[bad[0]]!r}, not 1 (tolerance {_ROW_SUM_TOL})."
+        )
+
+
+def _kahn_order(parents):
+    """Kahn's algorithm taking the smallest ready index first; may be partial."""
+    n = len(parents)
+    children = [[] for _ in range(n)]
+    indegree = [len(ps) for ps in parents]
+    for v, ps in enumerate(parents):
+        for p in ps:
+            children[p].append(v)
+    ready = [v for v in range(n) if indegree[v] == 0]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        v = heapq.heappop(ready)
+        order.append(v)
+        for c in children[v]:
+            indegree[c] -= 1
+            if indegree[c] == 0:
+                heapq.heappush(ready, c)
+    return order
+
+
+def _check_acyclic(names, parents):
+    order = _kahn_order(parents)
+    if len(order) == len(parents):
+        return
+    left = set(range(len(parents))) - set(order)
+    # Every node left over has a parent left over; walking up parents must loop.
+    v = min(left)
+    path, seen = [], {}
+    while v not in seen:
+        seen[v] = len(path)
+        path.append(v)
+        v = min(p for p in parents[v] if p in left)
+    cycle = path[seen[v]:][::-1]
+    shown = " -> ".join(repr(names[c]) for c in cycle + [cycle[0]])
+    raise CycleError(
+        f"the parent structure has a directed cycle through variable "
+        f"{names[cycle[0]]!r}: {shown}."
+    )
+
+
+# ---------------------------------------------------------------------------
+# Parameter fitting
+# ---------------------------------------------------------------------------
+
+
+def _config_codes(codes, parent_columns, parent_arities):
+    """Mixed-radix parent configuration code of each row (first parent most significant)."""
+    config = np.zeros(codes.shape[0], dtype=np.int64)
+    for col, arity in zip(parent_columns, parent_arities):
+        config *= int(arity)
+        config += codes[:, col]
+    return config
+
+
+def _posterior_mean_cpt(child_codes, config, parent_arities, arity, ess):
+    """BDeu posterior-mean CPT of one variable, shape ``(*parent_arities, arity)``."""
+    q = int(np.prod(parent_arities, dtype=np.int64))
+    counts = np.bincount(config * arity + child_codes, minlength=q * arity)
+    counts = counts.reshape(q, arity).astype(np.float64)
+    alpha = ess / (q * arity)
+    theta = (counts + alpha) / (counts.sum(axis=1, keepdims=True) + ess / q)
+    return theta.reshape(tuple(int(a) for a in parent_arities) + (arity,))
+
+
+def _parents_from_graph(graph, names):
+    """Parent index tuples from a networkx DiGraph over ``names``."""
+    index = {n: i for i, n in enumerate(names)}
+    unknown = [n for n in graph.nodes if n not in index]
+    if unknown:
+        raise InvalidParameterError(
+            f"the graph has node {unknown[0]!r}, which is not a variable of the data."
+        )
+    parents = [[] for _ in names]
+    for u, v in graph.edges:
+        parents[index[v]].append(index[u])
+    return tuple(tuple(sorted(ps)) for ps in parents)
+
+
+def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
+    """Fit the CPTs of a structure to data (BDeu posterior mean).
+
+    For a variable with ``r`` states whose parents have ``q`` joint
+    configurations, ``theta_jk = (N_jk + ess / (q r)) / (N_j + ess / q)``.
+    A parent configuration never observed gets the uniform distribution, and
+    a declared state never observed gets a positive probability.
+
+    Parameters
+    ----------
+    parents : sequence of sequence of int, or networkx.DiGraph
+        Parent indices of each network variable (indices into ``names``), or a
+        DiGraph whose nodes are variable names (parents are then ordered by
+        index; variables absent from the graph have no parents).
+    data : DiscreteData
+        The training data; arities are ``len(data.states[v])``.
+    equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (> 0).
+    names : sequence of str, optional
+        The network's variables, in the order ``parents`` indexes them; each is
+        looked up in ``data`` by name. Defaults to ``data.names`` (then
+        ``parents`` indexes ``data``'s columns directly).
+
+    Returns
+    -------
+    BayesianNetwork
+
+    Raises
+    ------
+    InvalidParameterError
+        Bad structure or equivalent sample size.
+    InvalidDataError
+        ``data`` is not a DiscreteData or lacks one of ``names``.
+    CycleError
+        The structure has a directed cycle.
+    """
+    if not isinstance(data, DiscreteData):
+        raise InvalidDataError(f"data must be a DiscreteData; got {type(data).__name__}.")
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    names = data.names if names is None else tuple(str(n) for n in names)
+    columns = [_data_column(data, n) for n in names]
+    if hasattr(parents, "predecessors") and hasattr(parents, "edges"):
+        parents = _parents_from_graph(parents, names)
+    parents = tuple(tuple(_as_index(p, "parents") for p in ps) for ps in parents)
+    if len(parents) != len(names):
+        raise InvalidParameterError(
+            f"parents must have one entry per variable ({len(names)}); got {len(parents)}."
+        )
+    _check_parents(names, parents)
+    _check_acyclic(names, parents)
+    states = tuple(data.states[c] for c in columns)
+    arities = [len(s) for s in states]
+    codes = data.codes
+    cpts = []
+    for v, ps in enumerate(parents):
+        parent_arities = [arities[p] for p in ps]
+        size = int(np.prod(parent_arities + [arities[v]], dtype=object))
+        if size > _MAX_CPT_SIZE:
+            raise InvalidParameterError(
+                f"variable {names[v]!r}: CPT of {size} entries is too large."
+            )
+        config = _config_codes(codes, [columns[p] for p in ps], parent_arities)
+        child = codes[:, columns[v]].astype(np.int64)
+        cpts.append(_posterior_mean_cpt(child, config, parent_arities, arities[v], ess))
+    return BayesianNetwork(names, states, parents, cpts)
+
+
+def _data_column(data, name):
+    try:
+        return data._index[name]
+    except KeyError:
+        raise InvalidDataError(
+            f"task {data.name!r} has no column for network variable {name!r}."
+        ) from None
+
+
+# ---------------------------------------------------------------------------
+# Log-likelihood
+# ---------------------------------------------------------------------------
+
+
+def _recode_column(data, column, target_states):
+    """Codes of ``data``'s ``column`` expressed in ``target_states`` (by label)."""
+    codes = data.codes[:, column]
+    own = data.states[column]
+    if own == target_states:
+        return codes.astype(np.intp)
+    pos = {s: k for k, s in enumerate(target_states)}
+    used = np.bincount(codes, minlength=len(own)) > 0
+    lut = np.zeros(max(len(own), 1), dtype=np.intp)
+    for k, label in enumerate(own):
+        if label in pos:
+            lut[k] = pos[label]
+        elif used[k]:
+            raise InvalidDataError(
+                f"task {data.name!r}, column {data.names[column]!r}: state {label!r} "
+                f"is unknown to the network (its states: "
+                f"{', '.join(map(repr, target_states))})."
+            )
+    return lut[codes]
+
+
+def _network_codes(network, data):
+    """One intp code array per network variable, matched to ``data`` by name."""
+    if not isinstance(data, DiscreteData):
+        raise InvalidDataError(f"data must be a DiscreteData; got {type(data).__name__}.")
+    return [
+        _recode_column(data, _data_column(data, name), network.states[v])
+        for v, name in enumerate(network.names)
+    ]
+
+
+def log_likelihood(network, data, *, per_row=False):
+    """Log-likelihood (natural log) of data under a network.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+    data : DiscreteData
+        Matched to the network by variable name (other column orders and extra
+        columns are fine) and recoded by state label.
+    per_row : bool, default False
+        Return the per-row log-likelihoods instead of their mean.
+
+    Returns
+    -------
+    float or ndarray of shape (n_samples,)
+        The mean log-likelihood per row, or each row's log-likelihood. A row
+        with a zero-probability event gives ``-inf``.
+
+    Raises
+    ------
+    InvalidDataError
+        A network variable is missing from ``data``, a label observed in
+        ``data`` is unknown to the network, or (for the mean) ``data`` has no
+        rows.
+    """
+    codes = _network_codes(network, data)
+    total = np.zeros(data.n_samples, dtype=np.float64)
+    with np.errstate(divide="ignore"):
+        for v, ps in enumerate(network.parents):
+            log_cpt = np.log(network.cpts[v])
+            total += log_cpt[tuple(codes[p] for p in ps) + (codes[v],)]
+    if per_row:
+        return total
+    if data.n_samples == 0:
+        raise InvalidDataError(f"task {data.name!r} has no rows: the mean is undefined.")
+    return float(total.mean())
+
+
+# ---------------------------------------------------------------------------
+# Forward sampling
+# ---------------------------------------------------------------------------
+
+
+def _cumulative_table(cpt):
+    """Row-wise cumulative probabilities, shape (q, r), last column exactly 1."""
+    arity = cpt.shape[-1]
+    cum = np.cumsum(cpt.reshape(-1, arity), axis=1)
+    return cum / cum[:, -1:]
+
+
+def sample(network, n_samples, *, random_state=None):
+    """Draw rows from a network by forward sampling.
+
+    Variables are drawn in :meth:`BayesianNetwork.topological_order`, each
+    with one uniform number per row compared against the cumulative
+    probabilities of the row's parent configuration.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+    n_samples : int
+        Number of rows (>= 0).
+    random_state : None, int or numpy.random.Generator
+        Seed; the same seed gives the same sample.
+
+    Returns
+    -------
+    DiscreteData
+        Named ``"sample"``, with the network's variables and state lists.
+    """
+    if (
+        isinstance(n_samples, bool)
+        or not isinstance(n_samples, (int, np.integer))
+        or n_samples < 0
+    ):
+        raise InvalidParameterError(f"n_samples must be an integer >= 0; got {n_samples!r}.")
+    n_samples = int(n_samples)
+    rng = check_random_state(random_state)
+    arities = network.arities
+    codes = np.empty((n_samples, network.n_vars), dtype=np.uint8, order="F")
+    for v in network.topological_order():
+        ps = network.parents[v]
+        cum = _cumulative_table(network.cpts[v])
+        config = _config_codes(codes, ps, arities[list(ps)])
+        u = rng.random(n_samples)
+        # State s is drawn when cum[s - 1] <= u < cum[s]; zero-probability states
+        # have cum[s] == cum[s - 1] and are never drawn.
+        drawn = (cum[config] <= u[:, None]).sum(axis=1)
+        codes[:, v] = drawn
+    return DiscreteData(codes, network.names, network.states, "sample")
+
+
+# ---------------------------------------------------------------------------
+# BIF reading
+# ---------------------------------------------------------------------------
+
+_COMMENT_RE = re.compile(r'("(?:[^"\\]|\\.)*")|/\*.*?\*/|//[^\n]*', re.DOTALL)
+_TOKEN_RE = re.compile(
+    r'\s+|"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<punct>[{}()\[\],;|])'
+    r'|(?P<word>[^\s{}()\[\],;|"]+)|(?P<bad>.)',
+    re.DOTALL,
+)
+
+
+class _Tokens:
+    """A cursor over BIF tokens ``(text, is_punct, offset)``."""
+
+    def __init__(self, text):
+        self.text = text
+        self.items = []
+        for m in _TOKEN_RE.finditer(text):
+            kind = m.lastgroup
+            if kind is None:
+                continue
+            if kind == "bad":
+                self.fail("unterminated quoted string", m.start())
+            value = m.group(kind)
+            self.items.append((value, kind == "punct", m.start()))
+        self.pos = 0
+
+    def fail(self, message, offset=None):
+        if offset is None:
+            offset = self.items[self.pos][2] if self.pos < len(self.items) else len(self.text)
+        line = self.text.count("\n", 0, offset) + 1
+        raise InvalidDataError(f"BIF parse error at line {line}: {message}.")
+
+    def done(self):
+        return self.pos >= len(self.items)
+
+    def peek(self):
+        return None if self.done() else self.items[self.pos]
+
+    def next(self, what="a token"):
+        if self.done():
+            self.fail(f"unexpected end of text, expected {what}")
+        item = self.items[self.pos]
+        self.pos += 1
+        return item
+
+    def is_punct(self, char):
+        item = self.peek()
+        return item is not None and item[1] and item[0] == char
+
+    def expect(self, char):
+        value, punct, _ = self.next(repr(char))
+        if not (punct and value == char):
+            self.pos -= 1
+            self.fail(f"expected {char!r}, found {value!r}")
+
+    def word(self, what):
+        value, punct, _ = self.next(what)
+        if punct:
+            self.pos -= 1
+            self.fail(f"expected {what}, found {value!r}")
+        return value
+
+    def until(self, closing):
+        """Tokens up to (and consuming) the punctuation ``closing``."""
+        out = []
+        while True:
+            item = self.next(repr(closing))
+            if item[1] and item[0] == closing:
+                return out
+            out.append(item)
+
+    def skip_statement(self):
+        """Skip to just after the next ';' (or before a '}' closing the block)."""
+        while not self.done() and not self.is_punct("}"):
+            value, punct, _ = self.next()
+            if punct and value == ";":
+                return
+
+    def skip_block(self):
+        """Skip a balanced ``{ ... }`` block (the '{' not yet consumed)."""
+        self.expect("{")
+        depth = 1
+        while depth:
+            value, punct, _ = self.next("'}'")
+            if punct and value == "{":
+                depth += 1
+            elif punct and value == "}":
+                depth -= 1
+
+
+def _split_items(tokens, tok, expected=None, commas_only=False):
+    """Items of a list: comma-separated (words joined by one space) or one per word.
+
+    Without commas, the words are one item each, unless ``commas_only`` or
+    exactly one item is ``expected`` (then the words form one item).
+    """
+    for value, punct, offset in tokens:
+        if punct and value != ",":
+            tok.fail(f"unexpected {value!r} in a list", offset)
+    words = [value for value, punct, _ in tokens if not punct]
+    if len(words) == len(tokens):
+        if words and (commas_only or (expected == 1 and len(words) > 1)):
+            return [" ".join(words)]
+        return words
+    items, current = [], []
+    for value, punct, _ in tokens:
+        if punct:
+            items.append(" ".join(current))
+            current = []
+        else:
+            current.append(value)
+    items.append(" ".join(current))
+    if any(not item for item in items):
+        tok.fail("empty item in a comma-separated list", tokens[0][2])
+    return items
+
+
+def _parse_variable(tok):
+    """``variable NAME { type discrete [ N ] { s1, s2 }; property ...; }``."""
+    head = tok.until("{")
+    if any(punct for _, punct, _ in head):
+        tok.fail("unexpected punctuation in a variable name", head[0][2])
+    name = " ".join(v for v, _, _ in head)
+    if not name:
+        tok.fail("a variable without a name")
+    states = None
+    while not tok.is_punct("}"):
+        value, punct, _ = tok.next("'}'")
+        if punct and value == ";":
+            continue
+        if not punct and value == "type":
+            kind = tok.word("a variable type")
+            if kind.lower() != "discrete":
+                tok.fail(f"variable {name!r} has type {kind!r}; only discrete is supported")
+            tok.expect("[")
+            count = tok.word("the number of states")
+            tok.expect("]")
+            tok.expect("{")
+            inner = tok.until("}")
+            if tok.is_punct(";"):
+                tok.next()
+            if not count.isdigit():
+                tok.fail(f"variable {name!r}: bad number of states {count!r}")
+            states = _split_items(inner, tok, expected=int(count))
+            if len(states) != int(count):
+                tok.fail(f"variable {name!r} declares {count} states but lists {len(states)}")
+        else:
+            tok.skip_statement()  # property or unknown statement
+    tok.expect("}")
+    if states is None:
+        tok.fail(f"variable {name!r} has no 'type discrete' declaration")
+    return name, states
+
+
+def _parse_numbers(tok, what):
+    """Numbers separated by commas/whitespace, ended by ';' (or by the next row)."""
+    values = []
+    while True:
+        item = tok.peek()
+        if item is None:
+            tok.fail(f"unexpected end of text in {what}")
+        value, punct, _ = item
+        if punct:
+            if value == ",":
+                tok.pos += 1
+                continue
+            if value == ";":
+                tok.pos += 1
+            break
+        try:
+            number = float(value)
+        except ValueError:
+            if not values:
+                tok.fail(f"expected a probability in {what}, found {value!r}")
+            break
+        values.append(number)
+        tok.pos += 1
+    if not values:
+        tok.fail(f"no probabilities in {what}")
+    return values
+
+
+def _parse_probability(tok, declared):
+    """``probability ( CHILD | P1, P2 ) { rows }`` -> (child, parents, entries)."""
+    tok.expect("(")
+    header = tok.until(")")
+    bars = [i for i, (v, p, _) in enumerate(header) if p and v == "|"]
+    if len(bars) > 1:
+        tok.fail("more than one '|' in a probability header", header[bars[1]][2])
+    if bars:
+        child = " ".join(v for v, p, _ in header[: bars[0]] if not p)
+        parents = _split_items(header[bars[0] + 1:], tok, commas_only=True)
+    else:
+        # Old style "( CHILD P1 P2 )"; a declared multi-word name is one variable.
+        joined = " ".join(v for v, p, _ in header if not p)
+        items = [joined] if joined in declared else _split_items(header, tok)
+        child, parents = items[0] if items else "", items[1:]
+    if not child:
+        tok.fail("a probability block without a variable")
+    tok.expect("{")
+    entries = []  # (kind, labels, values, offset)
+    while not tok.is_punct("}"):
+        value, punct, offset = tok.next("'}'")
+        if punct and value == ";":
+            continue
+        if punct and value == "(":
+            labels = _split_items(tok.until(")"), tok, expected=len(parents))
+            entries.append(("row", labels, _parse_numbers(tok, f"a row of {child!r}"), offset))
+        elif not punct and value in ("table", "default"):
+            entries.append((value, None, _parse_numbers(tok, f"the {value} of {child!r}"), offset))
+        elif not punct:
+            tok.skip_statement()  # property or unknown statement
+        else:
+            tok.fail(f"unexpected {value!r} in the probability block of {child!r}", offset)
+    tok.expect("}")
+    return child, parents, entries
+
+
+def _resolve_name(name, declared, lower, tok):
+    """The declared variable called ``name`` (exactly, or else ignoring case)."""
+    if name in declared:
+        return name
+    match = lower.get(name.lower())
+    if match is None:
+        tok.fail(f"probability block refers to undeclared variable {name!r}")
+    return match
+
+
+def _build_cpt(child, parents, entries, states, tok):
+    """Assemble one CPT of shape (*parent arities, arity) from parsed entries."""
+    arity = len(states[child])
+    cards = tuple(len(states[p]) for p in parents)
+    q = int(np.prod(cards, dtype=np.int64)) if cards else 1
+    cpt = np.full((q, arity), np.nan)
+    default = None
+    filled = np.zeros(q, dtype=bool)
+    for kind, labels, values, offset in entries:
+        if kind == "table":
+            if len(values) != q * arity:
+                tok.fail(
+                    f"the table of {child!r} has {len(values)} values; expected {q * arity}",
+                    offset,
+                )
+            # Child state varies slowest, then the parents in header order.
+            cpt[:] = np.asarray(values).reshape(arity, q).T
+            filled[:] = True
+            continue
+        if len(values) != arity:
+            tok.fail(f"a row of {child!r} has {len(values)} values; expected {arity}", offset)
+        if kind == "default":
+            default = values
+            continue
+        if len(labels) != len(parents):
+            tok.fail(
+                f"a row of {child!r} names {len(labels)} parent states; expected {len(parents)}",
+                offset,
+            )
+        j = 0
+        for p, label in zip(parents, labels):
+            try:
+                k = states[p].index(label)
+            except ValueError:
+                tok.fail(f"a row of {child!r} has unknown state {label!r} of parent {p!r}", offset)
+            j = j * len(states[p]) + k
+        if filled[j]:
+            tok.fail(f"{child!r} has two rows for parent states {tuple(labels)}", offset)
+        cpt[j] = values
+        filled[j] = True
+    if default is not None:
+        cpt[~filled] = default
+        filled[:] = True
+    if not filled.all():
+        missing = np.unravel_index(int(np.flatnonzero(~filled)[0]), cards)
+        labels = tuple(states[p][k] for p, k in zip(parents, missing))
+        tok.fail(f"{child!r} has no probabilities for parent states {labels}")
+    return cpt.reshape(cards + (arity,))
+
+
+def _parse_bif(text):
+    """Parse BIF text into a BayesianNetwork."""
+    text = _COMMENT_RE.sub(lambda m: m.group(1) or " ", text)
+    tok = _Tokens(text)
+    states = {}
+    blocks = {}
+    while not tok.done():
+        if tok.is_punct(";"):
+            tok.next()
+            continue
+        keyword = tok.word("'network', 'variable' or 'probability'")
+        if keyword == "network":
+            while not tok.is_punct("{"):
+                tok.next("'{'")
+            tok.skip_block()
+        elif keyword == "variable":
+            name, st = _parse_variable(tok)
+            if name in states:
+                tok.fail(f"variable {name!r} is declared twice")
+            states[name] = st
+        elif keyword == "probability":
+            blocks_entry = _parse_probability(tok, states)
+            blocks.setdefault(blocks_entry[0], []).append(blocks_entry)
+        else:
+            tok.pos -= 1
+            tok.fail(f"unexpected {keyword!r}")
+    return _assemble(states, blocks, tok)
+
+
+def _assemble(states, blocks, tok):
+    names = list(states)
+    if not names:
+        tok.fail("no variables declared")
+    lower = {}
+    for n in names:
+        lower.setdefault(n.lower(), n)
+    resolved = {}
+    for raw, found in blocks.items():
+        child = _resolve_name(raw, states, lower, tok)
+        if child in resolved or len(found) > 1:
+            tok.fail(f"variable {child!r} has more than one probability block")
+        _, parents, entries = found[0]
+        parents = [_resolve_name(p, states, lower, tok) for p in parents]
+        resolved[child] = (parents, entries)
+    index = {n: i for i, n in enumerate(names)}
+    parent_idx, cpts = [], []
+    for n in names:
+        if n not in resolved:
+            tok.fail(f"variable {n!r} has no probability block")
+        parents, entries = resolved[n]
+        parent_idx.append(tuple(index[p] for p in parents))
+        cpts.append(_build_cpt(n, parents, entries, states, tok))
+    try:
+        return BayesianNetwork(names, [states[n] for n in names], parent_idx, cpts)
+    except CycleError:
+        raise
+    except InvalidParameterError as exc:
+        raise InvalidDataError(f"invalid BIF network: {exc}") from None
+
+
+def _read_text(source):
+    """BIF text from a path (plain or gzip) or from a string holding the text."""
+    if isinstance(source, bytes):
+        data = source
+    elif isinstance(source, str) and ("{" in source or "\n" in source):
+        return source
+    elif isinstance(source, (str, os.PathLike)):
+        try:
+            data = Path(source).read_bytes()
+        except OSError as exc:
+            raise InvalidDataError(
+                f"cannot read {os.fspath(source)!r}: {exc.strerror or exc}."
+            ) from None
+    else:
+        raise InvalidParameterError(
+            f"source must be a path or a string of BIF text; got {type(source).__name__}."
+        )
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise InvalidDataError(f"cannot decompress BIF data: {exc}.") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+def read_bif(source):
+    """Read a network in the BIF format (as used by the bnlearn repository).
+
+    Supports ``table`` rows (roots, and conditional tables with the child
+    state varying slowest, then the parents in header order), one row per
+    parent configuration ``(s1, s2) p1, p2;`` (parent states in header
+    order), a ``default`` row for the configurations not listed, properties
+    (ignored), ``//`` and ``/* */`` comments and quoted names.
+
+    Parameters
+    ----------
+    source : str or path-like
+        A path to a ``.bif`` or gzip-compressed ``.bif.gz`` file, or a string
+        holding BIF text.
+
+    Returns
+    -------
+    BayesianNetwork
+        Variables in declaration order; each variable's parents in the order
+        of its probability header.
+
+    Raises
+    ------
+    InvalidDataError
+        The file cannot be read or is not valid BIF.
+    CycleError
+        The network has a directed cycle.
+    """
+    return _parse_bif(_read_text(source))
+
+
+# ---------------------------------------------------------------------------
+# BIF writing
+# ---------------------------------------------------------------------------
+
+_UNSAFE_RE = re.compile(r'[{}()\[\],;|"\t\n\r\f\v]|//|/\*|  ')
+
+
+def _check_bif_safe(text, what):
+    if not text or text != text.strip() or _UNSAFE_RE.search(text):
+        raise InvalidParameterError(
+            f"{what} {text!r} cannot be written to BIF: it must be non-empty, without "
+            "leading/trailing or repeated spaces, and without any of { } ( ) [ ] , ; | \" "
+            "or comment markers."
+        )
+
+
+def _bif_text(network):
+    """The BIF text of a network (probabilities printed with repr precision)."""
+    for v, name in enumerate(network.names):
+        _check_bif_safe(name, "variable name")
+        for s in network.states[v]:
+            _check_bif_safe(s, f"state of {name!r}")
+    lines = ["network unknown {", "}"]
+    for name, st in zip(network.names, network.states):
+        lines.append(f"variable {name} {{")
+        lines.append(f"  type discrete [ {len(st)} ] {{ {', '.join(st)} }};")
+        lines.append("}")
+    for v, name in enumerate(network.names):
+        ps = network.parents[v]
+        arity = len(network.states[v])
+        rows = network.cpts[v].reshape(-1, arity)
+        if not ps:
+            lines.append(f"probability ( {name} ) {{")
+            lines.append(f"  table {', '.join(repr(float(x)) for x in rows[0])};")
+        else:
+            header = ", ".join(network.names[p] for p in ps)
+            lines.append(f"probability ( {name} | {header} ) {{")
+            cards = tuple(len(network.states[p]) for p in ps)
+            for j, row in enumerate(rows):
+                config = np.unravel_index(j, cards)
+                labels = ", ".join(network.states[p][k] for p, k in zip(ps, config))
+                lines.append(f"  ({labels}) {', '.join(repr(float(x)) for x in row)};")
+        lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def write_bif(network, path):
+    """Write a network as BIF text (gzip-compressed if ``path`` ends in ``.gz``).
+
+    Probabilities are printed with ``repr`` precision, so reading the file
+    back with :func:`read_bif` gives the same network exactly. pgmpy's
+    ``BIFReader`` reads the file too (except that it splits a root variable
+    name that contains a space).
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+    path : str or path-like
+
+    Raises
+    ------
+    InvalidParameterError
+        A name or state label contains characters BIF cannot hold.
+    """
+    text = _bif_text(network).encode("utf-8")
+    path = os.fspath(path)
+    if path.endswith(".gz"):
+        # mtime=0 and no embedded file name: the same network gives the same bytes.
+        with open(path, "wb") as raw:
+            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+                fh.write(text)
+    else:
+        with open(path, "wb") as fh:
+            fh.write(text)
+
+
+def _shipped_bytes(name):
+    """Bytes of a shipped ``<name>.bif.gz`` (package resources, else the repo's data/)."""
+    filename = f"{name}.bif.gz"
+    try:
+        from importlib.resources import files
+
+        return (files("mtbn.datasets") / filename).read_bytes()
+    except (ImportError, OSError, TypeError, ValueError):
+        fallback = Path(__file__).resolve().parent.parent / "data" / filename
+        return fallback.read_bytes()
+
+
+def load_network(name):
+    """Load a shipped network by name, or a BIF file by path.
+
+    Parameters
+    ----------
+    name : str or path-like
+        One of :data:`SHIPPED_NETWORKS` (``"alarm"``, ``"asia"``,
+        ``"insurance"``; case-insensitive), or a path to a ``.bif`` /
+        ``.bif.gz`` file.
+
+    Returns
+    -------
+    BayesianNetwork
+
+    Raises
+    ------
+    InvalidParameterError
+        ``name`` is neither a shipped network nor an existing file.
+    """
+    if isinstance(name, str) and name.lower() in SHIPPED_NETWORKS:
+        return _parse_bif(_read_text(_shipped_bytes(name.lower())))
+    if isinstance(name, (str, os.PathLike)) and Path(name).is_file():
+        return read_bif(Path(name))
+    raise InvalidParameterError(
+        f"unknown network {name!r}: give one of {', '.join(map(repr, SHIPPED_NETWORKS))} "
+        "or the path of a .bif / .bif.gz file."
+    )
+
+
+# ---------------------------------------------------------------------------
+# pgmpy conversion
+# ---------------------------------------------------------------------------
+
+
+def to_pgmpy(network):
+    """Convert to a ``pgmpy.models.DiscreteBayesianNetwork`` with TabularCPDs.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+
+    Returns
+    -------
+    pgmpy.models.DiscreteBayesianNetwork
+        Nodes in network order; each CPD's evidence in the network's parent
+        order, with state names set.
+    """
+    from pgmpy.factors.discrete import TabularCPD
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork()
+    model.add_nodes_from(network.names)
+    model.add_edges_from(
+        (network.names[p], network.names[v])
+        for v, ps in enumerate(network.parents)
+        for p in ps
+    )
+    cpds = []
+    for v, name in enumerate(network.names):
+        ps = network.parents[v]
+        arity = len(network.states[v])
+        evidence = [network.names[p] for p in ps]
+        state_names = {name: list(network.states[v])}
+        state_names.update({network.names[p]: list(network.states[p]) for p in ps})
+        cpds.append(
+            TabularCPD(
+                variable=name,
+                variable_card=arity,
+                values=np.array(network.cpts[v]).reshape(-1, arity).T,
+                evidence=evidence or None,
+                evidence_card=[len(network.states[p]) for p in ps] or None,
+                state_names=state_names,
+            )
+        )
+    model.add_cpds(*cpds)
+    return model
+
+
+def _align_axis(values, axis, labels, target, child, parent):
+    """Permute ``values`` along ``axis`` from ``labels`` order to ``target`` order."""
+    if list(labels) == list(target):
+        return values
+    if sorted(labels) != sorted(target):
+        raise InvalidParameterError(
+            f"CPD of {child!r} uses states {list(labels)} for {parent!r}, whose own "
+            f"states are {list(target)}."
+        )
+    return np.take(values, [list(labels).index(s) for s in target], axis=axis)
+
+
+def from_pgmpy(model):
+    """Convert a pgmpy discrete Bayesian network (with TabularCPDs).
+
+    Parameters
+    ----------
+    model : pgmpy.models.DiscreteBayesianNetwork
+
+    Returns
+    -------
+    BayesianNetwork
+        Variables in ``model.nodes()`` order; each variable's parents in its
+        CPD's evidence order; state labels converted to str.
+
+    Raises
+    ------
+    InvalidParameterError
+        A node has no CPD, or CPDs disagree about a variable's states.
+    """
+    names = [str(n) for n in model.nodes()]
+    nodes = list(model.nodes())
+    cpds = {}
+    for node in nodes:
+        cpd = model.get_cpds(node)
+        if cpd is None:
+            raise InvalidParameterError(f"node {node!r} of the pgmpy model has no CPD.")
+        cpds[node] = cpd
+
+    def labels(cpd, var):
+        card = cpd.cardinality[cpd.variables.index(var)]
+        sn = (cpd.state_names or {}).get(var)
+        return [str(s) for s in sn] if sn is not None else [str(k) for k in range(card)]
+
+    states = [labels(cpds[n], n) for n in nodes]
+    index = {n: i for i, n in enumerate(nodes)}
+    parents, tables = [], []
+    for v, node in enumerate(nodes):
+        cpd = cpds[node]
+        evidence = list(cpd.variables[1:])
+        values = np.moveaxis(np.asarray(cpd.values, dtype=np.float64), 0, -1)
+        for axis, e in enumerate(evidence):
+            if e not in index:
+                raise InvalidParameterError(f"CPD of {node!r} has unknown evidence {e!r}.")
+            values = _align_axis(values, axis, labels(cpd, e), states[index[e]], node, e)
+        parents.append(tuple(index[e] for e in evidence))
+        tables.append(values)
+    return BayesianNetwork(names, states, parents, tables)

@@ -17,7 +17,13 @@ from mtbn.exceptions import (
     NotFittedError,
 )
 from mtbn.graph import DAG, edit_distance
-from mtbn.learn import StructureLearner, learn_structure
+from mtbn.learn import (
+    MultitaskStructureLearner,
+    StructureLearner,
+    learn_identical_structures,
+    learn_structure,
+    learn_structures,
+)
 from mtbn.score import BDeuScore, BICScore, bdeu_local_score
 from mtbn.search import SearchResult
 
@@ -35,6 +41,9 @@ __all__ = [
     "NotFittedError",
     "SearchResult",
     "StructureLearner",
+    "MultitaskStructureLearner",
+    "learn_structures",
+    "learn_identical_structures",
     "TaskSet",
     "bdeu_local_score",
     "edit_distance",

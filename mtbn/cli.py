@@ -167,20 +167,58 @@ def cmd_learn(args):
 
 
 def cmd_demo(args):
-    from mtbn.graph import DAG, edit_distance
-    from mtbn.learn import learn_structure
-    from mtbn.networks import load_network, sample
+    import tempfile
 
-    net = load_network("alarm")
-    truth = DAG([set(p) for p in net.parents], net.names)
-    data = sample(net, args.rows, random_state=args.seed)
+    out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
+    print(f"mtbn demo: the perturbed ALARM benchmark (5 related tasks, each edge deleted with probability 0.05, "
+          f"1000 rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
+          f"multitask learning (Paired prior, penalty chosen on 50 validation rows). Results in {out}",
+          flush=True)
+    args = argparse.Namespace(problem="alarm", tasks=5, pdel=0.05, train=args.rows, validation=50,
+                              trials=args.trials, methods="stl,identical,pooled,mtl,mtl-oracle", penalty=None,
+                              seed=args.seed, jobs=args.jobs, out=out, test_rows=20000, restarts=20,
+                              progress=True, no_plots=False)
+    return cmd_bench(args)
+
+
+def _parse_penalty_list(text):
+    values = []
+    for part in text.split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise _usage_error(f"--penalty: {part!r} is not a number") from None
+        if not 0 <= v <= 1:
+            raise _usage_error(f"--penalty: {part!r} is outside [0, 1]")
+        values.append(v)
+    return values
+
+
+def cmd_bench(args):
+    from mtbn.evaluate import run_benchmark
+
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    grid = None
+    if args.penalty not in (None, "auto"):
+        values = _parse_penalty_list(args.penalty)
+        if len(values) == 1:
+            methods = [m for m in methods if not m.startswith("mtl")] + [f"mtl@{values[0]!r}"]
+        else:
+            grid = values
+            if "sweep" in methods or not any(m.startswith("mtl") for m in methods):
+                methods = [m for m in methods if m != "sweep"]
+            methods += [f"mtl@{v!r}" for v in values if f"mtl@{v!r}" not in methods]
+    progress = _Progress(True if args.progress else None)
     t0 = time.perf_counter()
-    res = learn_structure(data, random_state=args.seed)
-    seconds = time.perf_counter() - t0
-    print(f"ALARM ({net.n_vars} variables, {truth.n_edges} edges), {args.rows} sampled rows, seed {args.seed}")
-    print(f"single-task hill climbing (tabu, {res.n_restarts} restarts): {res.graph.n_edges} edges, "
-          f"BDeu {res.log_score:.2f}, edit distance to the truth {edit_distance(res.graph, truth)}, "
-          f"{seconds:.2f} s")
+    results, summary = run_benchmark(
+        args.problem, args.out, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=args.pdel,
+        n_train=args.train, validation=args.validation, n_test=args.test_rows, methods=methods,
+        penalty_grid=grid, n_restarts=args.restarts, n_jobs=args.jobs, progress=progress,
+        plots=not args.no_plots,
+    )
+    print(summary)
+    print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(args.out, 'results.csv')}, "
+          f"{os.path.join(args.out, 'summary.md')} and plots")
     return 0
 
 
@@ -229,13 +267,46 @@ def build_parser():
 
     p = sub.add_parser(
         "demo",
-        help="learn ALARM from sampled data and report the distance to the truth",
-        description="Sample rows from the shipped ALARM network, learn its structure, and print "
-        "the edit distance to the true network and the time taken.",
+        help="a small multitask benchmark on ALARM (about two minutes on 2 cores)",
+        description="Run a small version of 'mtbn bench alarm': 5 related tasks made from the shipped "
+        "ALARM network, single-task vs identical vs pooled vs multitask learning, and print the table.",
     )
-    p.add_argument("--rows", default=1000, type=int, help="rows to sample (default 1000)")
+    p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
+    p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
+    p.add_argument("--jobs", default=2, type=int, help="parallel trials (default 2)")
     p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder)")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "bench",
+        help="run the paper's multitask benchmarks (perturbed ALARM / INSURANCE)",
+        description="Generate related tasks from ALARM or INSURANCE, learn them with several methods and "
+        "compare the learned structures with the truth. Writes DIR/results.csv (one row per trial x method "
+        "x task), DIR/summary.md and PNG plots. A killed run resumes from the trials already written.",
+    )
+    p.add_argument("problem", choices=["alarm", "alarm-ind", "insurance", "insurance-ind", "alarm-comp"],
+                   help="the benchmark problem")
+    p.add_argument("--tasks", default=5, type=int, help="number of related tasks (default 5)")
+    p.add_argument("--pdel", default=0.05, type=float, help="probability of deleting each edge (default 0.05)")
+    p.add_argument("--train", default=1000, type=int, help="training rows per task (default 1000)")
+    p.add_argument("--validation", default=50, type=_validation_arg,
+                   help="validation rows (or fraction) per task for choosing the penalty (default 50)")
+    p.add_argument("--trials", default=10, type=int, help="trials (default 10)")
+    p.add_argument("--methods", default="stl,identical,pooled,mtl,mtl-oracle",
+                   help="comma-separated methods: stl, identical, pooled, mtl, mtl-edit, mtl-single, "
+                   "mtl-oracle, mtl@DELTA (default: stl,identical,pooled,mtl,mtl-oracle)")
+    p.add_argument("--penalty", default=None, metavar="auto|DELTA|D1,D2,...",
+                   help="'auto' (default): choose on validation; one value: multitask learning at that "
+                   "penalty; a list: a penalty sweep (mtl@DELTA for each value)")
+    p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
+    p.add_argument("--jobs", default=1, type=int, help="parallel trials (default 1; -1 = all cores)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--test-rows", default=20000, type=int, help="test rows per task for KL (default 20000)")
+    p.add_argument("--restarts", default=20, type=_nonneg_int, help="restarts of single-task searches (default 20)")
+    p.add_argument("--progress", action="store_true", help="print progress even when stderr is not a terminal")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    p.set_defaults(func=cmd_bench)
     return parser
 
 

@@ -1,0 +1,335 @@
+"""Multitask benchmark problems built from ALARM and INSURANCE (paper Section 2.3.4).
+
+Every generator is seeded and returns the true parametrised network of each
+task (:class:`mtbn.networks.BayesianNetwork`), from which training, validation
+and test data are drawn with :func:`mtbn.networks.sample`.
+
+* ``alarm``, ``insurance`` (correlated parameters): each task starts from the
+  original network and deletes every edge with probability ``p_del``. When
+  ``Y -> X`` is deleted, ``X``'s CPT becomes
+  ``P(X | Pa \\ Y) = sum_y P(X | Pa) P(Y = y | Pa \\ Y)``, with the joint
+  ``P(Pa)`` of ``X``'s original parents computed exactly (variable
+  elimination) in the original network; several deleted parents are summed
+  out together. The dependence of ``X`` on its remaining parents is
+  unchanged.
+* ``alarm-ind``, ``insurance-ind`` (independent parameters): the same, but
+  every task first draws fresh CPTs on the original structure: each CPT row
+  is an independent Dirichlet(1, ..., 1) draw (uniform on the simplex).
+* ``alarm-comp``: ALARM split into four connected components
+  (:data:`ALARM_COMPONENTS`, 7, 8, 8 and 14 nodes). Changing a component
+  draws a new random DAG over its nodes with the same number of internal
+  edges (each node keeps at most 4 parents in all), and new Dirichlet(1) CPTs
+  for its nodes; edges from outside the component into it are kept, and the
+  rest of the network (edges and parameters) is unchanged. The five tasks
+  change components {}, {1}, {2}, {3}, {1, 3}; :func:`make_component_pool`
+  gives the 15 tasks that change every non-empty subset of components.
+"""
+
+import itertools
+
+import numpy as np
+
+from mtbn._validation import check_option, check_random_state
+from mtbn.exceptions import InvalidParameterError
+from mtbn.networks import BayesianNetwork, load_network
+
+__all__ = [
+    "PROBLEMS",
+    "ALARM_COMPONENTS",
+    "make_problem",
+    "make_perturbed_tasks",
+    "make_component_tasks",
+    "make_component_pool",
+    "marginal",
+    "random_cpts",
+]
+
+#: ALARM split into four connected components (chosen from the graph: the
+#: cardiac-volume block, the heart-rate/output block, the ventilator block
+#: and the rest). The paper's node numbering cannot be reproduced.
+ALARM_COMPONENTS = (
+    ("HYPOVOLEMIA", "LVFAILURE", "HISTORY", "LVEDVOLUME", "CVP", "PCWP", "STROKEVOLUME"),
+    ("HR", "HRBP", "HREKG", "HRSAT", "ERRCAUTER", "ERRLOWOUTPUT", "CO", "BP"),
+    ("MINVOLSET", "VENTMACH", "DISCONNECT", "VENTTUBE", "KINKEDTUBE", "PRESS", "VENTLUNG", "MINVOL"),
+    (
+        "ANAPHYLAXIS", "TPR", "ARTCO2", "CATECHOL", "EXPCO2", "FIO2", "PVSAT", "SAO2",
+        "INSUFFANESTH", "SHUNT", "PULMEMBOLUS", "PAP", "VENTALV", "INTUBATION",
+    ),
+)
+
+#: The five problems of the paper: name -> (network, independent parameters?).
+PROBLEMS = {
+    "alarm": ("alarm", False),
+    "alarm-ind": ("alarm", True),
+    "insurance": ("insurance", False),
+    "insurance-ind": ("insurance", True),
+    "alarm-comp": ("alarm", None),
+}
+
+_MAX_PARENTS_RANDOM = 4
+
+
+# ---------------------------------------------------------------------------
+# Exact marginals by variable elimination
+# ---------------------------------------------------------------------------
+
+
+def _ancestors(network, variables):
+    seen = set(variables)
+    stack = list(variables)
+    while stack:
+        v = stack.pop()
+        for p in network.parents[v]:
+            if p not in seen:
+                seen.add(p)
+                stack.append(p)
+    return seen
+
+
+def marginal(network, variables):
+    """Exact joint distribution of ``variables`` (indices), axes in that order.
+
+    Variable elimination over the ancestors of ``variables`` (other nodes are
+    barren and sum to one), eliminating the variable whose product factor is
+    smallest first.
+    """
+    variables = [int(v) for v in variables]
+    keep = _ancestors(network, variables)
+    arity = network.arities
+    factors = [((*network.parents[v], v), np.asarray(network.cpts[v])) for v in sorted(keep)]
+    to_eliminate = set(keep) - set(variables)
+    while to_eliminate:
+        def cost(z):
+            scope = set()
+            for vs, _ in factors:
+                if z in vs:
+                    scope.update(vs)
+            return int(np.prod([arity[x] for x in scope])), z
+
+        z = min(to_eliminate, key=cost)
+        to_eliminate.discard(z)
+        touching = [f for f in factors if z in f[0]]
+        factors = [f for f in factors if z not in f[0]]
+        scope = sorted({x for vs, _ in touching for x in vs} - {z})
+        args = []
+        for vs, arr in touching:
+            args.extend([arr, list(vs)])
+        factors.append((tuple(scope), np.einsum(*args, scope, optimize=True)))
+    args = []
+    for vs, arr in factors:
+        args.extend([arr, list(vs)])
+    if not args:
+        return np.ones(())
+    return np.einsum(*args, variables, optimize=True)
+
+
+def _marginalised_cpt(network, v, kept, family_joint=None):
+    """``P(v | kept parents)`` in ``network`` (kept: subset of its parents, in order)."""
+    ps = list(network.parents[v])
+    cpt = np.asarray(network.cpts[v])
+    if len(kept) == len(ps):
+        return cpt
+    if family_joint is None:
+        family_joint = marginal(network, ps) if ps else np.ones(())
+    joint = family_joint[..., None] * cpt  # P(Pa, X), axes: parents..., child
+    drop = tuple(i for i, p in enumerate(ps) if p not in kept)
+    pxr = joint.sum(axis=drop)  # P(kept, X)
+    norm = pxr.sum(axis=-1, keepdims=True)
+    fallback = cpt.mean(axis=drop)  # impossible parent configurations
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(norm > 0, pxr / np.where(norm > 0, norm, 1.0), fallback)
+    return out / out.sum(axis=-1, keepdims=True)
+
+
+def random_cpts(network, rng, variables=None, parents=None, alpha=1.0):
+    """Dirichlet(alpha) CPT rows for ``variables`` (default all) given ``parents``."""
+    parents = network.parents if parents is None else parents
+    arity = network.arities
+    cpts = list(network.cpts)
+    for v in range(network.n_vars) if variables is None else variables:
+        shape = tuple(int(arity[p]) for p in parents[v]) + (int(arity[v]),)
+        rows = rng.dirichlet(np.full(arity[v], alpha), size=int(np.prod(shape[:-1], dtype=np.int64)))
+        cpts[v] = rows.reshape(shape)
+    return cpts
+
+
+def _delete_edges(base, deleted, joints):
+    """A new network: ``base`` without the ``deleted`` edges, CPTs marginalised."""
+    parents = []
+    cpts = []
+    for v in range(base.n_vars):
+        kept = tuple(p for p in base.parents[v] if (p, v) not in deleted)
+        parents.append(kept)
+        cpts.append(_marginalised_cpt(base, v, kept, joints.get(v)) if kept != base.parents[v] else base.cpts[v])
+    return BayesianNetwork(base.names, base.states, parents, cpts)
+
+
+def make_perturbed_tasks(network, *, n_tasks=5, p_del=0.05, independent_parameters=False, random_state=None):
+    """Related tasks by deleting each edge of ``network`` with probability ``p_del``.
+
+    Parameters
+    ----------
+    network : BayesianNetwork or str
+        The original network (or the name of a shipped one).
+    n_tasks : int, default 5
+    p_del : float in [0, 1], default 0.05
+    independent_parameters : bool, default False
+        Draw fresh Dirichlet(1) CPTs for each task before deleting edges.
+    random_state : int, Generator or None
+
+    Returns
+    -------
+    tasks : list of BayesianNetwork
+        The true network of each task.
+    deleted : list of set of (parent, child) names
+        The edges each task deleted.
+    """
+    net = load_network(network) if isinstance(network, str) else network
+    if not 0.0 <= float(p_del) <= 1.0:
+        raise InvalidParameterError(f"p_del must be in [0, 1]; got {p_del!r}.")
+    if int(n_tasks) < 1:
+        raise InvalidParameterError(f"n_tasks must be >= 1; got {n_tasks!r}.")
+    rng = check_random_state(random_state)
+    edges = [(p, v) for v in range(net.n_vars) for p in net.parents[v]]
+    shared_joints = None
+    tasks, deleted_names = [], []
+    for _ in range(int(n_tasks)):
+        if independent_parameters:
+            base = BayesianNetwork(net.names, net.states, net.parents, random_cpts(net, rng))
+            joints = None
+        else:
+            base = net
+            joints = shared_joints
+        deleted = {e for e in edges if rng.random() < p_del}
+        if joints is None:
+            joints = {}
+        for v in {c for _, c in deleted}:
+            if v not in joints:
+                joints[v] = marginal(base, list(base.parents[v]))
+        if not independent_parameters:
+            shared_joints = joints
+        tasks.append(_delete_edges(base, deleted, joints))
+        deleted_names.append({(net.names[p], net.names[v]) for p, v in deleted})
+    return tasks, deleted_names
+
+
+# ---------------------------------------------------------------------------
+# Changed components (ALARM-COMP)
+# ---------------------------------------------------------------------------
+
+
+def _component_indices(net, components):
+    out = []
+    for comp in components:
+        out.append([net.index(name) for name in comp])
+    return out
+
+
+def _change_component(net, parents, cpts, comp, rng):
+    """Replace the edges inside ``comp`` by a random DAG with as many edges.
+
+    Candidate edges between component nodes are tried in random order and
+    kept when the whole graph stays acyclic and the child has fewer than
+    four parents.
+    """
+    import networkx as nx
+
+    comp_set = set(comp)
+    n_inside = sum(1 for v in comp for p in parents[v] if p in comp_set)
+    outside = {v: [p for p in parents[v] if p not in comp_set] for v in comp}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(range(net.n_vars))
+    graph.add_edges_from((p, v) for v in range(net.n_vars) for p in parents[v] if not (v in comp_set and p in comp_set))
+    candidates = [(u, v) for u in comp for v in comp if u != v]
+    new_inside = {v: [] for v in comp}
+    chosen = 0
+    for idx in rng.permutation(len(candidates)):
+        if chosen == n_inside:
+            break
+        u, v = candidates[idx]
+        if len(outside[v]) + len(new_inside[v]) >= _MAX_PARENTS_RANDOM or graph.has_edge(v, u):
+            continue
+        if nx.has_path(graph, v, u):
+            continue
+        graph.add_edge(u, v)
+        new_inside[v].append(int(u))
+        chosen += 1
+    parents = list(parents)
+    for v in comp:
+        parents[v] = tuple(sorted(outside[v] + new_inside[v]))
+    tmp = BayesianNetwork(net.names, net.states, parents, [
+        np.full(tuple(int(net.arities[p]) for p in parents[v]) + (int(net.arities[v]),), 1.0 / net.arities[v])
+        for v in range(net.n_vars)
+    ])
+    new_cpts = random_cpts(tmp, rng, variables=comp, parents=parents)
+    cpts = list(cpts)
+    for v in comp:
+        cpts[v] = new_cpts[v]
+    return parents, cpts
+
+
+def _changed_network(net, comps, changed, rng):
+    parents = list(net.parents)
+    cpts = list(net.cpts)
+    for c in changed:
+        parents, cpts = _change_component(net, parents, cpts, comps[c], rng)
+    return BayesianNetwork(net.names, net.states, parents, cpts)
+
+
+def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 2)), components=ALARM_COMPONENTS,
+                         random_state=None):
+    """Tasks that each change some components of ``network`` (ALARM-COMP).
+
+    Parameters
+    ----------
+    network : BayesianNetwork or str, default "alarm"
+    changed : sequence of tuples of component indices
+        One entry per task (default: the paper's five tasks; components are
+        0-based here: the paper's {1} is ``(0,)``).
+    components : sequence of sequences of variable names
+
+    Returns
+    -------
+    list of BayesianNetwork
+    """
+    net = load_network(network) if isinstance(network, str) else network
+    rng = check_random_state(random_state)
+    comps = _component_indices(net, components)
+    return [_changed_network(net, comps, tuple(ch), rng) for ch in changed]
+
+
+def make_component_pool(network="alarm", *, components=ALARM_COMPONENTS, random_state=None):
+    """The principal (original) network plus one task per non-empty subset of components.
+
+    Returns
+    -------
+    principal : BayesianNetwork
+    pool : list of BayesianNetwork
+        ``2^c - 1`` tasks (15 for ALARM's four components).
+    changed : list of tuple
+        The components changed in each pool task.
+    """
+    net = load_network(network) if isinstance(network, str) else network
+    c = len(components)
+    changed = [s for r in range(1, c + 1) for s in itertools.combinations(range(c), r)]
+    tasks = make_component_tasks(net, changed=changed, components=components, random_state=random_state)
+    return net, tasks, changed
+
+
+def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
+    """The true task networks of one of :data:`PROBLEMS`.
+
+    ``alarm-comp`` ignores ``p_del`` and uses the paper's five tasks (or the
+    first ``n_tasks`` of them).
+    """
+    check_option("problem", problem, PROBLEMS)
+    name, independent = PROBLEMS[problem]
+    if problem == "alarm-comp":
+        changed = ((), (0,), (1,), (2,), (0, 2))
+        if n_tasks > len(changed):
+            extra = [s for r in range(1, 5) for s in itertools.combinations(range(4), r) if s not in changed]
+            changed = changed + tuple(extra)
+        return make_component_tasks(name, changed=changed[:n_tasks], random_state=random_state)
+    tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent,
+                                    random_state=random_state)
+    return tasks

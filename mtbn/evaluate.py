@@ -1,0 +1,304 @@
+"""Run learning methods on benchmark problems and record how close they get to the truth.
+
+:func:`run_benchmark` is what ``mtbn bench`` runs: for each trial it draws the
+true task networks of a problem (:mod:`mtbn.benchmarks`), samples training
+and test data, runs the requested methods and records, per trial, method and
+task, the edit distance to the true structure, the empirical KL divergence on
+the test set, the test log-likelihood and the seconds spent. Each finished
+trial is written to ``DIR/trials/trial_NNNN.csv`` at once (atomically), so a
+killed run resumes from the trials already written; a trial's results depend
+only on the seed and the trial number, never on ``n_jobs`` or on the order in
+which trials run.
+
+Methods (paper Section 2.3.4):
+
+* ``stl``: single-task hill climbing (tabu list, random restarts) on all
+  training rows of each task;
+* ``identical``: one structure for all tasks (the TSK method of Section
+  2.3.1), parameters per task;
+* ``pooled``: one network (structure and parameters) learned from all tasks'
+  rows stacked;
+* ``mtl``: multitask learning, Paired prior, reversals counted twice, penalty
+  chosen on a validation split (``validation`` rows per task), parameters
+  refitted on all rows;
+* ``mtl-edit``, ``mtl-single``: the same with the Edit prior, or with the
+  Paired prior counting a reversal once;
+* ``mtl-oracle``: the grid point of ``mtl``'s penalty path with the lowest
+  mean edit distance to the true structures (the headroom of a perfect
+  penalty choice);
+* ``mtl@DELTA``: multitask learning at a fixed penalty on all rows, started
+  from the ``stl`` solution (penalty sweeps).
+"""
+
+import json
+import os
+import time
+
+import numpy as np
+
+from mtbn.benchmarks import make_problem
+from mtbn.data import DiscreteData
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG
+from mtbn.learn import learn_identical_structures, learn_structure, learn_structures
+from mtbn.metrics import edit_distance, kl_divergence, mean_log_likelihood
+from mtbn.networks import fit_parameters, sample
+
+__all__ = ["run_benchmark", "summarise", "METHODS", "RESULT_COLUMNS", "run_trial"]
+
+METHODS = ("stl", "identical", "pooled", "mtl", "mtl-edit", "mtl-single", "mtl-oracle")
+
+RESULT_COLUMNS = ("trial", "method", "task", "penalty", "edit_distance", "kl", "log_likelihood", "seconds")
+
+
+def _true_dag(net):
+    return DAG([set(p) for p in net.parents], net.names)
+
+
+def _fit(graph, data, ess):
+    return fit_parameters([tuple(sorted(p)) for p in graph.parents], data, equivalent_sample_size=ess)
+
+
+def _check_methods(methods):
+    out = []
+    for m in methods:
+        if m in METHODS:
+            out.append(m)
+        elif m.startswith("mtl@"):
+            try:
+                d = float(m[4:])
+            except ValueError:
+                raise InvalidParameterError(f"method {m!r}: the penalty after '@' must be a number.") from None
+            if not 0 <= d <= 1:
+                raise InvalidParameterError(f"method {m!r}: the penalty must be in [0, 1].")
+            out.append(m)
+        else:
+            raise InvalidParameterError(
+                f"unknown method {m!r}; choose from {', '.join(METHODS)} or mtl@DELTA."
+            )
+    if "mtl-oracle" in out and "mtl" not in out:
+        raise InvalidParameterError("method 'mtl-oracle' needs 'mtl' (it reads mtl's penalty path).")
+    return out
+
+
+def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, validation=50,
+              n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"),
+              penalty_grid=None, n_restarts=20, ess=1.0):
+    """Run every method on one trial; returns a list of result dicts."""
+    rng = np.random.default_rng([int(seed), int(trial)])
+    truths = make_problem(problem, n_tasks=n_tasks, p_del=p_del, random_state=rng)
+    k = len(truths)
+    names = [f"task{t}" for t in range(k)]
+    train = [
+        DiscreteData(sample(net, n_train, random_state=rng).codes, net.names, net.states, names[t])
+        for t, net in enumerate(truths)
+    ]
+    test = [sample(net, n_test, random_state=rng) for net in truths]
+    true_dags = [_true_dag(n) for n in truths]
+    rows = []
+
+    def record(method, graphs, networks, seconds, penalty=float("nan")):
+        for t in range(k):
+            rows.append({
+                "trial": int(trial), "method": method, "task": names[t], "penalty": penalty,
+                "edit_distance": edit_distance(graphs[t], true_dags[t]),
+                "kl": kl_divergence(truths[t], networks[t], test[t]),
+                "log_likelihood": mean_log_likelihood(networks[t], test[t]),
+                "seconds": seconds / k,
+            })
+
+    stl_graphs = None
+    if "stl" in methods or any(m.startswith("mtl@") for m in methods):
+        t0 = time.perf_counter()
+        stl_graphs = [learn_structure(d, equivalent_sample_size=ess, n_restarts=n_restarts,
+                                      random_state=int(rng.integers(2**31))).graph for d in train]
+        secs = time.perf_counter() - t0
+        if "stl" in methods:
+            record("stl", stl_graphs, [_fit(g, d, ess) for g, d in zip(stl_graphs, train)], secs)
+    if "identical" in methods:
+        t0 = time.perf_counter()
+        graphs, _ = learn_identical_structures(train, equivalent_sample_size=k * ess, n_restarts=n_restarts,
+                                               random_state=int(rng.integers(2**31)))
+        record("identical", graphs, [_fit(g, d, ess) for g, d in zip(graphs, train)], time.perf_counter() - t0)
+    if "pooled" in methods:
+        t0 = time.perf_counter()
+        pooled = DiscreteData(np.concatenate([d.codes for d in train]), train[0].names, train[0].states, "pooled")
+        g = learn_structure(pooled, equivalent_sample_size=ess, n_restarts=n_restarts,
+                            random_state=int(rng.integers(2**31))).graph
+        net = _fit(g, pooled, ess)
+        record("pooled", [g] * k, [net] * k, time.perf_counter() - t0)
+    variants = {"mtl": ("paired", "double"), "mtl-single": ("paired", "single"), "mtl-edit": ("edit", "single")}
+    for method, (prior, reversal) in variants.items():
+        if method not in methods:
+            continue
+        t0 = time.perf_counter()
+        res = learn_structures(train, prior=prior, reversal=reversal, penalty="auto", validation=validation,
+                               equivalent_sample_size=ess, penalty_grid=penalty_grid, n_restarts=n_restarts,
+                               random_state=int(rng.integers(2**31)))
+        record(method, res.graphs, res.networks, time.perf_counter() - t0, res.penalty)
+        if method == "mtl" and "mtl-oracle" in methods:
+            dists = [np.mean([edit_distance(g, td) for g, td in zip(p.graphs, true_dags)]) for p in res.penalty_path]
+            best = int(np.argmin(dists))
+            point = res.penalty_path[best]
+            record("mtl-oracle", point.graphs, [_fit(g, d, ess) for g, d in zip(point.graphs, train)],
+                   0.0, point.penalty)
+    for method in methods:
+        if not method.startswith("mtl@"):
+            continue
+        delta = float(method[4:])
+        t0 = time.perf_counter()
+        res = learn_structures(train, penalty=delta, start=stl_graphs, equivalent_sample_size=ess)
+        record(method, res.graphs, res.networks, time.perf_counter() - t0, delta)
+    return rows
+
+
+def _trial_path(out, trial):
+    return os.path.join(out, "trials", f"trial_{trial:04d}.csv")
+
+
+def _write_rows(path, rows):
+    import pandas as pd
+
+    tmp = path + ".tmp"
+    pd.DataFrame(rows, columns=list(RESULT_COLUMNS)).to_csv(tmp, index=False)
+    os.replace(tmp, path)
+
+
+def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n_train=1000, validation=50,
+                  n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"), penalty_grid=None,
+                  n_restarts=20, n_jobs=1, progress=None, plots=True):
+    """Run (or resume) a benchmark and write ``results.csv``, ``summary.md`` and plots to ``out``.
+
+    Returns
+    -------
+    results : pandas.DataFrame
+        One row per trial x method x task.
+    summary : str
+        The Markdown summary table.
+    """
+    import pandas as pd
+    from joblib import Parallel, delayed
+
+    from mtbn.benchmarks import PROBLEMS
+    from mtbn._validation import check_option
+
+    check_option("problem", problem, PROBLEMS)
+    methods = _check_methods(list(methods))
+    config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
+                  validation=validation, n_test=n_test, methods=list(methods),
+                  penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
+                  n_restarts=n_restarts)
+    os.makedirs(os.path.join(out, "trials"), exist_ok=True)
+    cfg_path = os.path.join(out, "config.json")
+    if os.path.exists(cfg_path):
+        with open(cfg_path, encoding="utf-8") as fh:
+            old = json.load(fh)
+        same = {k: v for k, v in old.items() if k != "n_trials"} == {k: v for k, v in config.items() if k != "n_trials"}
+        if not same:
+            raise InvalidParameterError(
+                f"{out!r} holds a run with other settings ({cfg_path}); use another --out or remove it."
+            )
+    with open(cfg_path, "w", encoding="utf-8") as fh:
+        json.dump(config, fh, indent=2)
+    say = progress or (lambda message: None)
+    todo = [t for t in range(n_trials) if not os.path.exists(_trial_path(out, t))]
+    if len(todo) < n_trials:
+        say(f"resuming: {n_trials - len(todo)} of {n_trials} trials already done")
+    kwargs = dict(seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train, validation=validation, n_test=n_test,
+                  methods=methods, penalty_grid=penalty_grid, n_restarts=n_restarts)
+
+    def one(trial):
+        t0 = time.perf_counter()
+        rows = run_trial(problem, trial, **kwargs)
+        _write_rows(_trial_path(out, trial), rows)
+        return trial, time.perf_counter() - t0
+
+    done = n_trials - len(todo)
+    for trial, secs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(one)(t) for t in todo):
+        done += 1
+        say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")
+    frames = [pd.read_csv(_trial_path(out, t)) for t in range(n_trials)]
+    results = pd.concat(frames, ignore_index=True)
+    results.to_csv(os.path.join(out, "results.csv"), index=False)
+    summary = summarise(results, title=f"{problem}: {n_tasks} tasks, {n_train} training rows per task, "
+                                       f"{n_trials} trials (seed {seed})")
+    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
+        fh.write(summary)
+    if plots:
+        plot_results(results, out)
+    return results, summary
+
+
+def summarise(results, title=""):
+    """Markdown table: per method mean +- sd of edit distance and KL, reductions, p-values."""
+    from scipy import stats
+
+    per_trial = results.groupby(["method", "trial"])[["edit_distance", "kl", "log_likelihood", "seconds"]].mean()
+    order = [m for m in list(METHODS) + sorted(set(results["method"]) - set(METHODS)) if m in set(results["method"])]
+    lines = []
+    if title:
+        lines += [f"## {title}", ""]
+    lines.append("| method | edit distance | KL | test log-lik | seconds/task | ED vs STL | KL vs STL | "
+                 "ED vs IDENTICAL | KL vs IDENTICAL | p (ED, KL) vs STL |")
+    lines.append("|---|---|---|---|---|---|---|---|---|---|")
+
+    def red(m, base, col):
+        if base not in order or m == base:
+            return ""
+        a, b = per_trial.loc[m][col].mean(), per_trial.loc[base][col].mean()
+        return f"{100 * (b - a) / b:+.1f}%" if b else ""
+
+    def pval(m, base, col):
+        if base not in order or m == base:
+            return ""
+        a, b = per_trial.loc[m][col], per_trial.loc[base][col]
+        common = a.index.intersection(b.index)
+        if len(common) < 2 or np.allclose(a[common].values, b[common].values):
+            return "n/a"
+        return f"{stats.ttest_rel(a[common], b[common]).pvalue:.2g}"
+
+    for m in order:
+        d = per_trial.loc[m]
+        lines.append(
+            f"| {m} | {d['edit_distance'].mean():.2f} ± {d['edit_distance'].std(ddof=1) if len(d) > 1 else 0:.2f} "
+            f"| {d['kl'].mean():.4f} ± {d['kl'].std(ddof=1) if len(d) > 1 else 0:.4f} "
+            f"| {d['log_likelihood'].mean():.4f} | {d['seconds'].mean():.2f} "
+            f"| {red(m, 'stl', 'edit_distance')} | {red(m, 'stl', 'kl')} "
+            f"| {red(m, 'identical', 'edit_distance')} | {red(m, 'identical', 'kl')} "
+            f"| {_join(pval(m, 'stl', 'edit_distance'), pval(m, 'stl', 'kl'))} |"
+        )
+    lines += ["", "Edit distance and KL: mean over tasks per trial, then mean ± standard deviation over trials. "
+              "Reductions are relative to the mean of STL / IDENTICAL (positive = better). "
+              "p: paired t-test across trials.", ""]
+    return "\n".join(lines)
+
+
+def _join(*cells):
+    return ", ".join(cells) if any(cells) else ""
+
+
+def plot_results(results, out):
+    """Bar charts of edit distance and KL per method (PNG files in ``out``)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # plots are optional
+        return []
+    per_trial = results.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
+    methods = [m for m in list(METHODS) + sorted(set(results["method"]) - set(METHODS)) if m in set(results["method"])]
+    paths = []
+    for col, label in (("edit_distance", "edit distance to the true structure"), ("kl", "empirical KL divergence")):
+        fig, ax = plt.subplots(figsize=(1.2 * len(methods) + 2, 3.5))
+        means = [per_trial.loc[m][col].mean() for m in methods]
+        sds = [per_trial.loc[m][col].std(ddof=1) if len(per_trial.loc[m]) > 1 else 0 for m in methods]
+        ax.bar(methods, means, yerr=sds, color="#4c72b0", capsize=3)
+        ax.set_ylabel(label)
+        ax.tick_params(axis="x", rotation=30)
+        fig.tight_layout()
+        path = os.path.join(out, f"{col}.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        paths.append(path)
+    return paths

@@ -5,6 +5,7 @@ and call the backends of :mod:`mtbn.search`; the estimators store their
 parameters in ``__init__`` and call the functions in ``fit``.
 """
 
+import zlib
 from dataclasses import dataclass
 
 import numpy as np
@@ -570,7 +571,12 @@ def learn_structures(
     make_prior(penalty=0.0 if penalty == "auto" else penalty, **prior_kwargs)  # validate once, early
     edge_prior = _edge_log_prior_array(structure_log_prior, ts)
     rng = check_random_state(random_state)
-    seeds = rng.integers(0, 2**31 - 1, size=k)
+    # Per-task random streams keyed by the task name, so that results do not
+    # depend on the order in which tasks are given.
+    base = int(rng.integers(0, 2**31 - 1))
+    task_keys = [zlib.crc32(name.encode("utf-8")) for name in ts.names]
+    seeds = [int(np.random.SeedSequence([base, key]).generate_state(1)[0]) for key in task_keys]
+    task_rngs = [np.random.default_rng([base, key, 1]) for key in task_keys]
     say = progress or (lambda message: None)
     search_kwargs = dict(local_index=ts.local_index, max_parents=max_parents, required=required,
                          forbidden=forbidden, edge_log_prior=edge_prior, solver=solver, max_iter=max_iter)
@@ -611,13 +617,13 @@ def learn_structures(
 
     if penalty == "auto":
         if cv is None:
-            splits = [_split_rows(d.n_samples, validation, rng, d.name) for d in ts.tasks]
+            splits = [_split_rows(d.n_samples, validation, r, d.name) for d, r in zip(ts.tasks, task_rngs)]
             train = [d.take(tr) for d, (tr, _) in zip(ts.tasks, splits)]
             valid = [d.take(va) for d, (_, va) in zip(ts.tasks, splits)]
             results, lls, stl = run_grid(train, valid)
             scores = np.array(lls)
         else:
-            folds = [np.array_split(rng.permutation(d.n_samples), cv) for d in ts.tasks]
+            folds = [np.array_split(r.permutation(d.n_samples), cv) for d, r in zip(ts.tasks, task_rngs)]
             fold_lls = []
             for f in range(cv):
                 say(f"fold {f + 1}/{cv}")

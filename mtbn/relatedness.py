@@ -1,0 +1,525 @@
+"""Task relatedness, task selection and task clustering (paper Section 2.4).
+
+Two measures of how related tasks are:
+
+* **direct** (Section 2.4.1): learn all tasks jointly with multitask learning
+  at a mild penalty (delta = 0.9 by default), then the edit distance between
+  two tasks' learned structures is their distance. The matrix is symmetric,
+  zero on the diagonal and a metric. Edges listed in ``free_edges`` are
+  free in the prior (penalty 0) and ignored by the distance.
+* **indirect** (Section 2.4.2): learn each task's structure from its own
+  data; for tasks ``s`` and ``e``, fit the parameters of ``s``'s structure on
+  ``e``'s training folds and score ``e``'s held-out fold (10-fold
+  cross-validation by default). ``log_likelihood[s, e]`` is the mean
+  held-out log-likelihood per row of task ``e``'s data under task ``s``'s
+  structure (rows: structure source, columns: evaluated task). The distance
+  used for ordering is ``distance[e, s] = log_likelihood[e, e] -
+  log_likelihood[s, e]``: how much worse task ``e``'s own data is explained
+  by ``s``'s structure than by its own (row = the task being explained, e.g.
+  the principal). Every candidate is scored on the same held-out data of
+  ``e``, so the values in a row are comparable. It is not symmetric.
+
+:func:`select_tasks` orders the other tasks by distance from a principal task
+and learns with the closest ``N``; :func:`cluster_tasks` clusters the tasks
+by average link on the direct distance and learns within each cluster.
+"""
+
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mtbn._validation import check_option, check_penalty, check_random_state
+from mtbn.data import make_taskset
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG, edit_distance
+from mtbn.learn import _split_rows, learn_structure, learn_structures
+from mtbn.networks import fit_parameters, log_likelihood
+
+__all__ = [
+    "RelatednessResult",
+    "SelectionResult",
+    "ClusteringResult",
+    "direct_relatedness",
+    "indirect_relatedness",
+    "relatedness",
+    "select_tasks",
+    "cluster_tasks",
+    "gap_size",
+    "MEASURES",
+]
+
+MEASURES = ("direct", "indirect")
+
+
+@dataclass
+class RelatednessResult:
+    """Task distances (smaller = more related).
+
+    Attributes
+    ----------
+    measure : str
+    names : tuple of str
+    distance : pandas.DataFrame
+        Square, task names as index and columns. For the indirect measure,
+        row ``e`` column ``s`` is how much worse ``e``'s data is explained by
+        ``s``'s structure than by its own.
+    graphs : dict of name -> DAG
+        The structures the distances come from.
+    log_likelihood : pandas.DataFrame or None
+        Indirect only: row = structure source, column = evaluated task.
+    """
+
+    measure: str
+    names: tuple
+    distance: object
+    graphs: dict
+    log_likelihood: object = None
+
+    def from_task(self, name):
+        """Distances from task ``name`` to every other task (a pandas Series)."""
+        if name not in self.names:
+            raise InvalidParameterError(
+                f"unknown task {name!r}; tasks are {', '.join(map(repr, self.names))}."
+            )
+        return self.distance.loc[name].drop(name)
+
+
+def _mask_pairs(free_edges):
+    return {frozenset((str(u), str(v))) for u, v in (free_edges or ())}
+
+
+def _masked_edges(graph, mask):
+    return [e for e in graph.edges(names=True) if frozenset(e) not in mask]
+
+
+def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, n_restarts=20, random_state=0,
+                       solver="auto", **learn_kwargs):
+    """Direct task distances: edit distances of structures learned jointly at a mild penalty.
+
+    Parameters
+    ----------
+    tasks : dict, list or TaskSet
+    penalty : float, default 0.9
+        delta of the multitask prior used to learn the structures.
+    prior : {"paired", "edit"}
+    free_edges : list of (u, v), optional
+        Node pairs free in the prior (penalty 0) and ignored by the distance.
+    n_restarts, random_state, solver, **learn_kwargs
+        Passed to :func:`mtbn.learn.learn_structures`.
+
+    Returns
+    -------
+    RelatednessResult
+    """
+    import pandas as pd
+
+    ts = make_taskset(tasks)
+    check_penalty(penalty)
+    edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
+    res = learn_structures(ts, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
+                           random_state=random_state, solver=solver, **learn_kwargs)
+    mask = _mask_pairs(free_edges)
+    names = ts.names
+    k = len(names)
+    edges = [_masked_edges(g, mask) for g in res.graphs]
+    D = np.zeros((k, k))
+    for a in range(k):
+        for b in range(a + 1, k):
+            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b])
+    return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
+                             dict(zip(names, res.graphs)))
+
+
+def _cv_row(graph, source_names, datasets, folds, ess):
+    """Mean held-out log-likelihood of every task's data under one structure."""
+    out = []
+    for d, fold_ids in zip(datasets, folds):
+        index = {n: i for i, n in enumerate(d.names)}
+        if any(n not in index for n in source_names):
+            out.append(np.nan)  # the task lacks a variable of the structure
+            continue
+        parents = [tuple(sorted(p)) for p in graph.parents]
+        vals = []
+        for f in range(len(fold_ids)):
+            test = np.sort(fold_ids[f])
+            train = np.sort(np.concatenate([x for i, x in enumerate(fold_ids) if i != f]))
+            net = fit_parameters(parents, d.take(train), equivalent_sample_size=ess, names=source_names)
+            vals.append(log_likelihood(net, d.take(test)))
+        out.append(float(np.mean(vals)))
+    return out
+
+
+def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=20, random_state=0,
+                         n_jobs=None):
+    """Indirect task distances by cross-fitting structures (Section 2.4.2).
+
+    Returns
+    -------
+    RelatednessResult
+        ``log_likelihood`` (row: structure source ``s``, column: evaluated
+        task ``e``) and ``distance[e, s] = log_likelihood[e, e] - log_likelihood[s, e]``.
+    """
+    import pandas as pd
+    from joblib import Parallel, delayed
+
+    ts = make_taskset(tasks)
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise InvalidParameterError(f"n_folds must be an integer >= 2; got {n_folds!r}.")
+    for d in ts.tasks:
+        if d.n_samples < n_folds:
+            raise InvalidParameterError(f"task {d.name!r} has {d.n_samples} rows, fewer than n_folds={n_folds}.")
+    rng = check_random_state(random_state)
+    base = int(rng.integers(0, 2**31 - 1))
+    keys = [zlib.crc32(n.encode("utf-8")) for n in ts.names]
+    graphs = [
+        learn_structure(d, equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
+                        random_state=np.random.default_rng([base, key])).graph
+        for d, key in zip(ts.tasks, keys)
+    ]
+    folds = [np.array_split(np.random.default_rng([base, key, 2]).permutation(d.n_samples), n_folds)
+             for d, key in zip(ts.tasks, keys)]
+    rows = Parallel(n_jobs=n_jobs)(
+        delayed(_cv_row)(g, d.names, ts.tasks, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+    )
+    ll = np.array(rows)
+    D = np.diag(ll)[:, None] - ll.T  # D[e, s] = ll[e, e] - ll[s, e]
+    names = list(ts.names)
+    return RelatednessResult("indirect", ts.names, pd.DataFrame(D, index=names, columns=names),
+                             dict(zip(ts.names, graphs)), pd.DataFrame(ll, index=names, columns=names))
+
+
+def relatedness(tasks, measure="direct", **kwargs):
+    """Dispatch to :func:`direct_relatedness` or :func:`indirect_relatedness`."""
+    check_option("measure", measure, MEASURES)
+    return (direct_relatedness if measure == "direct" else indirect_relatedness)(tasks, **kwargs)
+
+
+def gap_size(sorted_distances):
+    """Number of tasks before the largest gap in increasing distances ("gap hunting").
+
+    Examples
+    --------
+    >>> gap_size([3, 4, 12, 13, 15])
+    2
+    """
+    d = np.asarray(sorted_distances, dtype=float)
+    if len(d) <= 1:
+        return len(d)
+    return int(np.argmax(np.diff(d))) + 1
+
+
+# ---------------------------------------------------------------------------
+# Task selection
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class SelectionResult:
+    """What :func:`select_tasks` returns.
+
+    Attributes
+    ----------
+    principal : str
+    order : list of str
+        The other tasks, most related first.
+    distances : dict of name -> float
+        Distance of each other task from the principal.
+    n_selected : int
+    selected : list of str
+        The first ``n_selected`` of ``order``.
+    how : str
+        How ``n_selected`` was chosen: "given", "gap" or "validation".
+    validation_curve : list of (int, float)
+        Validation log-likelihood of the principal against N (``how="validation"``).
+    gap : int
+        The number of tasks before the largest gap in the sorted distances.
+    graph : DAG
+        The principal's learned structure.
+    network : BayesianNetwork
+        With parameters fitted on all the principal's rows.
+    single_task_graph : DAG
+        The principal's single-task structure, for comparison.
+    relatedness : RelatednessResult
+    penalty : float
+        The multitask penalty of the final run (nan for N = 0).
+    """
+
+    principal: str
+    order: list
+    distances: dict
+    n_selected: int
+    selected: list
+    how: str
+    validation_curve: list
+    gap: int
+    graph: DAG
+    network: object
+    single_task_graph: DAG
+    relatedness: RelatednessResult
+    penalty: float = float("nan")
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self):
+        """JSON-ready summary (``selected.json``)."""
+        return {
+            "principal": self.principal,
+            "measure": self.relatedness.measure,
+            "order": list(self.order),
+            "distances": {k: float(v) for k, v in self.distances.items()},
+            "n_selected": int(self.n_selected),
+            "selected": list(self.selected),
+            "how": self.how,
+            "gap": int(self.gap),
+            "penalty": None if np.isnan(self.penalty) else float(self.penalty),
+            "validation_curve": [{"n": int(n), "validation_log_likelihood": float(v)} for n, v in self.validation_curve],
+            "edges": [list(e) for e in self.graph.edges(names=True)],
+        }
+
+
+def _learn_principal(datasets, principal, selected, *, learn_kwargs, random_state):
+    """Learn the principal with the selected tasks; returns (graph, penalty, result)."""
+    if not selected:
+        res = learn_structure(datasets[principal], random_state=random_state,
+                              **{k: v for k, v in learn_kwargs.items() if k in ("equivalent_sample_size", "max_parents", "n_restarts")})
+        return res.graph, float("nan"), res
+    chosen = {principal: datasets[principal], **{n: datasets[n] for n in selected}}
+    res = learn_structures(chosen, random_state=random_state, **learn_kwargs)
+    return res.graphs[res.task_names.index(principal)], res.penalty, res
+
+
+def _check_n(n):
+    if n in ("auto", "gap"):
+        return n
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0:
+        return int(n)
+    raise InvalidParameterError(f"n must be 'auto', 'gap' or an integer >= 0; got {n!r}.")
+
+
+def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
+                 validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=20,
+                 max_tasks=None, random_state=0, n_jobs=None, progress=None):
+    """Select related tasks for a principal task and learn its network with them.
+
+    Parameters
+    ----------
+    tasks : dict, list or TaskSet
+    principal : str
+        The task whose network matters.
+    measure : {"direct", "indirect"}
+    n : "auto", "gap" or int
+        Number of tasks to learn with: chosen on a validation split of the
+        principal (``"auto"``; separate from the split that picks the
+        penalty), the count before the largest gap in the sorted distances
+        (``"gap"``), or given.
+    selection_validation : float or int, default 0.05
+        Principal rows held out to choose N (fraction or count).
+    penalty, validation
+        Multitask penalty (or "auto") and its validation split, passed to
+        :func:`mtbn.learn.learn_structures`.
+    relatedness_penalty : float, default 0.9
+        delta used by the direct measure.
+    max_tasks : int, optional
+        Largest N tried by ``n="auto"`` (default: all).
+
+    Returns
+    -------
+    SelectionResult
+    """
+    ts = make_taskset(tasks)
+    if principal not in ts.names:
+        raise InvalidParameterError(
+            f"principal task {principal!r} is not one of the tasks ({', '.join(map(repr, ts.names))})."
+        )
+    check_option("measure", measure, MEASURES)
+    n = _check_n(n)
+    say = progress or (lambda message: None)
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(0, 2**31 - 1))
+    datasets = dict(zip(ts.names, ts.tasks))
+    full_principal = datasets[principal]
+    sel_valid = None
+    if n == "auto":
+        tr, va = _split_rows(full_principal.n_samples, selection_validation,
+                             np.random.default_rng([seed, 3]), principal)
+        datasets[principal] = full_principal.take(tr)
+        sel_valid = full_principal.take(va)
+    say(f"{measure} relatedness of {len(ts.names)} tasks")
+    rel_kwargs = dict(n_restarts=n_restarts, random_state=seed)
+    if measure == "direct":
+        rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
+                                 equivalent_sample_size=equivalent_sample_size, **rel_kwargs)
+    else:
+        rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
+                                   n_jobs=n_jobs, **rel_kwargs)
+    dist = rel.from_task(principal)
+    others = [x for x in ts.names if x != principal]
+    order = sorted(others, key=lambda x: (float(dist[x]), others.index(x)))
+    gap = gap_size([dist[x] for x in order])
+    learn_kwargs = dict(penalty=penalty, validation=validation, equivalent_sample_size=equivalent_sample_size,
+                        n_restarts=n_restarts, n_jobs=n_jobs)
+    curve = []
+    if n == "auto":
+        limit = len(order) if max_tasks is None else min(int(max_tasks), len(order))
+        best = None
+        for N in range(limit + 1):
+            say(f"learning with the {N} closest task(s)")
+            graph, pen, _ = _learn_principal(datasets, principal, order[:N], learn_kwargs=learn_kwargs,
+                                             random_state=seed)
+            net = fit_parameters([tuple(sorted(p)) for p in graph.parents], datasets[principal],
+                                 equivalent_sample_size=equivalent_sample_size)
+            ll = float(log_likelihood(net, sel_valid))
+            curve.append((N, ll))
+            if best is None or ll > best[1] + 1e-12:
+                best = (N, ll, graph, pen)
+        n_sel, _, graph, pen = best
+        how = "validation"
+    else:
+        n_sel = gap if n == "gap" else min(n, len(order))
+        how = "gap" if n == "gap" else "given"
+        graph, pen, _ = _learn_principal(datasets, principal, order[:n_sel], learn_kwargs=learn_kwargs,
+                                         random_state=seed)
+    network = fit_parameters([tuple(sorted(p)) for p in graph.parents], full_principal,
+                             equivalent_sample_size=equivalent_sample_size)
+    stl_graph = learn_structure(datasets[principal], equivalent_sample_size=equivalent_sample_size,
+                                n_restarts=n_restarts, random_state=seed).graph
+    return SelectionResult(principal, order, {x: float(dist[x]) for x in order}, n_sel, order[:n_sel], how, curve,
+                           gap, graph, network, stl_graph, rel, pen)
+
+
+# ---------------------------------------------------------------------------
+# Task clustering
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class ClusteringResult:
+    """What :func:`cluster_tasks` returns.
+
+    Attributes
+    ----------
+    labels : dict of name -> int
+        Cluster of each task (1-based).
+    n_clusters : int
+    linkage : ndarray
+        scipy average-link linkage matrix on the direct distance.
+    validation_curve : list of (int, float)
+        Mean validation log-likelihood over tasks against the number of clusters.
+    graphs : dict of name -> DAG
+    networks : dict of name -> BayesianNetwork
+    relatedness : RelatednessResult
+    """
+
+    labels: dict
+    n_clusters: int
+    linkage: object
+    validation_curve: list
+    graphs: dict
+    networks: dict
+    relatedness: RelatednessResult
+
+    def to_dict(self):
+        return {
+            "labels": {k: int(v) for k, v in self.labels.items()},
+            "n_clusters": int(self.n_clusters),
+            "validation_curve": [{"n_clusters": int(c), "validation_log_likelihood": float(v)}
+                                 for c, v in self.validation_curve],
+        }
+
+
+def average_link_clusters(distance, n_clusters):
+    """Cut an average-link dendrogram of a square distance matrix into ``n_clusters``.
+
+    Returns (labels as an int array, linkage matrix).
+    """
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    D = np.asarray(distance, dtype=float)
+    if D.shape[0] == 1:
+        return np.ones(1, dtype=int), np.zeros((0, 4))
+    Z = linkage(squareform((D + D.T) / 2, checks=False), method="average")
+    return fcluster(Z, t=n_clusters, criterion="maxclust"), Z
+
+
+def _learn_clusters(datasets, labels, names, learn_kwargs, seed, ess):
+    graphs = {}
+    for c in sorted(set(labels)):
+        members = [names[i] for i in range(len(names)) if labels[i] == c]
+        if len(members) == 1:
+            graphs[members[0]] = learn_structure(
+                datasets[members[0]], equivalent_sample_size=ess, n_restarts=learn_kwargs["n_restarts"],
+                random_state=seed).graph
+        else:
+            res = learn_structures({m: datasets[m] for m in members}, random_state=seed, **learn_kwargs)
+            graphs.update(dict(zip(res.task_names, res.graphs)))
+    return graphs
+
+
+def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
+                  relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=20, max_clusters=None,
+                  random_state=0, n_jobs=None, progress=None):
+    """Cluster tasks (average link on the direct distance) and learn within each cluster.
+
+    ``n_clusters="auto"`` chooses the number of clusters by the mean
+    validation log-likelihood over tasks (``selection_validation`` rows of
+    each task held out); an int fixes it.
+
+    Returns
+    -------
+    ClusteringResult
+    """
+    ts = make_taskset(tasks)
+    names = list(ts.names)
+    k = len(names)
+    if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
+        raise InvalidParameterError(f"n_clusters must be 'auto' or an integer in [1, {k}]; got {n_clusters!r}.")
+    say = progress or (lambda message: None)
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(0, 2**31 - 1))
+    full = dict(zip(names, ts.tasks))
+    learn_kwargs = dict(penalty=penalty, validation=validation, equivalent_sample_size=equivalent_sample_size,
+                        n_restarts=n_restarts, n_jobs=n_jobs)
+    train, valid = dict(full), {}
+    if n_clusters == "auto":
+        for name, d in full.items():
+            tr, va = _split_rows(d.n_samples, selection_validation,
+                                 np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4]), name)
+            train[name], valid[name] = d.take(tr), d.take(va)
+    say(f"direct relatedness of {k} tasks")
+    rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
+                             equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed)
+    curve = []
+    if n_clusters == "auto":
+        top = k if max_clusters is None else max(1, min(int(max_clusters), k))
+        best = None
+        for c in range(1, top + 1):
+            labels, Z = average_link_clusters(rel.distance.values, c)
+            if curve and len(set(labels)) == curve[-1][0]:
+                continue  # the cut gives the same partition as before
+            say(f"learning within {len(set(labels))} cluster(s)")
+            graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
+            lls = []
+            for name in names:
+                net = fit_parameters([tuple(sorted(p)) for p in graphs[name].parents], train[name],
+                                     equivalent_sample_size=equivalent_sample_size)
+                lls.append(log_likelihood(net, valid[name]))
+            score = float(np.mean(lls))
+            curve.append((len(set(labels)), score))
+            if best is None or score > best[1] + 1e-12:
+                best = (labels, score, graphs)
+        labels, _, graphs = best
+        _, Z = average_link_clusters(rel.distance.values, 1)
+    else:
+        labels, Z = average_link_clusters(rel.distance.values, int(n_clusters))
+        graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
+    networks = {
+        name: fit_parameters([tuple(sorted(p)) for p in graphs[name].parents], full[name],
+                             equivalent_sample_size=equivalent_sample_size)
+        for name in names
+    }
+    return ClusteringResult({n: int(l) for n, l in zip(names, labels)}, len(set(labels)), Z, curve, graphs,
+                            networks, rel)
+
+
+

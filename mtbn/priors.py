@@ -75,6 +75,13 @@ class _PairPrior:
         self.D = _distance_matrix(reversal)
         self.edge_penalty = edge_penalty
 
+    def is_coupled(self, n_vars):
+        """False when no pair term can be non-zero (penalty 0 everywhere, or all pair weights 0)."""
+        if np.all(self.log_factors(n_vars) == 0):
+            return False
+        weights = getattr(self, "weights", None)
+        return weights is None or bool(np.any(weights > 0))
+
     @property
     def exponent(self):
         """``c = 1 / (1 + (k - 1) delta)``, the power of each task's structure prior."""
@@ -201,7 +208,7 @@ class PairedPrior(_PairPrior):
     def _penalty_of_counts(self, n0, n1, n2, log_factor):
         rc = self.D[1, 2]
         diff = n0 * n1 + n0 * n2 + rc * n1 * n2
-        return _times(log_factor * self._scale, diff)
+        return _times(log_factor, diff * self._scale)
 
     def solve(self, gains, part, log_factor):
         """Best objective of each pair problem (DP over counts; equal weights only)."""

@@ -68,6 +68,9 @@ class RelatednessResult:
         The structures the distances come from.
     log_likelihood : pandas.DataFrame or None
         Indirect only: row = structure source, column = evaluated task.
+    search : MultitaskSearchResult or None
+        Direct only: the joint search that learned the structures (solver,
+        moves, configurations evaluated per step).
     """
 
     measure: str
@@ -75,6 +78,7 @@ class RelatednessResult:
     distance: object
     graphs: dict
     log_likelihood: object = None
+    search: object = None
 
     def from_task(self, name):
         """Distances from task ``name`` to every other task (a pandas Series)."""
@@ -128,7 +132,7 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, n
         for b in range(a + 1, k):
             D[a, b] = D[b, a] = edit_distance(edges[a], edges[b])
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
-                             dict(zip(names, res.graphs)))
+                             dict(zip(names, res.graphs)), search=res.search)
 
 
 def _cv_row(graph, source_names, datasets, folds, ess):

@@ -223,6 +223,164 @@ def cmd_bench(args):
 
 
 # ---------------------------------------------------------------------------
+# mtbn relatedness / select / cluster (paper Section 2.4)
+# ---------------------------------------------------------------------------
+
+
+def _delta_arg(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
+    return value
+
+
+def _folds_arg(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2; got {text!r}") from None
+    if value < 2:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 2; got {text!r}")
+    return value
+
+
+def _select_n_arg(text):
+    if text in ("auto", "gap"):
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto', 'gap' or an integer >= 0; got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 'auto', 'gap' or an integer >= 0; got {text!r}")
+    return value
+
+
+def _cluster_n_arg(text):
+    if text == "auto":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 1; got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 1; got {text!r}")
+    return value
+
+
+def _read_named_tasks(paths, dropna):
+    """Read one task per CSV file, named by the file stem (names must be unique)."""
+    from mtbn.data import read_csv
+
+    names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise _usage_error(f"two CSV files give the task name {dupes[0]!r}; rename one")
+    return [read_csv(p, dropna=dropna) for p in paths]
+
+
+def _options_of(args):
+    return {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
+
+
+def _short(value):
+    from mtbn.report import _fmt
+
+    return _fmt(value, 4)
+
+
+def cmd_relatedness(args):
+    from mtbn.relatedness import direct_relatedness, indirect_relatedness
+    from mtbn.report import write_relatedness_report
+
+    t0 = time.perf_counter()
+    progress = _Progress(True if args.progress else None)
+    tasks = _read_named_tasks(args.csv, args.dropna)
+    progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
+    if args.measure == "direct":
+        rel = direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
+                                 equivalent_sample_size=args.ess, n_jobs=args.jobs)
+    else:
+        rel = indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
+                                   n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
+    options = _options_of(args)
+    options["inputs"] = list(args.csv)
+    progress("writing the report")
+    paths = write_relatedness_report(rel, args.out, options)
+    print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {time.perf_counter() - t0:.2f} s; "
+          f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
+    reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
+    print(f"distance, smaller = more related{reading}:")
+    print(rel.distance.to_string(float_format=_short))
+    return 0
+
+
+def cmd_select(args):
+    from mtbn.relatedness import select_tasks
+    from mtbn.report import write_selection_report
+
+    t0 = time.perf_counter()
+    progress = _Progress(True if args.progress else None)
+    tasks = _read_named_tasks(args.csv, args.dropna)
+    res = select_tasks(
+        tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
+        penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
+        equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
+        random_state=args.seed, n_jobs=args.jobs, progress=progress,
+    )
+    options = _options_of(args)
+    options["inputs"] = list(args.csv)
+    os.makedirs(args.out, exist_ok=True)
+    _write_task_outputs(args.out, res.principal, res.graph, res.network)
+    progress("writing the report")
+    write_selection_report(res, args.out, options)
+    print(f"selected {res.n_selected} of {len(res.order)} task(s) for {res.principal!r} ({res.how}) in "
+          f"{time.perf_counter() - t0:.2f} s; wrote {args.out}")
+    print(f"  {'rank':>4}  {'task':<20} {'distance':>10}  selected")
+    for i, name in enumerate(res.order):
+        mark = "yes" if name in res.selected else ""
+        gap = "   <- largest gap below" if i + 1 == res.gap and res.gap < len(res.order) else ""
+        print(f"  {i + 1:>4}  {name:<20} {_short(res.distances[name]):>10}  {mark}{gap}")
+    penalty = "n/a" if res.penalty != res.penalty else _short(res.penalty)
+    print(f"  {res.principal}: {res.graph.n_edges} edges (single-task: {res.single_task_graph.n_edges}); "
+          f"penalty {penalty}")
+    return 0
+
+
+def cmd_cluster(args):
+    from mtbn.relatedness import cluster_tasks
+    from mtbn.report import write_clustering_report
+
+    t0 = time.perf_counter()
+    progress = _Progress(True if args.progress else None)
+    tasks = _read_named_tasks(args.csv, args.dropna)
+    res = cluster_tasks(
+        tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
+        validation=args.validation, relatedness_penalty=args.relatedness_penalty, equivalent_sample_size=args.ess,
+        n_restarts=args.restarts, max_clusters=args.max_clusters, random_state=args.seed, n_jobs=args.jobs,
+        progress=progress,
+    )
+    options = _options_of(args)
+    options["inputs"] = list(args.csv)
+    os.makedirs(args.out, exist_ok=True)
+    for name in res.relatedness.names:
+        _write_task_outputs(args.out, name, res.graphs[name], res.networks[name])
+    progress("writing the report")
+    write_clustering_report(res, args.out, options)
+    how = "validation" if res.validation_curve else "given"
+    print(f"{len(res.labels)} task(s) in {res.n_clusters} cluster(s) ({how}) in {time.perf_counter() - t0:.2f} s; "
+          f"wrote {args.out}")
+    print(f"  {'cluster':>7}  tasks")
+    for c in sorted(set(res.labels.values())):
+        members = [t for t in res.relatedness.names if res.labels[t] == c]
+        print(f"  {c:>7}  {', '.join(members)}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
 # Parser
 # ---------------------------------------------------------------------------
 
@@ -307,6 +465,113 @@ def build_parser():
     p.add_argument("--progress", action="store_true", help="print progress even when stderr is not a terminal")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.set_defaults(func=cmd_bench)
+
+    common_help = {
+        "out": "output folder (created if missing)",
+        "seed": "random seed (default 0)",
+        "jobs": "parallel jobs (default 1; -1 = all cores)",
+        "restarts": "random restarts of every single-task search (default 20; 0 = fastest)",
+        "ess": "BDeu equivalent sample size (default 1)",
+    }
+
+    p = sub.add_parser(
+        "relatedness",
+        help="measure how related the tasks are (direct or indirect measure)",
+        description="Measure task relatedness (paper Section 2.4). direct: learn all tasks jointly at a mild "
+        "multitask penalty and take the edit distance between their structures (symmetric, a metric). "
+        "indirect: learn each task's structure alone, fit each structure on every other task's training "
+        "folds and score that task's held-out fold (k-fold cross-validation). Each CSV file is one task "
+        "named by its file stem. Writes DIR/distance.csv (square, task names as index and columns, smaller "
+        "= more related; for indirect, row = task being explained and column = structure source), for "
+        "indirect also DIR/loglik.csv (mean held-out log-likelihood per row; row = structure source, "
+        "column = evaluated task), and a self-contained DIR/report.html with DIR/report.md.",
+    )
+    p.add_argument("csv", nargs="+", metavar="CSV", help="one CSV file per task")
+    p.add_argument("--measure", required=True, choices=["direct", "indirect"], help="relatedness measure")
+    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
+    p.add_argument("--penalty", default=0.9, type=_delta_arg, metavar="DELTA",
+                   help="direct: multitask penalty delta used to learn the structures (default 0.9)")
+    p.add_argument("--folds", default=10, type=_folds_arg, metavar="K",
+                   help="indirect: number of cross-validation folds (default 10)")
+    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
+    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
+    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
+    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
+    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    p.set_defaults(func=cmd_relatedness)
+
+    p = sub.add_parser(
+        "select",
+        help="choose related tasks for a principal task and learn its network with them",
+        description="Task selection (paper Section 2.4): order the other tasks by their distance from the "
+        "principal task, then learn the principal's network with multitask structure learning together "
+        "with the N closest tasks. N is chosen on a validation split of the principal's rows (auto), by "
+        "the largest gap in the sorted distances (gap, 'gap hunting'), or given. Each CSV file is one task "
+        "named by its file stem. Writes DIR/selected.json, DIR/<principal>.edges.csv, DIR/<principal>.bif, "
+        "DIR/distance.csv (for indirect also DIR/loglik.csv) and a self-contained DIR/report.html with "
+        "DIR/report.md.",
+    )
+    p.add_argument("csv", nargs="+", metavar="CSV", help="one CSV file per task")
+    p.add_argument("--principal", required=True, metavar="NAME",
+                   help="the task whose network matters (a CSV file stem)")
+    p.add_argument("--measure", default="direct", choices=["direct", "indirect"],
+                   help="relatedness measure used to order the tasks (default direct)")
+    p.add_argument("--n", default="auto", type=_select_n_arg, metavar="auto|gap|INT",
+                   help="number of tasks to learn with: auto (validation, default), gap (before the largest "
+                   "gap in the sorted distances) or a number")
+    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
+    p.add_argument("--penalty", default="auto", type=_penalty_arg, metavar="DELTA|auto",
+                   help="multitask penalty of the final learning, or 'auto' to choose it on a validation "
+                   "split (default auto)")
+    p.add_argument("--relatedness-penalty", default=0.9, type=_delta_arg, metavar="DELTA",
+                   help="penalty used by the direct measure (default 0.9)")
+    p.add_argument("--validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help="rows per task held out to choose the penalty (default 0.05)")
+    p.add_argument("--selection-validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help="principal rows held out to choose N with --n auto (default 0.05)")
+    p.add_argument("--max-tasks", default=None, type=_nonneg_int, metavar="K",
+                   help="largest N tried by --n auto (default: all)")
+    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
+    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
+    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
+    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
+    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    p.set_defaults(func=cmd_select)
+
+    p = sub.add_parser(
+        "cluster",
+        help="cluster the tasks and learn the tasks of each cluster together",
+        description="Task clustering (paper Section 2.4.3, Figure 2.16): average-link hierarchical "
+        "clustering of the tasks on the direct distance, then multitask structure learning within each "
+        "cluster. The number of clusters is chosen on a validation split of every task (auto) or given. "
+        "Each CSV file is one task named by its file stem. Writes DIR/clusters.json, DIR/<task>.edges.csv "
+        "and DIR/<task>.bif for every task, DIR/distance.csv and a self-contained DIR/report.html with "
+        "DIR/report.md.",
+    )
+    p.add_argument("csv", nargs="+", metavar="CSV", help="one CSV file per task")
+    p.add_argument("--n", default="auto", type=_cluster_n_arg, metavar="auto|INT",
+                   help="number of clusters: auto (validation, default) or a number")
+    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
+    p.add_argument("--penalty", default="auto", type=_penalty_arg, metavar="DELTA|auto",
+                   help="multitask penalty within each cluster, or 'auto' to choose it on a validation "
+                   "split (default auto)")
+    p.add_argument("--relatedness-penalty", default=0.9, type=_delta_arg, metavar="DELTA",
+                   help="penalty used by the direct measure (default 0.9)")
+    p.add_argument("--validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help="rows per task held out to choose the penalty (default 0.05)")
+    p.add_argument("--selection-validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help="rows per task held out to choose the number of clusters with --n auto (default 0.05)")
+    p.add_argument("--max-clusters", default=None, type=_nonneg_int, metavar="K",
+                   help="largest number of clusters tried by --n auto (default: all)")
+    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
+    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
+    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
+    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
+    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    p.set_defaults(func=cmd_cluster)
     return parser
 
 

@@ -17,7 +17,9 @@ Two measures of how related tasks are:
   log_likelihood[s, e]``: how much worse task ``e``'s own data is explained
   by ``s``'s structure than by its own (row = the task being explained, e.g.
   the principal). Every candidate is scored on the same held-out data of
-  ``e``, so the values in a row are comparable. It is not symmetric.
+  ``e``, so the values in a row are comparable. It is not symmetric. When
+  ``s`` and ``e`` have different variables, both structures are restricted
+  to the variables they share (induced subgraphs) and only those are scored.
 
 :func:`select_tasks` orders the other tasks by distance from a principal task
 and learns with the closest ``N``; :func:`cluster_tasks` clusters the tasks
@@ -97,8 +99,8 @@ def _masked_edges(graph, mask):
     return [e for e in graph.edges(names=True) if frozenset(e) not in mask]
 
 
-def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, n_restarts=20, random_state=0,
-                       solver="auto", **learn_kwargs):
+def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=20,
+                       random_state=0, solver="auto", **learn_kwargs):
     """Direct task distances: edit distances of structures learned jointly at a mild penalty.
 
     Parameters
@@ -109,6 +111,9 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, n
     prior : {"paired", "edit"}
     free_edges : list of (u, v), optional
         Node pairs free in the prior (penalty 0) and ignored by the distance.
+    reversal : {"single", "double"}, default "single"
+        How the distance counts a reversed edge (the paper's edit distance
+        counts it once; "double" matches the Paired prior's default).
     n_restarts, random_state, solver, **learn_kwargs
         Passed to :func:`mtbn.learn.learn_structures`.
 
@@ -130,28 +135,42 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, n
     D = np.zeros((k, k))
     for a in range(k):
         for b in range(a + 1, k):
-            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b])
+            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b], reversal=reversal)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
                              dict(zip(names, res.graphs)), search=res.search)
 
 
-def _cv_row(graph, source_names, datasets, folds, ess):
-    """Mean held-out log-likelihood of every task's data under one structure."""
-    out = []
-    for d, fold_ids in zip(datasets, folds):
-        index = {n: i for i, n in enumerate(d.names)}
-        if any(n not in index for n in source_names):
-            out.append(np.nan)  # the task lacks a variable of the structure
+def _restrict(graph, names, keep):
+    """Parent index tuples of ``graph`` (over ``names``) induced on the variables ``keep``."""
+    pos = {n: i for i, n in enumerate(keep)}
+    return [tuple(sorted(pos[names[p]] for p in graph.parents[names.index(v)] if names[p] in pos)) for v in keep]
+
+
+def _cv_ll(parents, keep, data, fold_ids, ess):
+    vals = []
+    for f in range(len(fold_ids)):
+        test = np.sort(fold_ids[f])
+        train = np.sort(np.concatenate([x for i, x in enumerate(fold_ids) if i != f]))
+        net = fit_parameters(parents, data.take(train), equivalent_sample_size=ess, names=keep)
+        vals.append(log_likelihood(net, data.take(test)))
+    return float(np.mean(vals))
+
+
+def _cv_row(graph, source, graphs, datasets, folds, ess):
+    """For one structure source: (its held-out log-likelihood on each task, each task's own on the same variables)."""
+    lls, own = [], []
+    for g_e, d, fold_ids in zip(graphs, datasets, folds):
+        keep = [n for n in d.names if n in set(source.names)]
+        if not keep:
+            lls.append(np.nan)
+            own.append(np.nan)
             continue
-        parents = [tuple(sorted(p)) for p in graph.parents]
-        vals = []
-        for f in range(len(fold_ids)):
-            test = np.sort(fold_ids[f])
-            train = np.sort(np.concatenate([x for i, x in enumerate(fold_ids) if i != f]))
-            net = fit_parameters(parents, d.take(train), equivalent_sample_size=ess, names=source_names)
-            vals.append(log_likelihood(net, d.take(test)))
-        out.append(float(np.mean(vals)))
-    return out
+        lls.append(_cv_ll(_restrict(graph, list(source.names), keep), keep, d, fold_ids, ess))
+        if len(keep) == d.n_vars:
+            own.append(np.nan)  # filled from the diagonal
+        else:
+            own.append(_cv_ll(_restrict(g_e, list(d.names), keep), keep, d, fold_ids, ess))
+    return lls, own
 
 
 def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=20, random_state=0,
@@ -184,10 +203,12 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     folds = [np.array_split(np.random.default_rng([base, key, 2]).permutation(d.n_samples), n_folds)
              for d, key in zip(ts.tasks, keys)]
     rows = Parallel(n_jobs=n_jobs)(
-        delayed(_cv_row)(g, d.names, ts.tasks, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+        delayed(_cv_row)(g, d, graphs, ts.tasks, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
     )
-    ll = np.array(rows)
-    D = np.diag(ll)[:, None] - ll.T  # D[e, s] = ll[e, e] - ll[s, e]
+    ll = np.array([r[0] for r in rows])  # ll[s, e]
+    own = np.array([r[1] for r in rows])  # own[s, e]: e's own structure on the variables e shares with s
+    own = np.where(np.isnan(own), np.diag(ll)[None, :], own)
+    D = own.T - ll.T  # D[e, s] = own[s, e] - ll[s, e]
     names = list(ts.names)
     return RelatednessResult("indirect", ts.names, pd.DataFrame(D, index=names, columns=names),
                              dict(zip(ts.names, graphs)), pd.DataFrame(ll, index=names, columns=names))
@@ -206,11 +227,20 @@ def gap_size(sorted_distances):
     --------
     >>> gap_size([3, 4, 12, 13, 15])
     2
+
+    Equal distances have no gap, and every task is kept:
+
+    >>> gap_size([2, 2, 2])
+    3
     """
     d = np.asarray(sorted_distances, dtype=float)
+    d = d[~np.isnan(d)]
     if len(d) <= 1:
         return len(d)
-    return int(np.argmax(np.diff(d))) + 1
+    gaps = np.diff(d)
+    if not np.any(gaps > 0):
+        return len(d)  # no gap: nothing to separate
+    return int(np.argmax(gaps)) + 1
 
 
 # ---------------------------------------------------------------------------
@@ -302,7 +332,7 @@ def _check_n(n):
 
 def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
                  validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=20,
-                 max_tasks=None, random_state=0, n_jobs=None, progress=None):
+                 max_tasks=None, n_folds=10, random_state=0, n_jobs=None, progress=None):
     """Select related tasks for a principal task and learn its network with them.
 
     Parameters
@@ -325,6 +355,8 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         delta used by the direct measure.
     max_tasks : int, optional
         Largest N tried by ``n="auto"`` (default: all).
+    n_folds : int, default 10
+        Folds of the indirect measure.
 
     Returns
     -------
@@ -355,10 +387,11 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
                                  equivalent_sample_size=equivalent_sample_size, **rel_kwargs)
     else:
         rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
-                                   n_jobs=n_jobs, **rel_kwargs)
+                                   n_folds=n_folds, n_jobs=n_jobs, **rel_kwargs)
     dist = rel.from_task(principal)
     others = [x for x in ts.names if x != principal]
-    order = sorted(others, key=lambda x: (float(dist[x]), others.index(x)))
+    order = sorted(others, key=lambda x: (np.isnan(dist[x]), float(dist[x]) if not np.isnan(dist[x]) else 0.0,
+                                          others.index(x)))
     gap = gap_size([dist[x] for x in order])
     learn_kwargs = dict(penalty=penalty, validation=validation, equivalent_sample_size=equivalent_sample_size,
                         n_restarts=n_restarts, n_jobs=n_jobs)

@@ -159,8 +159,14 @@ class BDeuScore(_CountingScore):
     >>> from mtbn.data import DiscreteData
     >>> d = DiscreteData(np.array([[0, 0], [1, 1], [1, 1]]), ("A", "B"), (("a", "b"), ("x", "y")))
     >>> s = BDeuScore(d)
+
+    B copies A, so making A a parent of B raises the score. By hand,
+    ``s(B | A) = [ln G(.5) - ln G(1.5) + ln G(1.25) - ln G(.25)]
+    + [ln G(.5) - ln G(2.5) + ln G(2.25) - ln G(.25)] = -1.568616`` and
+    ``s(B) = -ln 6 + ln .5 + ln .75 = -2.772589``:
+
     >>> round(s.local_score(1, [0]) - s.local_score(1, []), 6)
-    -0.405465
+    1.203973
     """
 
     name = "bdeu"

@@ -1,0 +1,370 @@
+"""Tests of the relatedness / selection / clustering reports (mtbn.report) and their CLI commands.
+
+Small tasks: the shipped ASIA network sampled with different seeds (4 tasks
+x 300 rows), written as CSV files; every command runs with ``--restarts 0``
+and small settings so that each call takes a few seconds. Truths used: the
+numbers in the JSON / CSV outputs against the library's own result objects,
+the PNG signature of every embedded image, and the absence of any reference
+to anything outside the HTML file. The HTML is also rendered with headless
+Chromium when it is installed (skipped otherwise).
+"""
+
+import base64
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.cli import main
+from mtbn.graph import DAG
+from mtbn.networks import load_network, sample
+from mtbn.relatedness import cluster_tasks, select_tasks
+from mtbn.report import (
+    PNG_SIGNATURE,
+    compare_structures,
+    plot_dendrogram,
+    plot_distance_heatmap,
+    plot_network_comparison,
+    plot_sorted_distances,
+    plot_validation_curve,
+    selection_report_markdown,
+)
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TASKS = ("t0", "t1", "t2", "t3")
+DATA_URI = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
+
+
+# ---------------------------------------------------------------------------
+# Fixtures: task CSVs and one run of each command
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def csvs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tasks")
+    net = load_network("asia")
+    paths = []
+    for seed, name in enumerate(TASKS):
+        path = folder / f"{name}.csv"
+        sample(net, 300, random_state=seed).to_dataframe().to_csv(path, index=False)
+        paths.append(str(path))
+    return paths
+
+
+def _run(args):
+    code = main(args)
+    assert code == 0
+    return code
+
+
+@pytest.fixture(scope="module")
+def select_dir(csvs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("select")
+    _run(["select", "--principal", "t0", "--n", "1", "--restarts", "0", "--out", str(out), *csvs])
+    return out
+
+
+@pytest.fixture(scope="module")
+def cluster_dir(csvs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cluster")
+    _run(["cluster", "--n", "auto", "--restarts", "0", "--out", str(out), *csvs])
+    return out
+
+
+@pytest.fixture(scope="module")
+def relatedness_dir(csvs, tmp_path_factory):
+    out = tmp_path_factory.mktemp("relatedness")
+    _run(["relatedness", "--measure", "indirect", "--folds", "5", "--restarts", "0", "--out", str(out), *csvs])
+    return out
+
+
+def _html(folder):
+    return (folder / "report.html").read_text(encoding="utf-8")
+
+
+def _check_self_contained(page):
+    """No reference to anything outside the file, and every image a decodable PNG data: URI."""
+    assert "http://" not in page and "https://" not in page
+    assert "<script" not in page.lower() and "<link" not in page.lower()
+    assert "@import" not in page and "url(" not in page and "@font-face" not in page
+    for attr in re.findall(r'\b(?:src|href|srcset|data|poster|action)\s*=\s*"([^"]*)"', page):
+        assert attr.startswith("data:image/png;base64,"), attr[:60]
+    images = DATA_URI.findall(page)
+    for payload in images:
+        assert base64.b64decode(payload, validate=True).startswith(PNG_SIGNATURE)
+    return images
+
+
+def _square_with_names(path, names):
+    df = pd.read_csv(path, index_col=0)
+    assert df.shape == (len(names), len(names))
+    assert list(df.index) == list(names) and list(df.columns) == list(names)
+    return df
+
+
+# ---------------------------------------------------------------------------
+# mtbn select
+# ---------------------------------------------------------------------------
+
+
+def test_select_writes_every_file(select_dir):
+    for name in ("selected.json", "t0.edges.csv", "t0.bif", "distance.csv", "report.html", "report.md"):
+        assert (select_dir / name).is_file(), name
+        assert (select_dir / name).stat().st_size > 0, name
+
+
+def test_select_json_keys_and_selection(select_dir):
+    info = json.loads((select_dir / "selected.json").read_text(encoding="utf-8"))
+    for key in ("principal", "order", "distances", "selected", "validation_curve", "measure", "n_selected", "how",
+                "gap", "penalty", "edges"):
+        assert key in info, key
+    assert info["principal"] == "t0"
+    assert sorted(info["order"]) == ["t1", "t2", "t3"]
+    assert info["n_selected"] == 1 and info["how"] == "given"
+    assert info["selected"] == info["order"][: info["n_selected"]]
+    d = [info["distances"][t] for t in info["order"]]
+    assert d == sorted(d)
+    # The learned edges are the ones in <principal>.edges.csv.
+    edges = pd.read_csv(select_dir / "t0.edges.csv")
+    assert sorted(map(list, edges[["source", "target"]].itertuples(index=False))) == sorted(info["edges"])
+
+
+def test_select_distance_csv_is_square_and_matches_json(select_dir):
+    df = _square_with_names(select_dir / "distance.csv", TASKS)
+    info = json.loads((select_dir / "selected.json").read_text(encoding="utf-8"))
+    for t, v in info["distances"].items():
+        assert df.loc["t0", t] == pytest.approx(v)
+    assert np.allclose(np.diag(df.to_numpy()), 0.0)
+    assert np.allclose(df.to_numpy(), df.to_numpy().T)  # the direct measure is symmetric
+
+
+def test_select_html_is_self_contained_with_png_images(select_dir):
+    page = _html(select_dir)
+    images = _check_self_contained(page)
+    assert len(images) >= 4
+    assert page.lstrip().startswith("<!DOCTYPE html>")
+    assert "<title>" in page and "Provenance" in page and "mtbn version" in page
+
+
+def test_select_html_explains_and_tabulates(select_dir):
+    page = _html(select_dir)
+    info = json.loads((select_dir / "selected.json").read_text(encoding="utf-8"))
+    assert "Direct measure" in page and "edit distance" in page
+    assert "Distances from the principal, sorted" in page
+    assert "Learned structure vs single-task structure" in page
+    for t in info["order"]:
+        assert f"<td>{t}</td>" in page
+
+
+def test_select_markdown_has_the_distance_table(select_dir):
+    md = (select_dir / "report.md").read_text(encoding="utf-8")
+    info = json.loads((select_dir / "selected.json").read_text(encoding="utf-8"))
+    assert "| rank | task | distance |" in md
+    for rank, t in enumerate(info["order"], start=1):
+        d = info["distances"][t]
+        cell = str(int(d)) if d == int(d) else f"{d:.6g}"
+        assert re.search(rf"^\| {rank} \| {t} \| {re.escape(cell)} \|", md, re.M), (t, cell)
+    assert "data:image" not in md
+    assert "## Provenance" in md
+
+
+def test_select_unknown_principal_is_a_one_line_error(csvs, tmp_path):
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-m", "mtbn", "select", "--principal", "nope", "--n", "1", "--restarts", "0",
+         "--out", str(tmp_path / "out"), *csvs],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("mtbn: error:") and "nope" in lines[0]
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("bad", [["--n", "many"], ["--n", "-1"], ["--measure", "both"]])
+def test_select_bad_options_exit_2(csvs, tmp_path, bad, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["select", "--principal", "t0", "--out", str(tmp_path), *bad, *csvs])
+    assert exc.value.code == 2
+
+
+@pytest.mark.parametrize("command", ["relatedness", "select", "cluster"])
+def test_help_of_each_command(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    assert "--out" in text and "report.html" in text
+
+
+# ---------------------------------------------------------------------------
+# mtbn cluster
+# ---------------------------------------------------------------------------
+
+
+def test_cluster_writes_every_file(cluster_dir):
+    for name in ("clusters.json", "distance.csv", "report.html", "report.md"):
+        assert (cluster_dir / name).is_file(), name
+    for t in TASKS:
+        assert (cluster_dir / f"{t}.edges.csv").is_file() and (cluster_dir / f"{t}.bif").is_file()
+    _square_with_names(cluster_dir / "distance.csv", TASKS)
+
+
+def test_cluster_json_is_consistent(cluster_dir):
+    info = json.loads((cluster_dir / "clusters.json").read_text(encoding="utf-8"))
+    assert set(info["labels"]) == set(TASKS)
+    assert info["n_clusters"] == len(set(info["labels"].values()))
+    members = sorted(t for ts in info["clusters"].values() for t in ts)
+    assert members == sorted(TASKS)
+    for c, ts in info["clusters"].items():
+        assert all(info["labels"][t] == int(c) for t in ts)
+    curve = info["validation_curve"]
+    assert curve, "--n auto records its validation curve"
+    best = max(curve, key=lambda r: r["validation_log_likelihood"])
+    assert best["n_clusters"] == info["n_clusters"]
+    assert np.asarray(info["linkage"]).shape == (len(TASKS) - 1, 4)
+
+
+def test_cluster_html_is_self_contained(cluster_dir):
+    page = _html(cluster_dir)
+    assert len(_check_self_contained(page)) >= 4
+    assert "average link" in page
+    md = (cluster_dir / "report.md").read_text(encoding="utf-8")
+    assert "| cluster | tasks |" in md and "| number of clusters |" in md
+
+
+# ---------------------------------------------------------------------------
+# mtbn relatedness
+# ---------------------------------------------------------------------------
+
+
+def test_relatedness_indirect_writes_both_matrices(relatedness_dir):
+    for name in ("distance.csv", "loglik.csv", "report.html", "report.md"):
+        assert (relatedness_dir / name).is_file(), name
+    dist = _square_with_names(relatedness_dir / "distance.csv", TASKS)
+    ll = _square_with_names(relatedness_dir / "loglik.csv", TASKS)
+    # distance[e, s] = loglik[e, e] - loglik[s, e] (row = explained task, column = structure source)
+    expected = np.diag(ll.to_numpy())[:, None] - ll.to_numpy().T
+    assert np.allclose(dist.to_numpy(), expected)
+
+
+def test_relatedness_html_explains_reading_direction(relatedness_dir):
+    page = _html(relatedness_dir)
+    assert len(_check_self_contained(page)) >= 3
+    assert "row = structure source" in page and "column = evaluated task" in page
+    assert "row = the task being explained" in page and "column = the structure source" in page
+    md = (relatedness_dir / "report.md").read_text(encoding="utf-8")
+    assert "Raw log-likelihood matrix" in md and "5-fold" in md
+
+
+def test_relatedness_direct_cli(csvs, tmp_path):
+    _run(["relatedness", "--measure", "direct", "--penalty", "0.9", "--restarts", "0", "--out", str(tmp_path),
+          *csvs[:3]])
+    df = _square_with_names(tmp_path / "distance.csv", TASKS[:3])
+    assert np.allclose(df.to_numpy(), df.to_numpy().T)
+    assert not (tmp_path / "loglik.csv").exists()
+    _check_self_contained(_html(tmp_path))
+
+
+# ---------------------------------------------------------------------------
+# Figures and pages from the library objects
+# ---------------------------------------------------------------------------
+
+
+def test_compare_structures_classifies_edges():
+    diff = compare_structures([("a", "b"), ("c", "b"), ("d", "e")], [("b", "a"), ("d", "e"), ("a", "c")])
+    assert diff == {"added": [("c", "b")], "removed": [("a", "c")], "reversed": [("a", "b")],
+                    "unchanged": [("d", "e")]}
+
+
+def test_plot_functions_return_png():
+    names = ["a", "b", "c", "d"]
+    D = pd.DataFrame([[0, 1, 4, 5], [1, 0, 4, 5], [4, 4, 0, 2], [5, 5, 2, 0]], index=names, columns=names,
+                     dtype=float)
+    Z = np.array([[0, 1, 1.0, 2], [2, 3, 2.0, 2], [4, 5, 4.5, 4]])
+    g = DAG.from_edges(names, [("a", "b"), ("c", "d")])
+    h = DAG.from_edges(names, [("b", "a"), ("c", "a")])
+    pngs = [
+        plot_sorted_distances({"b": 1.0, "c": 4.0, "d": 5.0}, "a", 1, selected=["b"]),
+        plot_sorted_distances({"b": float("nan"), "c": 4.0}, "a", 1),
+        plot_sorted_distances({}, "a", 0),
+        plot_distance_heatmap(D, "distances"),
+        plot_dendrogram(Z, names, n_clusters=2),
+        plot_dendrogram(np.zeros((0, 4)), ["a"]),
+        plot_validation_curve([(0, -2.0), (1, -1.5), (2, -1.7)], "N"),
+        plot_validation_curve([{"n_clusters": 1, "validation_log_likelihood": -3.0}], "clusters"),
+        plot_network_comparison(g, h, "a vs b"),
+        plot_network_comparison(DAG.empty(names), DAG.empty(names)),
+    ]
+    for png in pngs:
+        assert isinstance(png, bytes) and png.startswith(PNG_SIGNATURE)
+
+
+def _small_tasks(n_tasks=3, rows=200):
+    net = load_network("asia")
+    return {f"task {i}|x": sample(net, rows, random_state=10 + i) for i in range(n_tasks)}
+
+
+def test_markdown_escapes_names_and_matches_result():
+    # Task names with a space and a pipe must not break the Markdown tables.
+    res = select_tasks(_small_tasks(), "task 0|x", n="gap", n_restarts=0)
+    md = selection_report_markdown(res, {"n": "gap"})
+    assert "task 0\\|x" in md
+    header = md.splitlines().index("| rank | task | distance | increase from previous | selected | gap |")
+    rows = md.splitlines()[header + 2: header + 2 + len(res.order)]
+    assert [r.split(" | ")[1] for r in rows] == [t.replace("|", "\\|") for t in res.order]
+    assert res.how == "gap" and res.selected == res.order[: res.gap]
+
+
+def test_single_task_reports_do_not_fail(tmp_path):
+    from mtbn.report import write_clustering_report, write_selection_report
+
+    one = {"only": sample(load_network("asia"), 120, random_state=3)}
+    sel = select_tasks(one, "only", n=0, n_restarts=0)
+    paths = write_selection_report(sel, tmp_path / "sel", {})
+    _check_self_contained(open(paths["html"], encoding="utf-8").read())
+    clu = cluster_tasks(one, n_clusters=1, n_restarts=0)
+    paths = write_clustering_report(clu, tmp_path / "clu", {})
+    _check_self_contained(open(paths["html"], encoding="utf-8").read())
+
+
+# ---------------------------------------------------------------------------
+# Optional: render the page with headless Chromium
+# ---------------------------------------------------------------------------
+
+
+def _chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+@pytest.mark.skipif(_chromium() is None, reason="headless Chromium is not installed")
+def test_html_renders_in_headless_chromium(select_dir, tmp_path):
+    shot = tmp_path / "report.png"
+    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+           "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1200,3000",
+           f"--screenshot={shot}", (select_dir / "report.html").as_uri()]
+    try:
+        subprocess.run(cmd, capture_output=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as exc:  # the browser itself, not the page
+        pytest.skip(f"headless Chromium did not run: {exc}")
+    if not shot.exists():
+        pytest.skip("headless Chromium did not write a screenshot")
+    data = shot.read_bytes()
+    assert data.startswith(PNG_SIGNATURE)
+    from PIL import Image
+
+    with Image.open(shot) as im:
+        pixels = np.asarray(im.convert("L"))
+    assert (pixels < 200).mean() > 0.01  # text and figures were drawn, not a blank page

@@ -415,8 +415,8 @@ def build_parser():
     p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
     p.add_argument("--max-parents", default=None, type=_nonneg_int, metavar="K",
                    help="maximum number of parents per variable (default: no limit)")
-    p.add_argument("--restarts", default=20, type=_nonneg_int,
-                   help="random restarts of the single-task search (default 20)")
+    p.add_argument("--restarts", default=50, type=_nonneg_int,
+                   help="random restarts of the single-task search (default 50)")
     p.add_argument("--jobs", default=1, type=int, metavar="N",
                    help="parallel jobs for the penalty grid (default 1; -1 = all cores)")
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
@@ -470,7 +470,7 @@ def build_parser():
         "out": "output folder (created if missing)",
         "seed": "random seed (default 0)",
         "jobs": "parallel jobs (default 1; -1 = all cores)",
-        "restarts": "random restarts of every single-task search (default 20; 0 = fastest)",
+        "restarts": "random restarts of every single-task search (default 50; 0 = fastest)",
         "ess": "BDeu equivalent sample size (default 1)",
     }
 
@@ -496,7 +496,7 @@ def build_parser():
     p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
     p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
     p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
     p.set_defaults(func=cmd_relatedness)
@@ -535,7 +535,7 @@ def build_parser():
     p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
     p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
     p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
     p.set_defaults(func=cmd_select)
@@ -568,7 +568,7 @@ def build_parser():
     p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
     p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
     p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=20, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
     p.set_defaults(func=cmd_cluster)

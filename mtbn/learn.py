@@ -128,7 +128,7 @@ def learn_structure(
     start=None,
     tabu_length=10,
     max_tabu_iter=10,
-    n_restarts=20,
+    n_restarts=50,
     perturbation=None,
     max_iter=None,
     random_state=0,
@@ -153,7 +153,7 @@ def learn_structure(
         Recently undone moves that stay forbidden (0: plain hill climbing).
     max_tabu_iter : int, default 10
         Non-improving moves tolerated before a climb stops.
-    n_restarts : int, default 20
+    n_restarts : int, default 50
         Random restarts, each from the best graph after ``perturbation``
         random moves.
     perturbation : int, optional
@@ -251,7 +251,7 @@ class StructureLearner(_Estimator):
         max_parents=None,
         tabu_length=10,
         max_tabu_iter=10,
-        n_restarts=20,
+        n_restarts=50,
         random_state=0,
     ):
         self.score = score
@@ -466,7 +466,7 @@ def learn_structures(
     structure_log_prior=None,
     required_edges=None,
     forbidden_edges=None,
-    n_restarts=20,
+    n_restarts=50,
     max_iter=None,
     random_state=0,
     n_jobs=None,
@@ -521,7 +521,7 @@ def learn_structures(
         ``log P(G_t) = sum_edges f(...)``, raised to ``c = 1/(1+(k-1)delta)``.
     required_edges, forbidden_edges : list of (parent, child), optional
         Apply to every task that has both variables.
-    n_restarts : int, default 20
+    n_restarts : int, default 50
         Restarts of the single-task searches that give the start.
     max_iter : int, optional
         Joint moves allowed.
@@ -670,7 +670,7 @@ def learn_identical_structures(
     max_parents=None,
     tabu_length=10,
     max_tabu_iter=10,
-    n_restarts=20,
+    n_restarts=50,
     random_state=0,
     task_column=None,
 ):
@@ -757,7 +757,7 @@ class MultitaskStructureLearner(_Estimator):
         warm_start=False,
         solver="auto",
         pair_weights=None,
-        n_restarts=20,
+        n_restarts=50,
         random_state=0,
         n_jobs=None,
     ):

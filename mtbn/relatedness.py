@@ -99,7 +99,7 @@ def _masked_edges(graph, mask):
     return [e for e in graph.edges(names=True) if frozenset(e) not in mask]
 
 
-def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=20,
+def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
                        random_state=0, solver="auto", **learn_kwargs):
     """Direct task distances: edit distances of structures learned jointly at a mild penalty.
 
@@ -173,7 +173,7 @@ def _cv_row(graph, source, graphs, datasets, folds, ess):
     return lls, own
 
 
-def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=20, random_state=0,
+def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=50, random_state=0,
                          n_jobs=None):
     """Indirect task distances by cross-fitting structures (Section 2.4.2).
 
@@ -331,7 +331,7 @@ def _check_n(n):
 
 
 def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
-                 validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=20,
+                 validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50,
                  max_tasks=None, n_folds=10, random_state=0, n_jobs=None, progress=None):
     """Select related tasks for a principal task and learn its network with them.
 
@@ -494,7 +494,7 @@ def _learn_clusters(datasets, labels, names, learn_kwargs, seed, ess):
 
 
 def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
-                  relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=20, max_clusters=None,
+                  relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50, max_clusters=None,
                   random_state=0, n_jobs=None, progress=None):
     """Cluster tasks (average link on the direct distance) and learn within each cluster.
 

@@ -25,7 +25,6 @@ not check that parent sets exclude the child.
 """
 
 import numpy as np
-from scipy.special import gammaln
 
 from mtbn._validation import check_option, check_positive
 from mtbn.data import DiscreteData
@@ -180,6 +179,8 @@ class BDeuScore(_CountingScore):
         """``T_alpha[N] = lnG(alpha + N) - lnG(alpha)`` for N = 0..n_samples."""
         t = self._tables.get(alpha)
         if t is None:
+            from scipy.special import gammaln
+
             n = np.arange(self.n_samples + 1, dtype=np.float64)
             t = gammaln(alpha + n) - gammaln(alpha)
             t[0] = 0.0

@@ -158,12 +158,20 @@ class DeltaTable:
         return [set(p) for p in self.graph.parents]
 
     def reversal_legal(self):
-        """``L[u, v]``: the edge u -> v exists and reversing it keeps a DAG."""
+        """``L[u, v]``: the edge u -> v exists and reversing it keeps a DAG.
+
+        Reversing u -> v makes a cycle iff another parent of ``v`` has ``u``
+        as an ancestor; checked for all edges at once with boolean arrays
+        (O(n * n_edges), no BLAS).
+        """
         g = self.graph
-        adjf = g.adj.astype(np.float32)
-        # B[v, u] > 0 iff some parent p of v has u as a proper ancestor.
-        blocked = (adjf.T @ g.anc.astype(np.float32)) > 0
-        return g.adj & ~blocked.T
+        us, vs = np.nonzero(g.adj)
+        legal = np.zeros_like(g.adj)
+        if len(us):
+            # blocked[p, e]: p is a parent of v_e and u_e is an ancestor of p.
+            blocked = g.adj[:, vs] & g.anc[:, us]
+            legal[us, vs] = ~blocked.any(axis=0)
+        return legal
 
     def if_refreshed(self):
         """The by-spec path: recompute every column (used when use_cache=False)."""

@@ -385,6 +385,30 @@ def cmd_cluster(args):
 # ---------------------------------------------------------------------------
 
 
+def _add_learning_args(p, common_help, penalty_scope, selection_help):
+    """Options shared by ``select`` and ``cluster``: output, penalties, validation splits."""
+    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
+    p.add_argument("--penalty", default="auto", type=_penalty_arg, metavar="DELTA|auto",
+                   help=f"multitask penalty {penalty_scope}, or 'auto' to choose it on a validation "
+                   "split (default auto)")
+    p.add_argument("--relatedness-penalty", default=0.9, type=_delta_arg, metavar="DELTA",
+                   help="penalty used by the direct measure (default 0.9)")
+    p.add_argument("--validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help="rows per task held out to choose the penalty (default 0.05)")
+    p.add_argument("--selection-validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
+                   help=f"{selection_help} (default 0.05)")
+
+
+def _add_run_args(p, common_help):
+    """Options shared by the relatedness commands: ess, seed, jobs, restarts, dropna, progress."""
+    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
+    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
+    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
+    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
+    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
+    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="mtbn",
@@ -493,12 +517,7 @@ def build_parser():
                    help="direct: multitask penalty delta used to learn the structures (default 0.9)")
     p.add_argument("--folds", default=10, type=_folds_arg, metavar="K",
                    help="indirect: number of cross-validation folds (default 10)")
-    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
-    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
-    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
-    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
-    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    _add_run_args(p, common_help)
     p.set_defaults(func=cmd_relatedness)
 
     p = sub.add_parser(
@@ -520,24 +539,10 @@ def build_parser():
     p.add_argument("--n", default="auto", type=_select_n_arg, metavar="auto|gap|INT",
                    help="number of tasks to learn with: auto (validation, default), gap (before the largest "
                    "gap in the sorted distances) or a number")
-    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
-    p.add_argument("--penalty", default="auto", type=_penalty_arg, metavar="DELTA|auto",
-                   help="multitask penalty of the final learning, or 'auto' to choose it on a validation "
-                   "split (default auto)")
-    p.add_argument("--relatedness-penalty", default=0.9, type=_delta_arg, metavar="DELTA",
-                   help="penalty used by the direct measure (default 0.9)")
-    p.add_argument("--validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
-                   help="rows per task held out to choose the penalty (default 0.05)")
-    p.add_argument("--selection-validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
-                   help="principal rows held out to choose N with --n auto (default 0.05)")
+    _add_learning_args(p, common_help, "of the final learning", "principal rows held out to choose N with --n auto")
     p.add_argument("--max-tasks", default=None, type=_nonneg_int, metavar="K",
                    help="largest N tried by --n auto (default: all)")
-    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
-    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
-    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
-    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
-    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    _add_run_args(p, common_help)
     p.set_defaults(func=cmd_select)
 
     p = sub.add_parser(
@@ -553,24 +558,11 @@ def build_parser():
     p.add_argument("csv", nargs="+", metavar="CSV", help="one CSV file per task")
     p.add_argument("--n", default="auto", type=_cluster_n_arg, metavar="auto|INT",
                    help="number of clusters: auto (validation, default) or a number")
-    p.add_argument("--out", required=True, metavar="DIR", help=common_help["out"])
-    p.add_argument("--penalty", default="auto", type=_penalty_arg, metavar="DELTA|auto",
-                   help="multitask penalty within each cluster, or 'auto' to choose it on a validation "
-                   "split (default auto)")
-    p.add_argument("--relatedness-penalty", default=0.9, type=_delta_arg, metavar="DELTA",
-                   help="penalty used by the direct measure (default 0.9)")
-    p.add_argument("--validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
-                   help="rows per task held out to choose the penalty (default 0.05)")
-    p.add_argument("--selection-validation", default=0.05, type=_validation_arg, metavar="FRACTION_OR_ROWS",
-                   help="rows per task held out to choose the number of clusters with --n auto (default 0.05)")
+    _add_learning_args(p, common_help, "within each cluster",
+                       "rows per task held out to choose the number of clusters with --n auto")
     p.add_argument("--max-clusters", default=None, type=_nonneg_int, metavar="K",
                    help="largest number of clusters tried by --n auto (default: all)")
-    p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
-    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
-    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
-    p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
-    p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
-    p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+    _add_run_args(p, common_help)
     p.set_defaults(func=cmd_cluster)
     return parser
 

@@ -340,7 +340,8 @@ def _apply_joint(views, i, j, old, new):
             table.apply(2, u, v) if a == 1 else table.apply(2, v, u)
 
 
-def _local_constraints(scorer, idx, required, forbidden):
+def local_constraints(scorer, idx, required, forbidden):
+    """A task's required / forbidden matrices (local indices) from the global ones."""
     gl = np.flatnonzero(idx >= 0)
     loc = idx[gl]
     nl = scorer.n_vars
@@ -357,7 +358,7 @@ def _independent_search(scorers, starts, local_index, max_parents, required, for
 
     results = []
     for t, scorer in enumerate(scorers):
-        req, forb = _local_constraints(scorer, local_index[t], required, forbidden)
+        req, forb = local_constraints(scorer, local_index[t], required, forbidden)
         results.append(hill_climb(scorer, [set(p) for p in starts[t]], max_parents=max_parents, required=req,
                                   forbidden=forb, max_iter=max_iter, tol=tol, names=scorer.data.names))
     lls = [r.log_score for r in results]

@@ -14,7 +14,7 @@ from mtbn._validation import check_max_parents, check_option, check_penalty, che
 from mtbn.data import DiscreteData, from_dataframe, read_csv
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError
 from mtbn.graph import DAG
-from mtbn.joint import SOLVERS, multitask_hill_climb
+from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.score import SCORES, make_scorer
 from mtbn.search import hill_climb
@@ -403,15 +403,8 @@ def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds,
     """Single-task solutions per task (local indices)."""
     out = []
     for t, scorer in enumerate(scorers):
-        idx = local_index[t]
-        gl = np.flatnonzero(idx >= 0)
-        loc = idx[gl]
-        nl = scorer.n_vars
-        req = np.zeros((nl, nl), dtype=bool)
-        forb = np.zeros((nl, nl), dtype=bool)
-        req[np.ix_(loc, loc)] = required[np.ix_(gl, gl)]
-        forb[np.ix_(loc, loc)] = forbidden[np.ix_(gl, gl)]
-        start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(nl)]
+        req, forb = local_constraints(scorer, local_index[t], required, forbidden)
+        start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(scorer.n_vars)]
         out.append(
             hill_climb(
                 scorer, start, max_parents=max_parents, required=req, forbidden=forb,

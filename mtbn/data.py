@@ -19,6 +19,7 @@ rows; nothing is dropped silently.
 
 import csv
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -345,7 +346,7 @@ def read_csv(path, *, name=None, states=None, dropna=False):
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0]
     try:
-        with open(path, newline="", encoding="utf-8") as fh:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh), None)
     except OSError as exc:
         raise InvalidDataError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
@@ -353,9 +354,18 @@ def read_csv(path, *, name=None, states=None, dropna=False):
         raise InvalidDataError(f"task {name!r} is empty: {path!r} has no header line.")
     _check_unique([h.strip() for h in header], f"task {name!r}: duplicate column name")
     try:
-        df = pd.read_csv(
-            path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False
-        )
+        with warnings.catch_warnings():
+            # index_col=False stops pandas from silently turning an extra first
+            # field into the index; the warning it gives instead becomes an error.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(
+                path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
+                index_col=False, encoding="utf-8-sig",
+            )
+    except pd.errors.ParserWarning:
+        raise InvalidDataError(
+            f"task {name!r}: rows of {path!r} have more fields than the header ({len(header)} columns)."
+        ) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InvalidDataError(f"task {name!r}: cannot parse {path!r}: {exc}".strip()) from None
     except pd.errors.EmptyDataError:
@@ -429,8 +439,10 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
         ``task_column`` (one task per value of that column, the multi-net
         case).
     states : dict of str to sequence of str, optional
-        Declared state lists; other variables get the sorted union of the
-        labels observed in any task.
+        Declared state lists. Other variables keep the state order of the
+        first DiscreteData input that has them, followed by any further labels
+        in sorted order (DataFrame inputs: the sorted union of the labels
+        observed in any task).
     dropna : bool, default False
         Drop incomplete rows instead of raising.
     task_column : str, optional
@@ -444,9 +456,12 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
     if not items:
         raise InvalidParameterError("tasks is empty: at least one task is required.")
     coded = []
+    given_order = {}  # state order of DiscreteData inputs (treated as declared)
     for name, obj in items:
         if isinstance(obj, DiscreteData):
             coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name))
+            for v, st in zip(obj.names, obj.states):
+                given_order.setdefault(v, st)
         else:
             coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
     for d in coded:
@@ -478,7 +493,8 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
             for d in coded:
                 if v in d._index:
                     labels.update(d.states[d._index[v]])
-            st = tuple(sorted(labels))
+            first = given_order.get(v, ())
+            st = tuple(first) + tuple(sorted(labels - set(first)))
             if len(st) > MAX_STATES:
                 raise InvalidDataError(
                     f"column {v!r} has {len(st)} states across tasks; at most {MAX_STATES}."

@@ -1,0 +1,351 @@
+"""Tests of mtbn.data: integer coding of one task and of several related tasks.
+
+The independent truths are the literal inputs: every test builds a small
+DataFrame or CSV by hand and checks the coded result against the labels that
+were written, or checks that a bad input is refused with a message naming the
+task and the column.
+"""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.data import MAX_STATES, DiscreteData, from_dataframe, make_taskset, read_csv
+from mtbn.exceptions import InvalidDataError
+
+
+def _write(path, text):
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _decoded(d):
+    """Decode a DiscreteData by hand (codes -> labels), independent of to_dataframe."""
+    return {
+        name: [d.states[v][int(c)] for c in d.codes[:, v]] for v, name in enumerate(d.names)
+    }
+
+
+# ---------------------------------------------------------------------------
+# Labels are kept verbatim
+# ---------------------------------------------------------------------------
+
+
+def test_csv_special_labels_are_states_not_missing_or_numbers(tmp_path):
+    text = (
+        "A,B,C\n"
+        "None,NA,3\n"
+        "null,NaN,3.0\n"
+        "NA,n/a,03\n"
+        "None,#N/A,3\n"
+        "nan,NULL,-1\n"
+    )
+    d = read_csv(_write(tmp_path / "special.csv", text))
+    assert d.name == "special"
+    assert d.names == ("A", "B", "C")
+    assert d.n_samples == 5
+    cols = _decoded(d)
+    assert cols["A"] == ["None", "null", "NA", "None", "nan"]
+    assert cols["B"] == ["NA", "NaN", "n/a", "#N/A", "NULL"]
+    # "3", "3.0" and "03" are three different labels, not one number.
+    assert cols["C"] == ["3", "3.0", "03", "3", "-1"]
+    assert set(d.states[0]) == {"None", "null", "NA", "nan"}
+    assert set(d.states[2]) == {"3", "3.0", "03", "-1"}
+    assert all(isinstance(s, str) for st in d.states for s in st)
+    # Without declared states the state list is the sorted observed labels.
+    assert d.states[0] == tuple(sorted(["None", "null", "NA", "nan"]))
+
+
+def test_csv_labels_keep_surrounding_spaces(tmp_path):
+    d = read_csv(_write(tmp_path / "sp.csv", "A,B\n x,y\nx,y \n"))
+    assert _decoded(d) == {"A": [" x", "x"], "B": ["y", "y "]}
+
+
+def test_dataframe_string_labels_are_verbatim():
+    df = pd.DataFrame({"A": ["None", "NA", "null", "3"], "B": ["x", "x", "y", "y"]})
+    d = from_dataframe(df, name="t")
+    assert _decoded(d)["A"] == ["None", "NA", "null", "3"]
+    assert d.states[0] == ("3", "NA", "None", "null")
+    assert d.codes.dtype == np.uint8
+
+
+def test_dataframe_integer_column_becomes_string_labels():
+    df = pd.DataFrame({"A": [3, 1, 3, 2]})
+    d = from_dataframe(df)
+    assert d.states == (("1", "2", "3"),)
+    assert _decoded(d)["A"] == ["3", "1", "3", "2"]
+
+
+def test_to_dataframe_round_trip_of_csv(tmp_path):
+    text = "X,Y\nNone,1\nNA,2\nnull,1\n3,2\n"
+    path = _write(tmp_path / "rt.csv", text)
+    d = read_csv(path)
+    back = d.to_dataframe()
+    expected = pd.DataFrame({"X": ["None", "NA", "null", "3"], "Y": ["1", "2", "1", "2"]})
+    pd.testing.assert_frame_equal(back.astype(object), expected.astype(object))
+
+
+def test_single_state_column_is_legal(tmp_path):
+    d = from_dataframe(pd.DataFrame({"A": ["only"] * 4, "B": ["x", "y", "x", "y"]}), name="t")
+    assert d.states[0] == ("only",)
+    assert d.arities.tolist() == [1, 2]
+    assert (d.codes[:, 0] == 0).all()
+    d2 = read_csv(_write(tmp_path / "one.csv", "A\nz\nz\n"))
+    assert d2.states == (("z",),)
+
+
+def test_declared_states_keep_order_and_unobserved_states(tmp_path):
+    path = _write(tmp_path / "decl.csv", "A,B\nlow,x\nhigh,x\n")
+    d = read_csv(path, states={"A": ["low", "mid", "high"]})
+    assert d.states[0] == ("low", "mid", "high")
+    assert d.arities.tolist() == [3, 1]
+    assert d.codes[:, 0].tolist() == [0, 2]
+
+
+# ---------------------------------------------------------------------------
+# Bad inputs
+# ---------------------------------------------------------------------------
+
+
+def test_nan_in_dataframe_is_an_error_naming_task_column_count_and_rows():
+    df = pd.DataFrame({"A": ["a", "b", "a", "b"], "B": [1.0, np.nan, 2.0, np.nan]})
+    with pytest.raises(InvalidDataError, match=r"task 'T1': 2 missing values in column\(s\) 'B' \(2\), rows 1, 3"):
+        from_dataframe(df, name="T1")
+
+
+def test_none_in_dataframe_is_an_error():
+    df = pd.DataFrame({"A": ["a", None, "a"], "B": ["x", "y", None]})
+    with pytest.raises(InvalidDataError, match=r"task 'T2': 2 missing values in column\(s\) 'A' \(1\), 'B' \(1\), rows 1, 2"):
+        from_dataframe(df, name="T2")
+
+
+def test_empty_string_in_dataframe_is_missing():
+    df = pd.DataFrame({"A": ["a", "", "b"]})
+    with pytest.raises(InvalidDataError, match=r"task 'T3': 1 missing values in column\(s\) 'A' \(1\), rows 1"):
+        from_dataframe(df, name="T3")
+
+
+def test_empty_csv_cell_is_an_error_naming_count_and_place(tmp_path):
+    path = _write(tmp_path / "holes.csv", "A,B,C\nx,y,z\nx,,z\nx,y,z\n,y,\n")
+    with pytest.raises(
+        InvalidDataError,
+        match=r"task 'holes': 3 missing values in column\(s\) 'A' \(1\), 'B' \(1\), 'C' \(1\), rows 1, 3",
+    ):
+        read_csv(path)
+    with pytest.raises(InvalidDataError, match="dropna"):
+        read_csv(path)
+
+
+def test_dropna_drops_exactly_the_incomplete_rows(tmp_path):
+    rows = [
+        ["a", "x", "p"],
+        ["b", None, "p"],
+        ["a", "y", "q"],
+        [np.nan, "y", "q"],
+        ["b", "x", ""],
+        ["b", "y", "p"],
+    ]
+    df = pd.DataFrame(rows, columns=["A", "B", "C"])
+    d = from_dataframe(df, name="t", dropna=True)
+    complete = [0, 2, 5]
+    assert d.n_samples == len(complete)
+    expected = {c: [rows[i][j] for i in complete] for j, c in enumerate(["A", "B", "C"])}
+    assert _decoded(d) == expected
+    # Labels of dropped rows do not become states.
+    assert d.states == (("a", "b"), ("x", "y"), ("p", "q"))
+    # Same with a CSV.
+    path = _write(tmp_path / "d.csv", "A,B\na,x\n,y\nb,\nb,y\n")
+    d2 = read_csv(path, dropna=True)
+    assert _decoded(d2) == {"A": ["a", "b"], "B": ["x", "y"]}
+
+
+def test_dropna_of_every_row_is_an_error():
+    df = pd.DataFrame({"A": [None, "a"], "B": ["x", None]})
+    with pytest.raises(InvalidDataError, match=r"task 'all' is empty after dropping"):
+        from_dataframe(df, name="all", dropna=True)
+
+
+def test_empty_task_without_rows():
+    with pytest.raises(InvalidDataError, match=r"task 'E' is empty: it has no rows"):
+        from_dataframe(pd.DataFrame({"A": [], "B": []}), name="E")
+
+
+def test_empty_task_without_columns():
+    with pytest.raises(InvalidDataError, match=r"task 'E' is empty: it has no columns"):
+        from_dataframe(pd.DataFrame(index=range(3)), name="E")
+
+
+def test_csv_with_header_only_or_nothing_is_empty(tmp_path):
+    with pytest.raises(InvalidDataError, match=r"task 'hdr' is empty"):
+        read_csv(_write(tmp_path / "hdr.csv", "A,B\n"))
+    with pytest.raises(InvalidDataError, match=r"task 'nothing' is empty"):
+        read_csv(_write(tmp_path / "nothing.csv", ""))
+
+
+def test_make_taskset_rejects_empty_task():
+    good = pd.DataFrame({"A": ["a", "b"]})
+    with pytest.raises(InvalidDataError, match=r"task 'bad' is empty"):
+        make_taskset({"good": good, "bad": pd.DataFrame({"A": []})})
+
+
+def test_duplicate_dataframe_columns():
+    df = pd.DataFrame([["a", "b", "c"]], columns=["A", "B", "A"])
+    with pytest.raises(InvalidDataError, match=r"task 'dup': duplicate column name 'A'"):
+        from_dataframe(df, name="dup")
+
+
+def test_duplicate_csv_header(tmp_path):
+    path = _write(tmp_path / "duphdr.csv", "A,B,B\nx,y,z\n")
+    with pytest.raises(InvalidDataError, match=r"task 'duphdr': duplicate column name 'B'"):
+        read_csv(path)
+
+
+def test_duplicate_task_names():
+    df = pd.DataFrame({"A": ["a", "b"]})
+    with pytest.raises(InvalidDataError, match=r"duplicate task name 'x'"):
+        make_taskset([("x", df), ("x", df)])
+    d = from_dataframe(df, name="same")
+    with pytest.raises(InvalidDataError, match=r"duplicate task name 'same'"):
+        make_taskset([d, d])
+    # Keys that differ only in type still give the same task name.
+    with pytest.raises(InvalidDataError, match=r"duplicate task name '1'"):
+        make_taskset({1: df, "1": df})
+
+
+def test_continuous_float_column_asks_for_discretisation():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"A": ["a"] * 50, "X": rng.normal(size=50)})
+    with pytest.raises(InvalidDataError, match=r"task 'f', column 'X': a float column with 50 distinct values.*discretise"):
+        from_dataframe(df, name="f")
+
+
+def test_float_column_with_few_values_is_discrete():
+    df = pd.DataFrame({"X": [0.5, 1.5, 0.5, 1.5]})
+    d = from_dataframe(df)
+    assert d.states == (("0.5", "1.5"),)
+
+
+def test_more_than_255_states_is_an_error():
+    df = pd.DataFrame({"id": [f"s{i}" for i in range(MAX_STATES + 1)], "A": ["a"] * (MAX_STATES + 1)})
+    with pytest.raises(InvalidDataError, match=r"task 'big', column 'id' has 256 states; at most 255"):
+        from_dataframe(df, name="big")
+
+
+def test_exactly_255_states_is_legal():
+    labels = [f"s{i:03d}" for i in range(MAX_STATES)]
+    d = from_dataframe(pd.DataFrame({"id": labels}))
+    assert d.arities.tolist() == [255]
+    assert _decoded(d)["id"] == labels
+
+
+def test_undeclared_state_is_an_error(tmp_path):
+    df = pd.DataFrame({"A": ["lo", "hi", "mid"], "B": ["x", "y", "x"]})
+    with pytest.raises(InvalidDataError, match=r"task 'u', column 'A': unknown state 'mid'"):
+        from_dataframe(df, name="u", states={"A": ["lo", "hi"]})
+    path = _write(tmp_path / "u.csv", "A\nlo\nNone\n")
+    with pytest.raises(InvalidDataError, match=r"task 'u', column 'A': unknown state 'None'"):
+        read_csv(path, states={"A": ["lo", "hi"]})
+    with pytest.raises(InvalidDataError, match=r"task 'u', column 'A': unknown state 'mid'"):
+        make_taskset({"u": df}, states={"A": ["lo", "hi"]})
+
+
+# ---------------------------------------------------------------------------
+# Several tasks
+# ---------------------------------------------------------------------------
+
+
+def test_make_taskset_overlapping_variables_union_states_and_round_trip():
+    t1 = pd.DataFrame({"A": ["a1", "a2", "a1"], "B": ["x", "y", "x"]})
+    t2 = pd.DataFrame({"C": ["c", "c", "d", "c"], "B": ["z", "y", "y", "NA"]})
+    t3 = pd.DataFrame({"A": ["a3", "a1"]})
+    ts = make_taskset({"one": t1, "two": t2, "three": t3})
+    assert ts.names == ("one", "two", "three")
+    assert ts.variables == ("A", "B", "C")
+    assert ts.states == (("a1", "a2", "a3"), ("NA", "x", "y", "z"), ("c", "d"))
+    assert ts.local_index.tolist() == [[0, 1, -1], [-1, 1, 0], [0, -1, -1]]
+    # Every task that has a variable uses the shared state list (same arity).
+    for t, task in enumerate(ts.tasks):
+        for g, var in enumerate(ts.variables):
+            j = ts.local_index[t, g]
+            if j >= 0:
+                assert task.names[j] == var
+                assert task.states[j] == ts.states[g]
+    # Codes decode back to the original labels.
+    for name, original in (("one", t1), ("two", t2), ("three", t3)):
+        task = ts[name]
+        pd.testing.assert_frame_equal(task.to_dataframe().astype(object), original.astype(object))
+        assert _decoded(task) == {c: list(original[c]) for c in original.columns}
+    # global_codes puts each column at its global position.
+    g = ts.global_codes(1)
+    assert g[:, 1].tolist() == ts["two"].codes[:, 1].tolist()
+    assert g[:, 2].tolist() == ts["two"].codes[:, 0].tolist()
+
+
+def test_make_taskset_list_of_dataframes_and_discrete_data():
+    d = from_dataframe(pd.DataFrame({"A": ["p", "q"]}), name="named")
+    ts = make_taskset([pd.DataFrame({"A": ["r", "p"]}), d])
+    assert ts.names == ("task0", "named")
+    assert ts.states == (("p", "q", "r"),)
+    assert _decoded(ts["named"]) == {"A": ["p", "q"]}
+    assert _decoded(ts["task0"]) == {"A": ["r", "p"]}
+
+
+def test_make_taskset_declared_states():
+    t1 = pd.DataFrame({"A": ["lo", "lo"]})
+    t2 = pd.DataFrame({"A": ["hi", "lo"]})
+    ts = make_taskset({"a": t1, "b": t2}, states={"A": ["lo", "mid", "hi"]})
+    assert ts.states == (("lo", "mid", "hi"),)
+    assert ts["a"].codes[:, 0].tolist() == [0, 0]
+    assert ts["b"].codes[:, 0].tolist() == [2, 0]
+
+
+def test_make_taskset_task_column_splits_one_dataframe():
+    df = pd.DataFrame(
+        {
+            "site": ["s2", "s1", "s2", "s1", "s1"],
+            "A": ["a", "b", "c", "a", "a"],
+            "B": ["x", "x", "y", "None", "x"],
+        }
+    )
+    ts = make_taskset(df, task_column="site")
+    assert ts.names == ("s1", "s2")
+    assert ts.variables == ("A", "B")
+    assert ts.states == (("a", "b", "c"), ("None", "x", "y"))
+    assert _decoded(ts["s1"]) == {"A": ["b", "a", "a"], "B": ["x", "None", "x"]}
+    assert _decoded(ts["s2"]) == {"A": ["a", "c"], "B": ["x", "y"]}
+    assert ts.local_index.tolist() == [[0, 1], [0, 1]]
+
+
+def test_discrete_data_round_trip_through_from_dataframe():
+    rng = np.random.default_rng(3)
+    labels = np.array(["None", "NA", "null", "3", "x"], dtype=object)
+    df = pd.DataFrame({f"V{j}": labels[rng.integers(0, 5, size=40)] for j in range(4)})
+    d = from_dataframe(df)
+    d2 = from_dataframe(d.to_dataframe())
+    assert d2.states == d.states
+    assert np.array_equal(d2.codes, d.codes)
+    assert isinstance(d.take([0, 2]), DiscreteData)
+    assert _decoded(d.take([0, 2])) == {c: [df[c][0], df[c][2]] for c in df.columns}
+
+
+def test_csv_rows_longer_than_header_are_refused(tmp_path):
+    path = _write(tmp_path / "long.csv", "A,B\nx,y,z\nu,v,w\n")
+    with pytest.raises(InvalidDataError, match=r"task 'long'"):
+        read_csv(path)
+
+
+def test_csv_utf8_byte_order_mark_is_not_part_of_the_first_name(tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfA,B\nx,y\n")
+    assert read_csv(path).names == ("A", "B")
+
+
+def test_taskset_subset_keeps_declared_state_order():
+    ts = make_taskset(
+        {"a": pd.DataFrame({"A": ["lo", "hi"]}), "b": pd.DataFrame({"A": ["lo"]})},
+        states={"A": ["lo", "mid", "hi"]},
+    )
+    assert ts.states == (("lo", "mid", "hi"),)
+    sub = ts.subset(["a"])
+    assert sub.states == ts.states
+    assert _decoded(sub["a"]) == {"A": ["lo", "hi"]}

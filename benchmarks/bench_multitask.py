@@ -108,7 +108,7 @@ def bench_full_run(quick):
     print("\n## Full 5-task ALARM run (1000 rows per task, delta = 0.9, start from STL)\n")
     print("| what | seconds | ratio to single-task learning of the 5 tasks |")
     print("|---|---|---|")
-    print(f"| single-task learning of the 5 tasks (tabu + 20 restarts each) | {t_stl:.2f} | 1.00 |")
+    print(f"| single-task learning of the 5 tasks (learn_structure defaults: tabu 10, 50 restarts each) | {t_stl:.2f} | 1.00 |")
     print(f"| multitask run: its own 5 single-task starts + joint search ({res.search.n_iter} joint moves, "
           f"solver {res.search.solver}) + CPTs | {t_total:.2f} | {t_total / t_stl:.2f} |")
     print(f"| joint search alone from given STL graphs ({joint.search.n_iter} joint moves) + CPTs "

@@ -111,16 +111,19 @@ def marginal(network, variables):
         touching = [f for f in factors if z in f[0]]
         factors = [f for f in factors if z not in f[0]]
         scope = sorted({x for vs, _ in touching for x in vs} - {z})
-        args = []
-        for vs, arr in touching:
-            args.extend([arr, list(vs)])
-        factors.append((tuple(scope), np.einsum(*args, scope, optimize=True)))
+        factors.append((tuple(scope), _contract(touching, scope)))
+    if not factors:
+        return np.ones(())
+    return _contract(factors, variables)
+
+
+def _contract(factors, out):
+    """einsum of ``(variables, array)`` factors onto ``out`` (ids relabelled below 52)."""
+    label = {}
     args = []
     for vs, arr in factors:
-        args.extend([arr, list(vs)])
-    if not args:
-        return np.ones(())
-    return np.einsum(*args, variables, optimize=True)
+        args.extend([arr, [label.setdefault(v, len(label)) for v in vs]])
+    return np.einsum(*args, [label[v] for v in out], optimize=True)
 
 
 def _marginalised_cpt(network, v, kept, family_joint=None):

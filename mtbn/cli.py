@@ -76,11 +76,11 @@ class _Progress:
 def _write_task_outputs(out, name, dag, network):
     from mtbn.networks import write_bif
 
+    write_bif(network, os.path.join(out, f"{name}.bif"))  # first: it refuses labels BIF cannot hold
     with open(os.path.join(out, f"{name}.edges.csv"), "w", encoding="utf-8", newline="") as fh:
         fh.write("source,target\n")
         for u, v in dag.edges(names=True):
             fh.write(f"{_csv_cell(u)},{_csv_cell(v)}\n")
-    write_bif(network, os.path.join(out, f"{name}.bif"))
 
 
 def _csv_cell(text):
@@ -149,6 +149,11 @@ def cmd_learn(args):
                 "score": float(res.task_log_likelihoods[t]),
                 "n_samples": task.n_samples,
             }
+        if res.penalty_path:
+            summary["structures_learned_on"] = (
+                "the training split of each task (validation rows held out to choose the penalty); "
+                "scores are on that split, CPTs are fitted on all rows"
+            )
         summary["penalty"] = res.penalty
         summary["log_score"] = res.log_score
         summary["penalty_path"] = res.penalty_path_records()
@@ -217,8 +222,9 @@ def cmd_bench(args):
         plots=not args.no_plots,
     )
     print(summary)
+    plots = "" if args.no_plots else " and plots"
     print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(args.out, 'results.csv')}, "
-          f"{os.path.join(args.out, 'summary.md')} and plots")
+          f"{os.path.join(args.out, 'summary.md')}{plots}")
     return 0
 
 
@@ -582,7 +588,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
-        parser.print_help()
+        parser.print_help(sys.stderr)
+        print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
         return 2
     try:
         return args.func(args)

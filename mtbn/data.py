@@ -350,6 +350,10 @@ def read_csv(path, *, name=None, states=None, dropna=False):
             header = next(csv.reader(fh), None)
     except OSError as exc:
         raise InvalidDataError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
+    except UnicodeDecodeError:
+        raise InvalidDataError(
+            f"task {name!r}: {path!r} is not UTF-8 text; save it as UTF-8 CSV."
+        ) from None
     if not header:
         raise InvalidDataError(f"task {name!r} is empty: {path!r} has no header line.")
     _check_unique([h.strip() for h in header], f"task {name!r}: duplicate column name")

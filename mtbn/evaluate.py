@@ -184,6 +184,14 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
 
     check_option("problem", problem, PROBLEMS)
     methods = _check_methods(list(methods))
+    for name, value, low in (("n_trials", n_trials, 1), ("n_tasks", n_tasks, 1), ("n_train", n_train, 2),
+                             ("n_test", n_test, 1)):
+        if not isinstance(value, (int, np.integer)) or value < low:
+            raise InvalidParameterError(f"{name} must be an integer >= {low}; got {value!r}.")
+    if not 0.0 <= float(p_del) <= 1.0:
+        raise InvalidParameterError(f"p_del must be in [0, 1]; got {p_del!r}.")
+    if any(m.startswith("mtl") for m in methods) and not isinstance(validation, float) and validation >= n_train:
+        raise InvalidParameterError(f"validation={validation!r} leaves no training rows (n_train={n_train}).")
     config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],

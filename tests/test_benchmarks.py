@@ -1,0 +1,332 @@
+"""Tests of the benchmark generators, the metrics and the benchmark runner (issue 4).
+
+Truths used: the edge sets of the original networks; exact probabilities
+computed by brute force from the full joint distribution of ASIA (all
+2^8 states enumerated as the product of the CPTs); the ALARM graph itself for
+the component split; hand-counted edit distances and precision / recall on
+tiny graphs; and, for the runner, a complete run against an interrupted and
+resumed one. The runner uses the perturbed ALARM problem with 2 tasks,
+200 training rows, no restarts and a 3-point penalty grid (about 2 s per
+trial).
+"""
+
+import itertools
+import os
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.benchmarks import (
+    ALARM_COMPONENTS,
+    make_component_pool,
+    make_component_tasks,
+    make_perturbed_tasks,
+    marginal,
+)
+from mtbn.cli import main
+from mtbn.evaluate import RESULT_COLUMNS, run_benchmark
+from mtbn.graph import DAG
+from mtbn.metrics import edge_scores, edit_distance, kl_divergence
+from mtbn.networks import BayesianNetwork, load_network, sample
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return load_network("asia")
+
+
+@pytest.fixture(scope="module")
+def alarm():
+    return load_network("alarm")
+
+
+def _joint(net):
+    """Full joint distribution of a small network, one axis per variable (network order)."""
+    shape = tuple(int(a) for a in net.arities)
+    joint = np.zeros(shape)
+    for states in itertools.product(*(range(a) for a in shape)):
+        p = 1.0
+        for v, ps in enumerate(net.parents):
+            p *= net.cpts[v][tuple(states[q] for q in ps) + (states[v],)]
+        joint[states] = p
+    return joint
+
+
+def _brute_marginal(joint, variables):
+    """P(variables), axes in the given order, by summing the joint."""
+    others = tuple(a for a in range(joint.ndim) if a not in variables)
+    kept = sorted(variables)
+    m = joint.sum(axis=others)
+    return np.transpose(m, [kept.index(v) for v in variables])
+
+
+def _brute_conditional(joint, child, parents):
+    """P(child | parents), axes: parents (in order), then child."""
+    m = _brute_marginal(joint, list(parents) + [child])
+    return m / m.sum(axis=-1, keepdims=True)
+
+
+# ---------------------------------------------------------------------------
+# Perturbed tasks
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("network, p_del", [("asia", 0.4), ("alarm", 0.1)])
+def test_perturbed_tasks_delete_exactly_the_returned_edges(network, p_del):
+    original = load_network(network)
+    tasks, deleted = make_perturbed_tasks(original, n_tasks=3, p_del=p_del, random_state=11)
+    assert len(tasks) == len(deleted) == 3
+    orig_edges = set(original.edges)
+    assert any(deleted), "some task should delete an edge"
+    for task, gone in zip(tasks, deleted):
+        assert task.names == original.names and task.states == original.states
+        assert set(task.edges) <= orig_edges
+        assert orig_edges - set(task.edges) == gone
+        # Children that lost no parent keep their CPT.
+        touched = {c for _, c in gone}
+        for v, name in enumerate(original.names):
+            if name not in touched:
+                assert task.parents[v] == original.parents[v]
+                np.testing.assert_array_equal(task.cpts[v], original.cpts[v])
+
+
+def test_deleting_every_edge_leaves_the_true_marginals(asia):
+    (task,), (gone,) = make_perturbed_tasks(asia, n_tasks=1, p_del=1.0, random_state=0)
+    assert gone == set(asia.edges) and task.edges == []
+    joint = _joint(asia)
+    for v in range(asia.n_vars):
+        np.testing.assert_allclose(task.cpts[v], _brute_marginal(joint, [v]), atol=1e-12)
+
+
+def test_marginalised_cpt_is_the_conditional_on_the_remaining_parents(asia):
+    joint = _joint(asia)
+    tasks, deleted = make_perturbed_tasks(asia, n_tasks=6, p_del=0.5, random_state=0)
+    partial = 0
+    for task, gone in zip(tasks, deleted):
+        for v in range(asia.n_vars):
+            kept = task.parents[v]
+            np.testing.assert_allclose(task.cpts[v], _brute_conditional(joint, v, kept), atol=1e-12)
+            if kept and len(kept) < len(asia.parents[v]):
+                partial += 1
+    assert partial > 0, "need a child that kept one parent and lost another"
+
+
+def test_independent_parameters_keep_structure_and_change_cpts(asia):
+    tasks, deleted = make_perturbed_tasks(asia, n_tasks=3, p_del=0.0, independent_parameters=True, random_state=5)
+    assert deleted == [set(), set(), set()]
+    for task in tasks:
+        assert task.parents == asia.parents
+    for a, b in itertools.combinations([asia, *tasks], 2):
+        assert any(not np.allclose(x, y) for x, y in zip(a.cpts, b.cpts))
+
+
+def _same_networks(ta, tb):
+    return all(
+        a.parents == b.parents and all(np.array_equal(x, y) for x, y in zip(a.cpts, b.cpts))
+        for a, b in zip(ta, tb)
+    )
+
+
+@pytest.mark.parametrize("independent", [False, True])
+def test_perturbed_tasks_are_reproducible_from_the_seed(asia, independent):
+    kw = dict(n_tasks=4, p_del=0.3, independent_parameters=independent)
+    a, da = make_perturbed_tasks(asia, random_state=3, **kw)
+    b, db = make_perturbed_tasks(asia, random_state=3, **kw)
+    c, dc = make_perturbed_tasks(asia, random_state=4, **kw)
+    assert da == db and _same_networks(a, b)
+    assert not (da == dc and _same_networks(a, c))
+
+
+# ---------------------------------------------------------------------------
+# ALARM-COMP
+# ---------------------------------------------------------------------------
+
+
+def test_alarm_components_partition_alarm_into_connected_parts(alarm):
+    assert sorted(len(c) for c in ALARM_COMPONENTS) == [7, 8, 8, 14]
+    flat = [v for c in ALARM_COMPONENTS for v in c]
+    assert len(flat) == len(set(flat)) == 37
+    assert set(flat) == set(alarm.names)
+    skeleton = alarm.to_networkx().to_undirected()
+    for comp in ALARM_COMPONENTS:
+        assert nx.is_connected(skeleton.subgraph(comp)), comp
+
+
+def _inside(edges, comp):
+    s = set(comp)
+    return {(u, v) for u, v in edges if u in s and v in s}
+
+
+def test_component_tasks_change_only_their_components(alarm):
+    changed = ((), (0,), (1,), (2,), (0, 2), (3,))
+    tasks = make_component_tasks(alarm, changed=changed, random_state=7)
+    assert len(tasks) == len(changed)
+    orig = set(alarm.edges)
+    for ch, task in zip(changed, tasks):
+        assert task.names == alarm.names and task.states == alarm.states
+        edges = set(task.edges)
+        inside_changed = set().union(*(_inside(orig | edges, ALARM_COMPONENTS[c]) for c in ch)) if ch else set()
+        assert orig - inside_changed == edges - inside_changed
+        for c in ch:
+            assert len(_inside(edges, ALARM_COMPONENTS[c])) == len(_inside(orig, ALARM_COMPONENTS[c]))
+        assert nx.is_directed_acyclic_graph(task.to_networkx())
+        changed_nodes = {n for c in ch for n in ALARM_COMPONENTS[c]}
+        for v, name in enumerate(alarm.names):
+            if name not in changed_nodes:
+                assert task.parents[v] == alarm.parents[v]
+                np.testing.assert_array_equal(task.cpts[v], alarm.cpts[v])
+        if ch:
+            assert any(not np.array_equal(task.cpts[alarm.index(n)], alarm.cpts[alarm.index(n)])
+                       for n in changed_nodes)
+        else:
+            assert edges == orig
+
+
+def test_component_pool_has_one_task_per_nonempty_subset(alarm):
+    principal, pool, changed = make_component_pool(alarm, random_state=2)
+    assert principal.edges == alarm.edges
+    expected = {s for r in range(1, 5) for s in itertools.combinations(range(4), r)}
+    assert len(pool) == len(changed) == 15
+    assert {tuple(sorted(c)) for c in changed} == expected
+    for ch, task in zip(changed, pool):
+        untouched = {n for c in range(4) if c not in ch for n in ALARM_COMPONENTS[c]}
+        for name in untouched:
+            v = alarm.index(name)
+            assert task.parents[v] == alarm.parents[v]
+
+
+@pytest.mark.parametrize("variables", [["dysp"], ["xray", "asia"], ["either", "smoke", "tub"], ["lung", "bronc"]])
+def test_marginal_equals_brute_force(asia, variables):
+    idx = [asia.index(n) for n in variables]
+    np.testing.assert_allclose(marginal(asia, idx), _brute_marginal(_joint(asia), idx), atol=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# Metrics
+# ---------------------------------------------------------------------------
+
+
+def test_kl_divergence_zero_against_itself_positive_against_another(asia):
+    test = sample(asia, 3000, random_state=0)
+    assert kl_divergence(asia, asia, test) == 0.0
+    (empty,), _ = make_perturbed_tasks(asia, n_tasks=1, p_del=1.0, random_state=0)
+    assert kl_divergence(asia, empty, test) > 0.1
+
+
+def test_edit_distance_hand_example():
+    g1 = [("a", "b"), ("b", "c"), ("c", "d")]
+    g2 = [("b", "a"), ("b", "c"), ("a", "d")]
+    # a-b reversed (1), b-c same (0), c-d deleted (1), a-d added (1).
+    assert edit_distance(g1, g2) == 3
+    assert edit_distance(g2, g1) == 3
+    assert edit_distance(g1, g2, reversal="double") == 4
+    d1 = DAG.from_edges(["a", "b", "c", "d"], g1)
+    d2 = DAG.from_edges(["a", "b", "c", "d"], g2)
+    assert edit_distance(d1, d2) == 3
+    assert edit_distance([("a", "b")], [("b", "a")]) == 1
+    assert edit_distance(d1, d1) == 0
+
+
+def test_edge_scores_hand_example():
+    truth = [("a", "b"), ("b", "c"), ("c", "d"), ("a", "d")]
+    learned = [("a", "b"), ("c", "b"), ("c", "d"), ("b", "d"), ("a", "c")]  # c->b is a reversal: wrong
+    s = edge_scores(learned, truth, shared={("a", "b"), ("b", "c")})
+    assert s["precision"] == pytest.approx(2 / 5)
+    assert s["recall"] == pytest.approx(2 / 4)
+    assert s["recall_shared"] == pytest.approx(1 / 2)  # a->b found, b->c not
+    assert s["recall_specific"] == pytest.approx(1 / 2)  # c->d found, a->d not
+    assert edge_scores(truth, truth) == {"precision": 1.0, "recall": 1.0}
+
+
+# ---------------------------------------------------------------------------
+# run_benchmark and mtbn bench
+# ---------------------------------------------------------------------------
+
+BENCH = dict(n_tasks=2, n_train=200, n_test=2000, methods=("stl", "mtl"), penalty_grid=(0.0, 0.9, 1.0),
+             n_restarts=0, plots=False)
+
+
+@pytest.fixture(scope="module")
+def full_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("bench_full")
+    results, summary = run_benchmark("alarm", str(out), n_trials=2, **BENCH)
+    return out, results, summary
+
+
+def test_results_csv_has_one_row_per_trial_method_task(full_run):
+    out, results, _ = full_run
+    table = pd.read_csv(out / "results.csv")
+    assert list(table.columns) == list(RESULT_COLUMNS)
+    assert len(table) == 2 * 2 * 2
+    keys = set(zip(table["trial"], table["method"], table["task"]))
+    assert keys == {(t, m, k) for t in (0, 1) for m in ("stl", "mtl") for k in ("task0", "task1")}
+    assert (table["edit_distance"] >= 0).all() and (table["edit_distance"] % 1 == 0).all()
+    assert np.isfinite(table["kl"]).all()
+    assert table.loc[table["method"] == "stl", "penalty"].isna().all()
+    assert table.loc[table["method"] == "mtl", "penalty"].isin([0.0, 0.9, 1.0]).all()
+    pd.testing.assert_frame_equal(table, results, check_dtype=False)
+
+
+def test_summary_md_mentions_each_method(full_run):
+    out, _, summary = full_run
+    text = (out / "summary.md").read_text(encoding="utf-8")
+    assert text == summary
+    for method in ("stl", "mtl"):
+        assert f"| {method} |" in text
+
+
+def test_interrupted_benchmark_resumes_to_the_same_results(full_run, tmp_path):
+    out_a = full_run[0]
+    out_b = tmp_path / "b"
+    run_benchmark("alarm", str(out_b), n_trials=1, **BENCH)
+    first = out_b / "trials" / "trial_0000.csv"
+    stamp, content = first.stat().st_mtime_ns, first.read_bytes()
+    run_benchmark("alarm", str(out_b), n_trials=2, **BENCH)
+    assert first.stat().st_mtime_ns == stamp and first.read_bytes() == content
+    a = pd.read_csv(out_a / "results.csv")
+    b = pd.read_csv(out_b / "results.csv")
+    # "seconds" is wall-clock time; everything else depends only on the seed and the trial number.
+    cols = [c for c in RESULT_COLUMNS if c != "seconds"]
+    pd.testing.assert_frame_equal(a[cols], b[cols])
+
+
+def test_bench_cli_writes_results_summary_and_plots(tmp_path, capsys):
+    out = tmp_path / "cli"
+    args = ["bench", "alarm", "--tasks", "2", "--train", "200", "--trials", "1", "--test-rows", "2000",
+            "--restarts", "0", "--methods", "stl,mtl", "--out", str(out)]
+    assert main(args + ["--no-plots"]) == 0
+    assert (out / "results.csv").is_file() and (out / "summary.md").is_file()
+    assert not list(out.glob("*.png"))
+    table = pd.read_csv(out / "results.csv")
+    assert set(table["method"]) == {"stl", "mtl"} and len(table) == 4
+    # Same settings again, with plots: the trial is reused and the PNGs appear.
+    assert main(args) == 0
+    for name in ("edit_distance.png", "kl.png"):
+        data = (out / name).read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n"), name
+    capsys.readouterr()
+    # Other settings in the same folder are refused with a one-line error.
+    other = list(args)
+    other[other.index("--train") + 1] = "300"
+    assert main(other) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mtbn: error:")
+    assert "other settings" in err[0] and str(out) in err[0]
+    assert len(pd.read_csv(out / "results.csv")) == 4
+
+
+def test_bench_zero_trials_is_a_usage_error(tmp_path, capsys):
+    code = main(["bench", "alarm", "--trials", "0", "--methods", "stl", "--restarts", "0", "--no-plots",
+                 "--out", str(tmp_path / "zero")])
+    assert code == 2
+    assert capsys.readouterr().err.startswith("mtbn: error:")
+
+
+def test_bench_refused_settings_do_not_block_the_folder(tmp_path, capsys):
+    out = str(tmp_path / "fix")
+    common = ["bench", "alarm", "--train", "200", "--trials", "1", "--test-rows", "2000", "--restarts", "0",
+              "--methods", "stl", "--no-plots", "--out", out]
+    assert main(common + ["--tasks", "0"]) == 2
+    assert main(common + ["--tasks", "2"]) == 0

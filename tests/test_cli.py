@@ -1,0 +1,332 @@
+"""Tests of the ``mtbn learn`` contract and of the command-line help / error handling.
+
+Data: the shipped ASIA network (8 binary variables) sampled with a few
+hundred rows per task and written to CSV files; every run uses
+``--restarts 0`` so that a learn call takes well under a second. Truths used:
+the library's own single-task learner on the same CSV (same seed and
+options), the CSV header, pgmpy's independent BIF reader, and parameters
+refitted from the CSV with :func:`mtbn.networks.fit_parameters`. Expected
+errors are run in a subprocess (``python -m mtbn``) to see exactly what a user
+sees on stderr.
+"""
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mtbn.cli import build_parser, main
+from mtbn.data import read_csv
+from mtbn.learn import DEFAULT_PENALTY_GRID, learn_structure
+from mtbn.networks import fit_parameters, load_network, read_bif, sample
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ASIA_VARS = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+
+
+@pytest.fixture(scope="module")
+def asia():
+    return load_network("asia")
+
+
+@pytest.fixture(scope="module")
+def csvs(tmp_path_factory, asia):
+    """Two ASIA task CSVs (300 rows each, different seeds)."""
+    folder = tmp_path_factory.mktemp("cli_tasks")
+    paths = []
+    for seed, stem in enumerate(("north", "south")):
+        path = folder / f"{stem}.csv"
+        sample(asia, 300, random_state=seed).to_dataframe().to_csv(path, index=False)
+        paths.append(str(path))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def stl_dir(tmp_path_factory, csvs):
+    out = tmp_path_factory.mktemp("learn_none") / "out"
+    code = main(["learn", "--prior", "none", "--out", str(out), "--restarts", "0", *csvs])
+    assert code == 0
+    return out
+
+
+def _run_cli(*args, cwd=None):
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.run([sys.executable, "-m", "mtbn", *args], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=300)
+
+
+def _assert_one_line_error(proc):
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("mtbn: error:"), lines[0]
+    return lines[0]
+
+
+def _read_edges_csv(path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        text = fh.read()
+    assert text.splitlines()[0] == "source,target"
+    rows = list(csv.reader(text.splitlines()[1:]))
+    assert all(len(r) == 2 for r in rows), rows
+    return [tuple(r) for r in rows]
+
+
+def _stem(path):
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+# ---------------------------------------------------------------------------
+# mtbn learn --prior none
+# ---------------------------------------------------------------------------
+
+
+def test_learn_none_writes_edges_bif_and_summary_per_task(stl_dir, csvs):
+    names = sorted(os.listdir(stl_dir))
+    expected = sorted([f"{_stem(p)}.edges.csv" for p in csvs] + [f"{_stem(p)}.bif" for p in csvs] + ["summary.json"])
+    assert names == expected
+
+
+def test_learn_edges_csv_has_header_and_real_variable_edges(stl_dir, csvs):
+    for path in csvs:
+        edges = _read_edges_csv(stl_dir / f"{_stem(path)}.edges.csv")
+        assert edges, "ASIA with 300 rows has dependencies to find"
+        assert len(set(edges)) == len(edges)
+        for u, v in edges:
+            assert u in ASIA_VARS and v in ASIA_VARS and u != v
+
+
+def test_learn_none_graph_equals_single_task_learner(stl_dir, csvs):
+    for path in csvs:
+        expected = set(learn_structure(read_csv(path), n_restarts=0, random_state=0).graph.edges(names=True))
+        assert set(_read_edges_csv(stl_dir / f"{_stem(path)}.edges.csv")) == expected
+
+
+def test_learn_bif_read_by_mtbn_and_pgmpy_with_same_edges(stl_dir, csvs):
+    from pgmpy.readwrite import BIFReader
+
+    for path in csvs:
+        stem = _stem(path)
+        edges = set(_read_edges_csv(stl_dir / f"{stem}.edges.csv"))
+        net = read_bif(str(stl_dir / f"{stem}.bif"))
+        assert set(net.names) == set(ASIA_VARS)
+        assert set(net.edges) == edges
+        model = BIFReader(str(stl_dir / f"{stem}.bif")).get_model()
+        assert set(model.nodes()) == set(ASIA_VARS)
+        assert {(str(u), str(v)) for u, v in model.edges()} == edges
+
+
+def test_learn_bif_parameters_are_fitted_on_all_rows(stl_dir, csvs):
+    path = csvs[0]
+    data = read_csv(path)
+    net = read_bif(str(stl_dir / f"{_stem(path)}.bif"))
+    # Refit the written structure on the CSV (BDeu posterior mean, ess 1) with mtbn's own fitter.
+    parents = [tuple(sorted(data.index(net.names[p]) for p in net.parents[net.index(v)])) for v in data.names]
+    ref = fit_parameters(parents, data, equivalent_sample_size=1.0)
+    for v, name in enumerate(data.names):
+        w = net.index(name)
+        assert net.states[w] == ref.states[v]
+        order = [data.names[p] for p in ref.parents[v]]
+        got = net.cpts[w]
+        # Put the BIF's parent axes in the refit's order before comparing.
+        axes = [[net.names[p] for p in net.parents[w]].index(n) for n in order] + [len(order)]
+        np.testing.assert_allclose(np.transpose(got, axes), ref.cpts[v], rtol=0, atol=1e-12)
+
+
+def test_learn_summary_json_has_tasks_seconds_and_options(stl_dir, csvs):
+    with open(stl_dir / "summary.json", encoding="utf-8") as fh:
+        summary = json.load(fh)
+    assert set(summary["tasks"]) == {_stem(p) for p in csvs}
+    for path in csvs:
+        info = summary["tasks"][_stem(path)]
+        assert {tuple(e) for e in info["edges"]} == set(_read_edges_csv(stl_dir / f"{_stem(path)}.edges.csv"))
+        assert info["n_edges"] == len(info["edges"])
+        assert isinstance(info["score"], float) and math.isfinite(info["score"]) and info["score"] < 0
+        assert info["n_samples"] == 300
+    assert isinstance(summary["seconds"], (int, float)) and summary["seconds"] > 0
+    opts = summary["options"]
+    assert opts["prior"] == "none"
+    assert opts["restarts"] == 0
+    assert opts["seed"] == 0
+    assert opts["out"] == str(stl_dir)
+    for key in ("penalty", "reversal", "validation", "ess", "max_parents", "jobs", "dropna"):
+        assert key in opts, key
+
+
+def test_learn_one_state_column_is_not_an_error(tmp_path, asia):
+    df = sample(asia, 200, random_state=4).to_dataframe()
+    df["constant"] = "always"
+    path = tmp_path / "const.csv"
+    df.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["learn", "--prior", "none", "--out", str(out), "--restarts", "0", str(path)]) == 0
+    net = read_bif(str(out / "const.bif"))
+    assert net.states[net.index("constant")] == ("always",)
+    from pgmpy.readwrite import BIFReader
+
+    model = BIFReader(str(out / "const.bif")).get_model()
+    assert "constant" in model.nodes() and {(str(u), str(v)) for u, v in model.edges()} == set(net.edges)
+    for u, v in _read_edges_csv(out / "const.edges.csv"):
+        assert u in df.columns and v in df.columns
+
+
+# ---------------------------------------------------------------------------
+# mtbn learn with a multitask prior
+# ---------------------------------------------------------------------------
+
+
+def test_learn_paired_fixed_penalty_records_penalty(tmp_path, csvs):
+    out = tmp_path / "out"
+    assert main(["learn", "--prior", "paired", "--penalty", "0.9", "--out", str(out), "--restarts", "0", *csvs]) == 0
+    with open(out / "summary.json", encoding="utf-8") as fh:
+        summary = json.load(fh)
+    assert summary["penalty"] == 0.9
+    assert summary["penalty_path"] == []  # a given penalty has no selection path
+    assert summary["options"]["prior"] == "paired"
+    for path in csvs:
+        stem = _stem(path)
+        edges = set(_read_edges_csv(out / f"{stem}.edges.csv"))
+        assert {tuple(e) for e in summary["tasks"][stem]["edges"]} == edges
+        assert set(read_bif(str(out / f"{stem}.bif")).edges) == edges
+
+
+def test_learn_auto_penalty_records_the_path(tmp_path, csvs):
+    out = tmp_path / "out"
+    assert main(["learn", "--penalty", "auto", "--out", str(out), "--restarts", "0", *csvs]) == 0
+    with open(out / "summary.json", encoding="utf-8") as fh:
+        summary = json.load(fh)
+    path = summary["penalty_path"]
+    assert [p["penalty"] for p in path] == sorted(DEFAULT_PENALTY_GRID)
+    lls = [p["validation_log_likelihood"] for p in path]
+    assert summary["penalty"] in DEFAULT_PENALTY_GRID
+    chosen = [p for p in path if p["penalty"] == summary["penalty"]][0]
+    assert chosen["validation_log_likelihood"] == pytest.approx(max(lls))
+    for p in path:
+        assert len(p["n_edges"]) == len(csvs)
+    for c in csvs:
+        assert (out / f"{_stem(c)}.edges.csv").is_file() and (out / f"{_stem(c)}.bif").is_file()
+
+
+# ---------------------------------------------------------------------------
+# Expected errors: exit 2, one line, no traceback
+# ---------------------------------------------------------------------------
+
+
+def test_learn_empty_cell_names_the_column(tmp_path, asia):
+    df = sample(asia, 50, random_state=1).to_dataframe()
+    df.loc[7, "bronc"] = ""
+    path = tmp_path / "holes.csv"
+    df.to_csv(path, index=False)
+    line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
+                                           str(tmp_path / "out"), str(path)))
+    assert "bronc" in line
+
+
+def test_learn_missing_file_is_a_one_line_error(tmp_path):
+    missing = tmp_path / "nowhere.csv"
+    line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
+                                           str(tmp_path / "out"), str(missing)))
+    assert "nowhere.csv" in line
+
+
+@pytest.mark.parametrize("penalty", ["1.5", "-0.1", "lots"])
+def test_learn_penalty_outside_unit_interval_exits_2(tmp_path, csvs, penalty):
+    proc = _run_cli("learn", "--penalty", penalty, "--restarts", "0", "--out", str(tmp_path / "out"), csvs[0])
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert "--penalty" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_learn_duplicate_column_names_is_a_one_line_error(tmp_path):
+    path = tmp_path / "dupes.csv"
+    path.write_text("a,b,a\nx,y,z\ny,y,x\nx,x,x\n", encoding="utf-8")
+    line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
+                                           str(tmp_path / "out"), str(path)))
+    assert "'a'" in line and "duplicate" in line
+
+
+def test_learn_same_stem_in_two_folders_is_a_one_line_error(tmp_path, asia):
+    paths = []
+    for i, folder in enumerate(("one", "two")):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "site.csv"
+        sample(asia, 50, random_state=i).to_dataframe().to_csv(path, index=False)
+        paths.append(str(path))
+    line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
+                                           str(tmp_path / "out"), *paths))
+    assert "site" in line
+
+
+def test_learn_non_utf8_csv_is_a_one_line_error(tmp_path):
+    path = tmp_path / "latin.csv"
+    path.write_bytes(b"\xff\xfe,b\nx,y\nz,y\n")
+    line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
+                                           str(tmp_path / "out"), str(path)))
+    assert "latin" in line
+
+
+# ---------------------------------------------------------------------------
+# Help
+# ---------------------------------------------------------------------------
+
+#: Options each command is documented to take (besides -h/--help).
+DOCUMENTED_OPTIONS = {
+    "learn": ["--out", "--prior", "--penalty", "--reversal", "--validation", "--ess", "--seed", "--max-parents",
+              "--restarts", "--jobs", "--dropna", "--progress"],
+    "demo": ["--trials", "--rows", "--jobs", "--seed", "--out"],
+    "bench": ["--tasks", "--pdel", "--train", "--validation", "--trials", "--methods", "--penalty", "--seed",
+              "--jobs", "--out", "--test-rows", "--restarts", "--progress", "--no-plots"],
+    "relatedness": ["--measure", "--out", "--penalty", "--folds", "--ess", "--seed", "--jobs", "--restarts",
+                    "--dropna", "--progress"],
+    "select": ["--principal", "--measure", "--n", "--out", "--penalty", "--relatedness-penalty", "--validation",
+               "--selection-validation", "--max-tasks", "--ess", "--seed", "--jobs", "--restarts", "--dropna",
+               "--progress"],
+    "cluster": ["--n", "--out", "--penalty", "--relatedness-penalty", "--validation", "--selection-validation",
+                "--max-clusters", "--ess", "--seed", "--jobs", "--restarts", "--dropna", "--progress"],
+}
+
+
+def _subparsers():
+    import argparse
+
+    parser = build_parser()
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices
+    raise AssertionError("no subcommands")
+
+
+def test_top_level_help_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for command in DOCUMENTED_OPTIONS:
+        assert command in text, command
+    assert set(_subparsers()) == set(DOCUMENTED_OPTIONS)
+
+
+@pytest.mark.parametrize("command", sorted(DOCUMENTED_OPTIONS))
+def test_command_help_mentions_every_option(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    defined = {s for a in _subparsers()[command]._actions for s in a.option_strings if s.startswith("--")}
+    defined.discard("--help")
+    assert set(DOCUMENTED_OPTIONS[command]) <= defined
+    for option in sorted(defined):
+        assert option in text, option
+
+
+def test_help_runs_as_a_module():
+    proc = _run_cli("--help")
+    assert proc.returncode == 0
+    assert "learn" in proc.stdout and proc.stderr == ""

@@ -6,7 +6,7 @@ set size (``ru_maxrss``, KiB on Linux) belongs to that measurement alone:
 * ``hc``: plain greedy hill climbing from the empty graph (``hill_climb``
   with tabu_length=0, n_restarts=0), a fresh scorer per run;
 * ``default``: ``learn_structure`` with its defaults (tabu list of 10,
-  10 non-improving moves, 20 restarts).
+  10 non-improving moves, 50 restarts).
 
 Each is run twice: with numpy's default BLAS threading and with one BLAS
 thread (``OPENBLAS_NUM_THREADS=1``), because mtbn's search calls a small
@@ -153,7 +153,7 @@ def main(argv=None):
     rows = []
     for r in results:
         label = ("mtbn hill_climb (tabu_length=0, n_restarts=0)" if r["kind"] == "hc"
-                 else "mtbn learn_structure defaults (tabu 10, 20 restarts)")
+                 else "mtbn learn_structure defaults (tabu 10, 50 restarts)")
         label += ", OPENBLAS_NUM_THREADS=1" if r["one_blas_thread"] else ", default BLAS threads"
         rows.append([label, f"{r['seconds']:.2f}", f"{r['bdeu']:.4f}", f"{r['bdeu'] - bn_hc['bdeu']:+.4f}",
                      r["edges"], r["shd"], r["n_iter"], f"{r['cache_misses']:,}",

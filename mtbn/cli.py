@@ -15,16 +15,18 @@ import time
 __all__ = ["main", "build_parser"]
 
 
-def _penalty_arg(text):
-    if text == "auto":
-        return "auto"
+def _delta_arg(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1] or 'auto'; got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
     if not 0.0 <= value <= 1.0:
         raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
     return value
+
+
+def _penalty_arg(text):
+    return "auto" if text == "auto" else _delta_arg(text)
 
 
 def _validation_arg(text):
@@ -37,14 +39,22 @@ def _validation_arg(text):
     return int(value) if value >= 1 else value
 
 
-def _nonneg_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0; got {text!r}")
-    return value
+def _int_at_least(minimum):
+    """An argparse type: an integer >= ``minimum``."""
+
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {text!r}")
+        return value
+
+    return parse
+
+
+_nonneg_int = _int_at_least(0)
 
 
 def _positive_float(text):
@@ -233,24 +243,7 @@ def cmd_bench(args):
 # ---------------------------------------------------------------------------
 
 
-def _delta_arg(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
-    return value
-
-
-def _folds_arg(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 2; got {text!r}") from None
-    if value < 2:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 2; got {text!r}")
-    return value
+_folds_arg = _int_at_least(2)
 
 
 def _select_n_arg(text):

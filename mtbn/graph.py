@@ -22,6 +22,7 @@ __all__ = [
     "edit_distance",
     "edge_states",
     "topological_order",
+    "partial_topological_order",
     "REVERSAL_COSTS",
 ]
 
@@ -29,14 +30,14 @@ __all__ = [
 REVERSAL_COSTS = {"single": 1, "double": 2}
 
 
-def topological_order(parents):
-    """A topological order of the graph given as parent sets (smallest first).
+def partial_topological_order(parents):
+    """Kahn's algorithm taking the smallest ready node first.
 
-    Raises
-    ------
-    CycleError
-        If the graph has a directed cycle.
+    Returns every node of an acyclic graph; with a cycle, only the nodes
+    not on or below a cycle (so ``len(order) < len(parents)`` tells).
     """
+    import heapq
+
     n = len(parents)
     children = [[] for _ in range(n)]
     indeg = [0] * n
@@ -44,8 +45,6 @@ def topological_order(parents):
         for p in pa:
             children[p].append(v)
             indeg[v] += 1
-    import heapq
-
     ready = [v for v in range(n) if indeg[v] == 0]
     heapq.heapify(ready)
     order = []
@@ -56,8 +55,20 @@ def topological_order(parents):
             indeg[c] -= 1
             if indeg[c] == 0:
                 heapq.heappush(ready, c)
-    if len(order) != n:
-        left = sorted(set(range(n)) - set(order))
+    return order
+
+
+def topological_order(parents):
+    """A topological order of the graph given as parent sets (smallest first).
+
+    Raises
+    ------
+    CycleError
+        If the graph has a directed cycle.
+    """
+    order = partial_topological_order(parents)
+    if len(order) != len(parents):
+        left = sorted(set(range(len(parents))) - set(order))
         raise CycleError(f"the graph has a directed cycle through node {left[0]}.")
     return order
 

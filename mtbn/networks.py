@@ -30,7 +30,6 @@ checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
 """
 
 import gzip
-import heapq
 import os
 import re
 from pathlib import Path
@@ -40,6 +39,7 @@ import numpy as np
 from mtbn._validation import check_positive, check_random_state
 from mtbn.data import MAX_STATES, DiscreteData
 from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
+from mtbn.graph import partial_topological_order
 
 __all__ = [
     "BayesianNetwork",
@@ -176,7 +176,7 @@ class BayesianNetwork:
         -------
         list of int
         """
-        return _kahn_order(self._parents)
+        return partial_topological_order(self._parents)
 
     def to_networkx(self):
         """The structure as a ``networkx.DiGraph`` over the variable names.
@@ -285,29 +285,8 @@ def _check_cpt(names, arities, parents, v, cpt):
         )
 
 
-def _kahn_order(parents):
-    """Kahn's algorithm taking the smallest ready index first; may be partial."""
-    n = len(parents)
-    children = [[] for _ in range(n)]
-    indegree = [len(ps) for ps in parents]
-    for v, ps in enumerate(parents):
-        for p in ps:
-            children[p].append(v)
-    ready = [v for v in range(n) if indegree[v] == 0]
-    heapq.heapify(ready)
-    order = []
-    while ready:
-        v = heapq.heappop(ready)
-        order.append(v)
-        for c in children[v]:
-            indegree[c] -= 1
-            if indegree[c] == 0:
-                heapq.heappush(ready, c)
-    return order
-
-
 def _check_acyclic(names, parents):
-    order = _kahn_order(parents)
+    order = partial_topological_order(parents)
     if len(order) == len(parents):
         return
     left = set(range(len(parents))) - set(order)

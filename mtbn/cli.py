@@ -448,7 +448,7 @@ def build_parser():
 
     p = sub.add_parser(
         "demo",
-        help="a small multitask benchmark on ALARM (about two minutes on 2 cores)",
+        help="a small multitask benchmark on ALARM (about a minute on 2 cores)",
         description="Run a small version of 'mtbn bench alarm': 5 related tasks made from the shipped "
         "ALARM network, single-task vs identical vs pooled vs multitask learning, and print the table.",
     )

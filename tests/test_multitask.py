@@ -567,3 +567,15 @@ def test_all_zero_pair_weights_learn_tasks_independently():
     zero = learn_structures(tasks, penalty=1.0, pair_weights=np.zeros((3, 3)), start="empty", n_restarts=0)
     free = learn_structures(tasks, penalty=0.0, start="empty", n_restarts=0)
     assert [g.parents for g in zero.graphs] == [g.parents for g in free.graphs]
+
+
+def test_warm_start_walks_the_grid_from_the_previous_point():
+    tasks = asia_tasks(n=300, k=3, seed=4)
+    grid = (0.0, 0.9, 0.999)
+    warm = learn_structures(tasks, penalty="auto", penalty_grid=grid, warm_start=True, n_restarts=0)
+    cold = learn_structures(tasks, penalty="auto", penalty_grid=grid, warm_start=False, n_restarts=0)
+    assert [p.penalty for p in warm.penalty_path] == list(grid)
+    # The first point starts from the same single-task graphs either way.
+    assert [g.parents for g in warm.penalty_path[0].graphs] == [g.parents for g in cold.penalty_path[0].graphs]
+    best = max(p.validation_log_likelihood for p in warm.penalty_path)
+    assert warm.penalty in [p.penalty for p in warm.penalty_path if p.validation_log_likelihood == best]

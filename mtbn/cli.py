@@ -328,7 +328,7 @@ def cmd_select(args):
         tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
         penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
         equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
-        random_state=args.seed, n_jobs=args.jobs, progress=progress,
+        n_folds=args.folds, random_state=args.seed, n_jobs=args.jobs, progress=progress,
     )
     options = _options_of(args)
     options["inputs"] = list(args.csv)
@@ -539,6 +539,8 @@ def build_parser():
                    help="number of tasks to learn with: auto (validation, default), gap (before the largest "
                    "gap in the sorted distances) or a number")
     _add_learning_args(p, common_help, "of the final learning", "principal rows held out to choose N with --n auto")
+    p.add_argument("--folds", default=10, type=_folds_arg, metavar="K",
+                   help="cross-validation folds of the indirect measure (default 10)")
     p.add_argument("--max-tasks", default=None, type=_nonneg_int, metavar="K",
                    help="largest N tried by --n auto (default: all)")
     _add_run_args(p, common_help)

@@ -32,16 +32,6 @@ from mtbn.metrics import edge_scores, edit_distance, kl_divergence
 from mtbn.networks import BayesianNetwork, load_network, sample
 
 
-@pytest.fixture(scope="module")
-def asia():
-    return load_network("asia")
-
-
-@pytest.fixture(scope="module")
-def alarm():
-    return load_network("alarm")
-
-
 def _joint(net):
     """Full joint distribution of a small network, one axis per variable (network order)."""
     shape = tuple(int(a) for a in net.arities)

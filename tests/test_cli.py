@@ -23,15 +23,10 @@ import pytest
 from mtbn.cli import build_parser, main
 from mtbn.data import read_csv
 from mtbn.learn import DEFAULT_PENALTY_GRID, learn_structure
-from mtbn.networks import fit_parameters, load_network, read_bif, sample
+from mtbn.networks import fit_parameters, read_bif, sample
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ASIA_VARS = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
-
-
-@pytest.fixture(scope="module")
-def asia():
-    return load_network("asia")
 
 
 @pytest.fixture(scope="module")

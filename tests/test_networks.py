@@ -96,16 +96,6 @@ def exact_joint(net):
 
 
 @pytest.fixture(scope="module")
-def asia():
-    return load_network("asia")
-
-
-@pytest.fixture(scope="module")
-def alarm():
-    return load_network("alarm")
-
-
-@pytest.fixture(scope="module")
 def asia_sample(asia):
     return sample(asia, 200_000, random_state=12345)
 

@@ -21,7 +21,7 @@ from mtbn.benchmarks import make_perturbed_tasks
 from mtbn.data import DiscreteData
 from mtbn.exceptions import InvalidParameterError
 from mtbn.learn import learn_structure, learn_structures
-from mtbn.networks import fit_parameters, load_network, log_likelihood, sample
+from mtbn.networks import fit_parameters, log_likelihood, sample
 from mtbn.relatedness import (
     average_link_clusters,
     cluster_tasks,
@@ -37,11 +37,6 @@ NAMES = ("a0", "a1", "v0", "v1")
 def _named(net, n, seed, name):
     d = sample(net, n, random_state=seed)
     return DiscreteData(d.codes, d.names, d.states, name)
-
-
-@pytest.fixture(scope="module")
-def asia():
-    return load_network("asia")
 
 
 @pytest.fixture(scope="module")

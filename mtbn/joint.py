@@ -30,6 +30,7 @@ contain required edges, a prior built by :func:`mtbn.priors.make_prior`).
 """
 
 import itertools
+from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -42,6 +43,7 @@ __all__ = [
     "multitask_hill_climb",
     "solve_pairs",
     "solve_branch_and_bound",
+    "solve_excluding",
     "solve_exhaustive",
     "best_configuration",
     "SOLVERS",
@@ -169,39 +171,97 @@ def solve_pairs(prior, gains, part, log_factor, solver="auto", stats=None):
     return _SOLVER_FUNCS[resolve_solver(prior, solver)](prior, gains, part, log_factor, stats)
 
 
-def best_configuration(prior, gains, part, log_factor, solver="auto", tol=TIE_TOLERANCE):
+def solve_excluding(prior, gains, part, log_factor, exclude, solver="auto", stats=None):
+    """Best objective of each pair problem over the configurations other than ``exclude``.
+
+    ``exclude[p]`` is one configuration of pair ``p`` (length ``k``). The
+    configurations that differ from it split into ``k`` boxes: agree on tasks
+    ``< t``, differ at task ``t``, free after ``t``; each box is one
+    restricted pair problem for the solver, so this costs ``k`` solver calls
+    and is exact for every solver. The tabu phase of the joint search uses it
+    to find the best move that changes something.
+    """
+    gains = np.asarray(gains, dtype=float)
+    exclude = np.asarray(exclude, dtype=np.int64)
+    m, k, _ = gains.shape
+    rows = np.arange(m)
+    best = np.full(m, -np.inf)
+    g = gains.copy()
+    for t in range(k):
+        x = exclude[:, t]
+        trial = g.copy()
+        trial[rows, t, x] = -np.inf
+        val = solve_pairs(prior, trial, part, log_factor, solver, stats)
+        # A task that takes no part in a pair cannot differ there.
+        best = np.maximum(best, np.where(part[:, t], val, -np.inf))
+        keep = g[rows, t, x]
+        g[:, t, :] = -np.inf
+        g[rows, t, x] = keep
+    return best
+
+
+#: Pair problems with at most this many legal configurations are broken by enumeration.
+ENUMERATION_LIMIT = 4096
+
+
+def _best_by_enumeration(prior, gains, part, log_factor, tol, exclude):
+    """Lexicographically smallest legal configuration within ``tol`` of the best, or None if too many."""
+    legal = [[s for s in range(3) if np.isfinite(gains[t, s])] for t in range(gains.shape[0])]
+    if int(np.prod([len(x) for x in legal], dtype=float)) > ENUMERATION_LIMIT:
+        return None
+    configs = np.array(list(itertools.product(*legal)), dtype=np.int64).reshape(-1, gains.shape[0])
+    if exclude is not None:
+        configs = configs[np.any(configs != np.asarray(exclude)[None, :], axis=1)]
+    if not len(configs):
+        return (), -np.inf
+    total = gains[np.arange(gains.shape[0])[None, :], configs].sum(axis=1)
+    phi = prior.log_prior(configs, np.broadcast_to(part, configs.shape), np.full(len(configs), float(log_factor)))
+    with np.errstate(invalid="ignore"):
+        obj = np.where(np.isfinite(phi), total + phi, -np.inf)
+    best = float(obj.max())
+    if not np.isfinite(best):
+        return (), -np.inf
+    return tuple(int(s) for s in configs[np.flatnonzero(obj >= best - tol)[0]]), best
+
+
+def best_configuration(prior, gains, part, log_factor, solver="auto", tol=TIE_TOLERANCE, exclude=None):
     """The tie-broken best configuration of one pair problem, and its value.
 
     Returns the lexicographically smallest configuration whose objective is
-    within ``tol`` of the best (see the module docstring).
+    within ``tol`` of the best (see the module docstring). With ``exclude``
+    (a configuration), the best is taken over the other configurations.
+    Small problems (at most :data:`ENUMERATION_LIMIT` legal configurations)
+    are enumerated; larger ones are fixed task by task with the solver's
+    value oracle. Either way the result does not depend on the solver.
     """
+    gains = np.asarray(gains, dtype=float)
+    found = _best_by_enumeration(prior, gains, part, log_factor, tol, exclude)
+    if found is not None:
+        return found
     k = gains.shape[0]
-    L = np.array([log_factor])
 
-    def value(g):
-        return float(solve_pairs(prior, g[None], part[None], L, solver)[0])
+    def values(gs):
+        b = len(gs)
+        P = np.broadcast_to(part, (b, k))
+        L = np.full(b, float(log_factor))
+        if exclude is None:
+            return solve_pairs(prior, gs, P, L, solver)
+        return solve_excluding(prior, gs, P, L, np.broadcast_to(np.asarray(exclude), (b, k)), solver)
 
-    best = value(gains)
-    g = np.array(gains, dtype=float, copy=True)
+    best = float(values(gains[None])[0])
+    g = gains.copy()
     states = []
     for t in range(k):
-        chosen = None
+        # The three ways to fix task t, solved in one call.
+        trials = np.repeat(g[None], 3, axis=0)
         for s in range(3):
-            if not np.isfinite(gains[t, s]):
-                continue
-            trial = g.copy()
-            keep = trial[t, s]
-            trial[t] = -np.inf
-            trial[t, s] = keep
-            if value(trial) >= best - tol:
-                chosen = s
-                g = trial
-                break
-        if chosen is None:  # numerical corner: fall back to the best state
-            chosen = int(np.argmax(gains[t]))
-            keep = g[t, chosen]
-            g[t] = -np.inf
-            g[t, chosen] = keep
+            trials[s, t] = -np.inf
+            trials[s, t, s] = g[t, s]
+        vals = values(trials)
+        ok = [s for s in range(3) if np.isfinite(gains[t, s]) and vals[s] >= best - tol]
+        # Numerical corner (nothing within tol): fall back to the best state.
+        chosen = ok[0] if ok else int(np.argmax(gains[t]))
+        g = trials[chosen]
         states.append(chosen)
     return tuple(states), best
 
@@ -237,6 +297,14 @@ class MultitaskSearchResult:
         ``n_configurations``, ``n_pruned``, ``cache_hits``.
     converged : bool
     message : str
+    n_restarts : int
+        Random restarts performed.
+    trace : list of float
+        The best joint score after the climbs from the start(s), then after
+        each restart.
+    start_scores : list of float
+        The joint score reached by the climb from each start (the given start
+        first, then ``extra_starts`` in order).
     """
 
     graphs: list
@@ -251,6 +319,9 @@ class MultitaskSearchResult:
     steps: list = field(default_factory=list)
     converged: bool = True
     message: str = ""
+    n_restarts: int = 0
+    trace: list = field(default_factory=list)
+    start_scores: list = field(default_factory=list)
 
 
 def _embed(local, idx, n, fill):
@@ -352,15 +423,24 @@ def local_constraints(scorer, idx, required, forbidden):
     return req, forb
 
 
-def _independent_search(scorers, starts, local_index, max_parents, required, forbidden, max_iter, tol, hits0, miss0):
-    """Uncoupled tasks: one single-task greedy search per task."""
+def _independent_search(scorers, all_starts, local_index, max_parents, required, forbidden, max_iter, tol, hits0,
+                        miss0, tabu_length, max_tabu_iter, n_restarts, perturbation, rng):
+    """Uncoupled tasks: single-task searches per task from each start, the best kept per task."""
     from mtbn.search import hill_climb
 
     results = []
+    seeds = rng.integers(0, 2**63 - 1, size=(len(scorers), len(all_starts)))
     for t, scorer in enumerate(scorers):
         req, forb = local_constraints(scorer, local_index[t], required, forbidden)
-        results.append(hill_climb(scorer, [set(p) for p in starts[t]], max_parents=max_parents, required=req,
-                                  forbidden=forb, max_iter=max_iter, tol=tol, names=scorer.data.names))
+        best = None
+        for s, starts in enumerate(all_starts):
+            r = hill_climb(scorer, [set(p) for p in starts[t]], max_parents=max_parents, required=req,
+                           forbidden=forb, max_iter=max_iter, tol=tol, names=scorer.data.names,
+                           tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
+                           perturbation=perturbation, rng=np.random.default_rng(int(seeds[t, s])))
+            if best is None or r.log_score > best.log_score + tol:
+                best = r
+        results.append(best)
     lls = [r.log_score for r in results]
     return MultitaskSearchResult(
         graphs=[r.graph for r in results],
@@ -375,7 +455,199 @@ def _independent_search(scorers, starts, local_index, max_parents, required, for
         steps=[],
         converged=all(r.converged for r in results),
         message="tasks uncoupled (penalty 0): independent single-task searches",
+        n_restarts=n_restarts,
+        trace=[float(sum(lls))],
+        start_scores=[],
     )
+
+
+class _JointSearch:
+    """The configuration of all tasks, its joint score and every pair's best value.
+
+    ``evaluate`` recomputes every pair's gains from the tasks' delta tables
+    and re-solves only the pairs whose gains changed since the last call
+    (a joint move changes the gains of the pairs around the moved families
+    and those whose legality changed; the rest keep their values).
+    """
+
+    def __init__(self, views, prior, required, edge_log_prior, solver, tol):
+        self.views = views
+        self.prior = prior
+        self.required = required
+        self.edge_log_prior = edge_log_prior
+        self.solver = solver
+        self.tol = tol
+        self.n = views[0].n
+        self.iu, self.ju = np.triu_indices(self.n, 1)
+        self.L = prior.log_factors(self.n)
+        self.c = prior.exponent
+        self.values = np.full(len(self.iu), -np.inf)
+        self.moving = np.full(len(self.iu), -np.inf)
+        self._stale = np.ones(len(self.iu), dtype=bool)
+        self._prev = None
+
+    # -- configuration -------------------------------------------------
+    def config(self):
+        return [v.table.parents_copy() for v in self.views]
+
+    def set_config(self, config):
+        for view, parents in zip(self.views, config):
+            view.table.set_parents(parents)
+
+    def repair(self):
+        """Replace pair states the prior forbids (log prior -inf) by "no edge"."""
+        _, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, None, self.c)
+        phi = self.prior.log_prior(cur, part, self.L)
+        k = len(self.views)
+        for p in np.flatnonzero(~np.isfinite(phi)):
+            _apply_joint(self.views, int(self.iu[p]), int(self.ju[p]), cur[p], [0] * k)
+
+    def apply(self, p, old, new):
+        _apply_joint(self.views, int(self.iu[p]), int(self.ju[p]), old, new)
+
+    # -- scores ----------------------------------------------------------
+    def structure_log_prior(self):
+        if self.edge_log_prior is None:
+            return 0.0
+        return sum(self.c * float(self.edge_log_prior[t][v.matrices()[1]].sum()) for t, v in enumerate(self.views))
+
+    def moving_values(self, gains, part, cur, stats=None):
+        """Each pair's best objective over the configurations other than the current one.
+
+        Kept like ``values``: recomputed only for pairs whose gains changed.
+        """
+        idx = np.flatnonzero(self._stale)
+        if len(idx):
+            self.moving[idx] = solve_excluding(self.prior, gains[idx], part[idx], self.L[idx], cur[idx],
+                                               self.solver, stats)
+            self._stale[idx] = False
+        return self.moving
+
+    def evaluate(self, stats=None):
+        """Gains, participation, current states, pair terms and the joint score."""
+        gains, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, self.edge_log_prior, self.c)
+        phi = self.prior.log_prior(cur, part, self.L)
+        if self._prev is None:
+            changed = np.arange(len(self.iu))
+        else:
+            changed = np.flatnonzero(np.any((gains != self._prev).reshape(len(self.iu), -1), axis=1))
+        if len(changed):
+            self.values[changed] = solve_pairs(self.prior, gains[changed], part[changed], self.L[changed],
+                                               self.solver, stats)
+        self._prev = gains
+        self._stale[changed] = True
+        self.n_solved = len(changed)
+        score = sum(v.table.log_score for v in self.views) + float(phi.sum()) + self.structure_log_prior()
+        return gains, part, cur, phi, score
+
+
+def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
+    """Greedy ascent over joint moves, then a tabu phase; returns (config, score, n_iter, hit_max).
+
+    Tabu attribute: a node pair changed in the last ``tabu_length`` moves may
+    not change again unless the move reaches a new best score (aspiration).
+    When no allowed move improves the score, the best allowed move that
+    changes something is taken, up to ``max_tabu_iter`` moves without a new
+    best. With ``tabu_length=0`` this is plain greedy search.
+    """
+    tol = search.tol
+    prior = search.prior
+    scorers = [v.table.scorer for v in search.views]
+    tabu = deque()
+    best_score = None
+    best_config = None
+    n_iter = 0
+    stalls = 0
+    while True:
+        stats = {"n_configurations": 0, "n_pruned": 0}
+        hits_before = sum(s.cache_info()["hits"] for s in scorers)
+        gains, part, cur, phi, score = search.evaluate(stats)
+        if best_score is None or score > best_score + tol:
+            best_score, best_config, stalls = score, search.config(), 0
+        elif n_iter:
+            stalls += 1
+        if max_iter is not None and n_iter >= max_iter:
+            break
+        improvement = search.values - phi
+        in_tabu = np.zeros(len(improvement), dtype=bool)
+        in_tabu[list(tabu)] = True
+        allowed = ~in_tabu | (score + improvement > best_score + tol)
+        candidates = np.where(allowed, improvement, -np.inf)
+        top = float(candidates.max()) if len(candidates) else -np.inf
+        exclude = None
+        if not top > tol:
+            if tabu_length == 0 or stalls >= max_tabu_iter:
+                break
+            # Best move that changes something (the current state excluded).
+            moving = search.moving_values(gains, part, cur, stats) - phi
+            candidates = np.where(in_tabu, -np.inf, moving)
+            top = float(candidates.max())
+            if not np.isfinite(top):
+                break
+        p = int(np.flatnonzero(candidates >= top - tol)[0])
+        if top <= tol:
+            exclude = cur[p]
+        states, _ = best_configuration(prior, gains[p], part[p], float(search.L[p]), search.solver, tol, exclude)
+        search.apply(p, cur[p], states)
+        n_iter += 1
+        if tabu_length:
+            tabu.append(p)
+            if len(tabu) > tabu_length:
+                tabu.popleft()
+        steps.append({
+            "pair": (int(search.iu[p]), int(search.ju[p])),
+            "states": states,
+            "gain": top,
+            "n_pairs_solved": search.n_solved,
+            "n_configurations": stats["n_configurations"],
+            "n_pruned": stats["n_pruned"],
+            "cache_hits": sum(s.cache_info()["hits"] for s in scorers) - hits_before,
+        })
+    hit_max = max_iter is not None and n_iter >= max_iter
+    return best_config, best_score, n_iter, hit_max
+
+
+EDGE_BIAS = 1.0
+
+
+def _perturb_joint(search, rng, n_moves):
+    """Apply ``n_moves`` random legal moves at random node pairs.
+
+    Each move picks a pair and, with probability 1/2, puts every task that
+    has both variables in one random state (a joint perturbation), else
+    changes one random task's state (a per-task perturbation). Moves that
+    would make a graph cyclic, break a constraint or get prior probability 0
+    (penalty 1) are skipped.
+    """
+    iu, ju = search.iu, search.ju
+    m = len(iu)
+    done = attempts = 0
+    while done < n_moves and attempts < 50 * n_moves + 100 and m:
+        attempts += 1
+        if rng.random() < EDGE_BIAS:
+            _, _, cur_all = _pair_gains(search.views, search.required, iu, ju, None, search.c)
+            edged = np.flatnonzero(cur_all.any(axis=1))
+            if not len(edged):
+                continue
+            p = int(rng.choice(edged))
+        else:
+            p = int(rng.integers(m))
+        gains, part, cur = _pair_gains(search.views, search.required, iu[p:p + 1], ju[p:p + 1], None, search.c)
+        g, pt, s = gains[0], part[0], cur[0]
+        if not pt.any():
+            continue
+        if rng.random() < 0.5:
+            new = np.where(pt, int(rng.integers(3)), 0)
+        else:
+            new = s.copy()
+            new[int(rng.choice(np.flatnonzero(pt)))] = int(rng.integers(3))
+        if np.array_equal(new, s) or not np.all(np.isfinite(g[np.arange(len(new)), new])):
+            continue
+        if not np.isfinite(search.prior.log_prior(new[None], pt[None], search.L[p:p + 1])[0]):
+            continue
+        search.apply(p, s, new)
+        done += 1
+    return done
 
 
 def multitask_hill_climb(
@@ -389,11 +661,17 @@ def multitask_hill_climb(
     forbidden=None,
     edge_log_prior=None,
     solver="auto",
+    tabu_length=0,
+    max_tabu_iter=0,
+    n_restarts=0,
+    perturbation=None,
+    rng=None,
+    extra_starts=(),
     max_iter=None,
     tol=TIE_TOLERANCE,
     task_names=None,
 ):
-    """Greedy search over joint moves for ``k`` tasks.
+    """Search over joint moves for ``k`` tasks: greedy, tabu, restarts.
 
     Parameters
     ----------
@@ -410,17 +688,34 @@ def multitask_hill_climb(
         Per-task structure log-prior ``log P(G_t) = sum_edges w_t[u, v]``,
         weighted by the prior's exponent ``c``.
     solver : {"auto", "exact", "bnb", "exhaustive"}
+    tabu_length : int, default 0
+        Node pairs changed in the last ``tabu_length`` moves stay fixed
+        unless a move on them reaches a new best score (0: plain greedy).
+    max_tabu_iter : int, default 0
+        Moves without a new best score allowed before a climb stops.
+    n_restarts : int, default 0
+        Restarts from the best configuration after ``perturbation`` random
+        joint or per-task moves (see :func:`_perturb_joint`).
+    perturbation : int, optional
+        Random moves per restart (default ``max(1, n_vars // 4)``).
+    rng : numpy.random.Generator, optional
+        Draws the perturbations (default: seed 0).
+    extra_starts : sequence of start configurations
+        More start configurations (same form as ``starts``); a climb runs
+        from each and the best configuration found is kept (ties: the
+        earlier start). Restarts then perturb the best.
     max_iter : int, optional
+        Joint moves allowed per climb.
 
     Notes
     -----
     When the prior couples no pair (penalty 0 everywhere, or all pair
     weights 0) and there is no per-task structure prior, the configuration
-    score separates per task, and each task is searched on its own with
-    single-task greedy hill climbing (:func:`mtbn.search.hill_climb`, no tabu,
-    no restarts) from its start: penalty 0 then gives exactly independent
-    single-task learning. The joint neighbourhood would otherwise force every
-    task to move at the same node pair.
+    score separates per task, and each task is searched on its own with the
+    single-task search (:func:`mtbn.search.hill_climb`, same tabu and
+    restart settings) from its start: penalty 0 then gives exactly
+    independent single-task learning. The joint neighbourhood would
+    otherwise force every task to move at the same node pair.
 
     Returns
     -------
@@ -432,15 +727,13 @@ def multitask_hill_climb(
     required = np.zeros((n, n), dtype=bool) if required is None else required
     forbidden = np.zeros((n, n), dtype=bool) if forbidden is None else forbidden
     solver = resolve_solver(prior, solver)
-    c = prior.exponent
-    iu, ju = np.triu_indices(n, 1)
-    L = prior.log_factors(n)
+    rng = np.random.default_rng(0) if rng is None else rng
     hits0 = [s.cache_info()["hits"] for s in scorers]
     miss0 = [s.cache_info()["misses"] for s in scorers]
 
     if edge_log_prior is None and not prior.is_coupled(n):
-        return _independent_search(scorers, starts, local_index, max_parents, required, forbidden, max_iter, tol,
-                                   hits0, miss0)
+        return _independent_search(scorers, [starts, *extra_starts], local_index, max_parents, required, forbidden, max_iter, tol,
+                                   hits0, miss0, tabu_length, max_tabu_iter, n_restarts, perturbation, rng)
 
     views = []
     for t, scorer in enumerate(scorers):
@@ -450,68 +743,41 @@ def multitask_hill_climb(
         addable = np.ones((scorer.n_vars, scorer.n_vars), dtype=bool)
         addable[np.ix_(loc, loc)] = ~forbidden[np.ix_(gl, gl)]
         np.fill_diagonal(addable, False)
-        req_local = np.zeros((scorer.n_vars, scorer.n_vars), dtype=bool)
-        req_local[np.ix_(loc, loc)] = required[np.ix_(gl, gl)]
-        parents = [set(p) for p in starts[t]]
-        table = DeltaTable(scorer, parents, max_parents=max_parents, addable=addable)
-        view = _TaskView(table, idx, n)
-        view.required_local = req_local
-        views.append(view)
-
-    # Repair start states that the prior forbids (log prior -inf).
-    _, part, cur = _pair_gains(views, required, iu, ju, edge_log_prior, c)
-    phi = prior.log_prior(cur, part, L)
-    for p in np.flatnonzero(~np.isfinite(phi)):
-        _apply_joint(views, int(iu[p]), int(ju[p]), cur[p], [0] * k)
+        table = DeltaTable(scorer, [set(p) for p in starts[t]], max_parents=max_parents, addable=addable)
+        views.append(_TaskView(table, idx, n))
+    search = _JointSearch(views, prior, required, edge_log_prior, solver, tol)
+    climb = dict(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter)
 
     steps = []
-    prev_gains = None
-    values = None
+    best_config = best_score = None
+    start_scores = []
     n_iter = 0
     hit_max = False
-    while True:
-        if max_iter is not None and n_iter >= max_iter:
-            hit_max = True
-            break
-        gains, part, cur = _pair_gains(views, required, iu, ju, edge_log_prior, c)
-        phi_cur = prior.log_prior(cur, part, L)
-        stats = {"n_configurations": 0, "n_pruned": 0}
-        hits_before = sum(s.cache_info()["hits"] for s in scorers)
-        if solver == "bnb" and prev_gains is not None:
-            changed = np.flatnonzero(np.any((gains != prev_gains).reshape(len(iu), -1), axis=1))
-            if len(changed):
-                values[changed] = solve_branch_and_bound(prior, gains[changed], part[changed], L[changed], stats)
-            n_solved = len(changed)
-        else:
-            values = solve_pairs(prior, gains, part, L, solver, stats)
-            n_solved = len(iu)
-        prev_gains = gains
-        improvement = values - phi_cur
-        best = float(np.max(improvement)) if len(improvement) else 0.0
-        if not best > tol:
-            break
-        p = int(np.flatnonzero(improvement >= best - tol)[0])
-        states, _ = best_configuration(prior, gains[p], part[p], float(L[p]), solver, tol)
-        i, j = int(iu[p]), int(ju[p])
-        _apply_joint(views, i, j, cur[p], states)
-        n_iter += 1
-        steps.append({
-            "pair": (i, j),
-            "states": states,
-            "gain": best,
-            "n_pairs_solved": n_solved,
-            "n_configurations": stats["n_configurations"],
-            "n_pruned": stats["n_pruned"],
-            "cache_hits": sum(s.cache_info()["hits"] for s in scorers) - hits_before,
-        })
-
-    _, part, cur = _pair_gains(views, required, iu, ju, None, c)
-    log_pair = float(prior.log_prior(cur, part, L).sum())
-    log_struct = 0.0
-    if edge_log_prior is not None:
-        for t, view in enumerate(views):
-            adj = view.matrices()[1]
-            log_struct += c * float(edge_log_prior[t][adj].sum())
+    for s, start in enumerate([starts, *extra_starts]):
+        if s:
+            search.set_config([[set(p) for p in g] for g in start])
+        search.repair()
+        config, score, it, hm = _joint_climb(search, steps=steps, **climb)
+        n_iter += it
+        hit_max = hit_max or hm
+        start_scores.append(float(score))
+        if best_score is None or score > best_score + tol:
+            best_config, best_score = config, score
+    trace = [float(best_score)]
+    n_moves = perturbation if perturbation is not None else max(1, n // 4)
+    for _ in range(n_restarts):
+        search.set_config(best_config)
+        _perturb_joint(search, rng, n_moves)
+        config, score, it, hm = _joint_climb(search, steps=steps, **climb)
+        n_iter += it
+        hit_max = hit_max or hm
+        if score > best_score + tol:
+            best_config, best_score = config, score
+        trace.append(float(best_score))
+    search.set_config(best_config)
+    _, part, cur = _pair_gains(views, required, search.iu, search.ju, None, search.c)
+    log_pair = float(prior.log_prior(cur, part, search.L).sum())
+    log_struct = search.structure_log_prior()
     lls = [v.table.log_score for v in views]
     graphs = [
         DAG([set(p) for p in v.table.graph.parents], scorers[t].data.names)
@@ -530,4 +796,7 @@ def multitask_hill_climb(
         steps=steps,
         converged=not hit_max,
         message="max_iter reached" if hit_max else "no improving joint move",
+        n_restarts=n_restarts,
+        trace=trace,
+        start_scores=start_scores,
     )

@@ -17,7 +17,7 @@ from mtbn.graph import DAG
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.score import SCORES, make_scorer
-from mtbn.search import hill_climb
+from mtbn.search import TIE_TOLERANCE, hill_climb
 
 __all__ = [
     "learn_structure",
@@ -289,8 +289,11 @@ class StructureLearner(_Estimator):
 # Multitask learning
 # ---------------------------------------------------------------------------
 
-#: Default penalty grid: 1 - delta = 1, 1e-1, ..., 1e-8, then delta = 1.
-DEFAULT_PENALTY_GRID = tuple([0.0] + [1.0 - 10.0 ** -e for e in range(1, 9)] + [1.0])
+#: Default penalty grid: 1 - delta = 1, 1e-1, ..., 1e-8, 1e-10, 1e-12, 1e-14, then
+#: delta = 1. Past 1 - delta = 1e-14 a double no longer holds 1 - delta to 1%.
+DEFAULT_PENALTY_GRID = tuple(
+    [0.0] + [1.0 - 10.0 ** -e for e in (*range(1, 9), 10, 12, 14)] + [1.0]
+)
 
 
 @dataclass
@@ -415,9 +418,70 @@ def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds,
     return out
 
 
-def _run_penalty(scorers, starts, prior_kwargs, penalty, search_kwargs):
+def _point_rng(base, penalty):
+    """The joint search's random stream at one penalty (independent of grid order and n_jobs)."""
+    return np.random.default_rng([base, 3, zlib.crc32(repr(float(penalty)).encode("ascii"))])
+
+
+def _run_penalty(scorers, starts, prior_kwargs, penalty, search_kwargs, *, base=0, starts_are_optima=False):
+    """The joint search at one penalty from one or more start configurations.
+
+    ``starts`` is a list of configurations: the first is the start, the rest
+    extra starts (the best result is kept). When the prior couples no pair
+    and the first start holds the single-task solutions
+    (``starts_are_optima``), those are the answer: the uncoupled search is
+    the single-task search that produced them, so it runs plain greedy from
+    them (no move improves) and penalty 0 equals single-task learning.
+    """
     prior = make_prior(penalty=penalty, **prior_kwargs)
-    return multitask_hill_climb(scorers, starts, prior, **search_kwargs)
+    kwargs = dict(search_kwargs)
+    n = kwargs["local_index"].shape[1]
+    extra = starts[1:]
+    uncoupled = kwargs.get("edge_log_prior") is None and not prior.is_coupled(n)
+    if uncoupled and starts_are_optima:
+        kwargs.update(tabu_length=0, max_tabu_iter=0, n_restarts=0)
+        extra = []
+    # Uncoupled searches do not depend on the penalty, nor do their random streams.
+    rng = np.random.default_rng([base, 3]) if uncoupled else _point_rng(base, penalty)
+    return multitask_hill_climb(scorers, starts[0], prior, extra_starts=extra, rng=rng, **kwargs)
+
+
+def _configs(result):
+    return [[set(p) for p in g.parents] for g in result.graphs]
+
+
+def _search_grid(scorers, starts, grid, prior_kwargs, search_kwargs, *, base, starts_are_optima, warm_start,
+                 n_jobs, say):
+    """The joint search at every penalty of ``grid`` (sorted increasing).
+
+    Cold (default): every point searches from ``starts``, in parallel.
+    ``warm_start``: continuation in both directions. An upward pass adds the
+    previous point's result to each point's starts; a downward pass then
+    searches each point from its upward result and the next point's
+    downward result. Each point keeps the best score it saw, so a warm point
+    never scores below the cold search from ``starts``.
+    """
+    run = dict(base=base, starts_are_optima=starts_are_optima)
+    if not warm_start:
+        from joblib import Parallel, delayed
+
+        say(f"penalty grid of {len(grid)} points")
+        return Parallel(n_jobs=n_jobs)(
+            delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs, **run) for delta in grid
+        )
+    up = []
+    for i, delta in enumerate(grid):
+        say(f"penalty {delta:.15g} (upward)")
+        extra = [_configs(up[-1])] if up else []
+        up.append(_run_penalty(scorers, starts + extra, prior_kwargs, delta, search_kwargs, **run))
+    down = [None] * len(grid)
+    for i in range(len(grid) - 1, -1, -1):
+        say(f"penalty {grid[i]:.15g} (downward)")
+        cands = [_configs(up[i])] + ([_configs(down[i + 1])] if i + 1 < len(grid) else [])
+        res = _run_penalty(scorers, cands, prior_kwargs, grid[i], search_kwargs, base=base,
+                           starts_are_optima=starts_are_optima and i == 0)
+        down[i] = res if res.log_score > up[i].log_score + TIE_TOLERANCE else up[i]
+    return down
 
 
 def _fit_networks(graphs, datasets, ess):
@@ -448,7 +512,7 @@ def learn_structures(
     reversal=None,
     equivalent_sample_size=1.0,
     max_parents=None,
-    start="single-task",
+    start="auto",
     validation=0.05,
     cv=None,
     penalty_grid=None,
@@ -460,6 +524,9 @@ def learn_structures(
     required_edges=None,
     forbidden_edges=None,
     n_restarts=50,
+    tabu_length=10,
+    max_tabu_iter=10,
+    n_joint_restarts=20,
     max_iter=None,
     random_state=0,
     n_jobs=None,
@@ -468,9 +535,10 @@ def learn_structures(
 ):
     """Learn the structures of several related tasks jointly (paper Section 2.3).
 
-    Greedy search over joint moves (one node pair, every task's edge between
-    them added, removed, reversed or kept) on the posterior of eq. 2.5 with
-    the Edit (eq. 2.7) or Paired (eq. 2.8) prior.
+    Search over joint moves (one node pair, every task's edge between them
+    added, removed, reversed or kept) on the posterior of eq. 2.5 with the
+    Edit (eq. 2.7) or Paired (eq. 2.8) prior: greedy ascent with a tabu
+    phase and random restarts, from one or more start configurations.
 
     Parameters
     ----------
@@ -488,9 +556,13 @@ def learn_structures(
         for Paired as in the paper, "single" for Edit).
     equivalent_sample_size : float, default 1.0
     max_parents : int, optional
-    start : {"single-task", "empty"} or list of graphs
-        Start configuration: the single-task solutions (paper's default), empty
-        graphs, or one graph per task.
+    start : {"auto", "single-task", "identical", "empty"} or list of graphs
+        Start configuration(s). ``"auto"``: the single-task solutions (the
+        paper's start) and, when all tasks share their variables, the
+        identical-structure (TSK) solution, the better result kept; so at
+        penalty 1 the result scores at least as high as
+        :func:`learn_identical_structures`. ``"single-task"``, ``"identical"``,
+        ``"empty"``: that start alone; or one graph per task.
     validation : float or int, default 0.05
         Validation split per task for ``penalty="auto"``: a fraction or a row count.
     cv : int, optional
@@ -500,8 +572,9 @@ def learn_structures(
         Default :data:`DEFAULT_PENALTY_GRID` (1 - delta from 1 to 1e-8 on a log
         scale, plus delta = 1).
     warm_start : bool, default False
-        Start each grid point (in increasing penalty) from the previous one's
-        graphs; the grid then runs sequentially.
+        Continuation along the grid: each point also starts from its
+        neighbours' results, in an upward then a downward pass (sequential;
+        about twice the work). A point never scores below its cold search.
     solver : {"auto", "exact", "bnb", "exhaustive"}
         Best-neighbour solver (see :mod:`mtbn.joint`).
     pair_weights : (k, k) array, optional
@@ -515,9 +588,17 @@ def learn_structures(
     required_edges, forbidden_edges : list of (parent, child), optional
         Apply to every task that has both variables.
     n_restarts : int, default 50
-        Restarts of the single-task searches that give the start.
+        Restarts of the single-task (and TSK) searches that give the starts.
+    tabu_length : int, default 10
+        Joint search: node pairs changed in the last ``tabu_length`` moves
+        stay fixed unless the move reaches a new best score.
+    max_tabu_iter : int, default 10
+        Joint search: moves without a new best score before a climb stops.
+    n_joint_restarts : int, default 20
+        Joint search: restarts from the best configuration after random
+        joint and per-task changes at ``n_vars // 4`` node pairs.
     max_iter : int, optional
-        Joint moves allowed.
+        Joint moves allowed per climb.
     random_state : int, Generator or None, default 0
     n_jobs : int, optional
         Parallel jobs over the penalty grid (joblib; results do not depend on it).
@@ -574,39 +655,52 @@ def learn_structures(
     search_kwargs = dict(local_index=ts.local_index, max_parents=max_parents, required=required,
                          forbidden=forbidden, edge_log_prior=edge_prior, solver=solver, max_iter=max_iter)
 
+    check_option("start", start, ("auto", "single-task", "identical", "empty")) if isinstance(start, str) else None
+    shared_variables = not np.any(ts.local_index < 0)
+    if start == "identical" and not shared_variables:
+        raise InvalidParameterError("start='identical' needs tasks over the same variables.")
+    search_kwargs.update(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_joint_restarts)
+
     def starts_for(datasets, scorers):
-        if isinstance(start, str):
-            check_option("start", start, ("single-task", "empty"))
-            if start == "empty":
-                return [[set() for _ in range(d.n_vars)] for d in datasets], None
+        """Start configurations (first = primary), single-task results, and whether the first are optima."""
+        if not isinstance(start, str):
+            if len(start) != k:
+                raise InvalidParameterError(f"start must give one graph per task ({k}); got {len(start)}.")
+            return [[as_parent_sets(g, d.names, f"start graph of task {d.name!r}") for g, d in zip(start, datasets)]], None
+        if start == "empty":
+            return [[[set() for _ in range(d.n_vars)] for d in datasets]], None
+        out, stl = [], None
+        if start in ("auto", "single-task"):
             say(f"single-task searches for {len(datasets)} task(s)")
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
                               n_restarts=n_restarts, seeds=seeds, local_index=ts.local_index, names=names)
-            return [[set(p) for p in r.graph.parents] for r in stl], stl
-        if len(start) != k:
-            raise InvalidParameterError(f"start must give one graph per task ({k}); got {len(start)}.")
-        return [as_parent_sets(g, d.names, f"start graph of task {d.name!r}") for g, d in zip(start, datasets)], None
+            out.append([[set(p) for p in r.graph.parents] for r in stl])
+        if start in ("auto", "identical") and shared_variables and k > 1:
+            say("identical-structure (TSK) search")
+            sub = make_taskset(datasets)
+            order = [names.index(v) for v in sub.variables]
+            shared, _ = _identical_search(
+                sub, ess=k * ess, max_parents=max_parents, required=required[np.ix_(order, order)],
+                forbidden=forbidden[np.ix_(order, order)], n_restarts=n_restarts,
+                rng=np.random.default_rng([base, 4]),
+            )
+            out.append([as_parent_sets(shared, d.names) for d in datasets])
+        return out, stl
 
     def run_grid(train, valid):
         scorers = [make_scorer(d, "bdeu", ess) for d in train]
         starts, stl = starts_for(train, scorers)
-        results = []
-        if warm_start:
-            current = starts
-            for delta in grid:
-                say(f"penalty {delta:.10g}")
-                res = _run_penalty(scorers, current, prior_kwargs, delta, search_kwargs)
-                current = [[set(p) for p in g.parents] for g in res.graphs]
-                results.append(res)
-        else:
-            from joblib import Parallel, delayed
-
-            say(f"penalty grid of {len(grid)} points")
-            results = Parallel(n_jobs=n_jobs)(
-                delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs) for delta in grid
-            )
+        results = _search_grid(scorers, starts, grid, prior_kwargs, search_kwargs, base=base,
+                               starts_are_optima=stl is not None, warm_start=warm_start, n_jobs=n_jobs, say=say)
         lls = [_mean_validation_ll(r.graphs, train, valid, ess) for r in results]
         return results, lls, stl
+
+    def run_one(delta):
+        scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+        starts, stl = starts_for(ts.tasks, scorers)
+        say(f"multitask search at penalty {delta:.15g}")
+        return _run_penalty(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
+                            starts_are_optima=stl is not None), stl
 
     if penalty == "auto":
         if cv is None:
@@ -632,16 +726,11 @@ def learn_structures(
         if cv is None:
             search = results[best]
         else:
-            scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
-            starts, stl = starts_for(ts.tasks, scorers)
-            search = _run_penalty(scorers, starts, prior_kwargs, chosen, search_kwargs)
+            search, stl = run_one(chosen)
     else:
         chosen = float(penalty)
         path = []
-        scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
-        starts, stl = starts_for(ts.tasks, scorers)
-        say(f"multitask search at penalty {chosen:.10g}")
-        search = _run_penalty(scorers, starts, prior_kwargs, chosen, search_kwargs)
+        search, stl = run_one(chosen)
     networks = _fit_networks(search.graphs, ts.tasks, ess)
     return MultitaskResult(
         task_names=ts.names,
@@ -654,6 +743,41 @@ def learn_structures(
         search=search,
         single_task=stl,
     )
+
+
+def _identical_search(ts, *, ess, max_parents=None, required=None, forbidden=None, tabu_length=10,
+                      max_tabu_iter=10, n_restarts=50, rng=None):
+    """The TSK search on a TaskSet over shared variables; returns (shared DAG, SearchResult).
+
+    ``required`` / ``forbidden`` are (n, n) matrices over ``ts.variables``.
+    """
+    k = ts.n_tasks
+    n = ts.n_variables
+    tsk = "TSK"
+    while tsk in ts.variables:
+        tsk = "_" + tsk
+    codes = np.concatenate([ts.global_codes(t) for t in range(k)])
+    task_codes = np.concatenate([np.full(d.n_samples, t, dtype=np.uint8) for t, d in enumerate(ts.tasks)])
+    stacked = DiscreteData(
+        np.column_stack([codes, task_codes]), ts.variables + (tsk,), ts.states + (ts.names,), "stacked"
+    )
+    req = np.zeros((n + 1, n + 1), dtype=bool)
+    req[n, :n] = True
+    forb = np.zeros((n + 1, n + 1), dtype=bool)
+    forb[:n, n] = True
+    if required is not None:
+        req[:n, :n] = required
+    if forbidden is not None:
+        forb[:n, :n] = forbidden
+    start = [{n} | set(np.flatnonzero(req[:n, v]).tolist()) for v in range(n)] + [set()]
+    mp = None if max_parents is None else max_parents + 1
+    scorer = make_scorer(stacked, "bdeu", ess)
+    res = hill_climb(
+        scorer, start, max_parents=mp, required=req, forbidden=forb,
+        tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
+        rng=rng, names=stacked.names,
+    )
+    return DAG([set(p) - {n} for p in res.graph.parents[:n]], ts.variables), res
 
 
 def learn_identical_structures(
@@ -689,30 +813,11 @@ def learn_identical_structures(
     ts = make_taskset(tasks, task_column=task_column)
     if np.any(ts.local_index < 0):
         raise InvalidParameterError("learn_identical_structures needs tasks over the same variables.")
-    k = ts.n_tasks
-    n = ts.n_variables
-    tsk = "TSK"
-    while tsk in ts.variables:
-        tsk = "_" + tsk
-    codes = np.concatenate([ts.global_codes(t) for t in range(k)])
-    task_codes = np.concatenate([np.full(d.n_samples, t, dtype=np.uint8) for t, d in enumerate(ts.tasks)])
-    stacked = DiscreteData(
-        np.column_stack([codes, task_codes]), ts.variables + (tsk,), ts.states + (ts.names,), "stacked"
+    shared, res = _identical_search(
+        ts, ess=equivalent_sample_size, max_parents=check_max_parents(max_parents), tabu_length=tabu_length,
+        max_tabu_iter=max_tabu_iter, n_restarts=n_restarts, rng=check_random_state(random_state),
     )
-    required = np.zeros((n + 1, n + 1), dtype=bool)
-    required[n, :n] = True
-    forbidden = np.zeros((n + 1, n + 1), dtype=bool)
-    forbidden[:n, n] = True
-    start = [{n} for _ in range(n)] + [set()]
-    mp = None if max_parents is None else check_max_parents(max_parents) + 1
-    scorer = make_scorer(stacked, "bdeu", equivalent_sample_size)
-    res = hill_climb(
-        scorer, start, max_parents=mp, required=required, forbidden=forbidden,
-        tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
-        rng=check_random_state(random_state), names=stacked.names,
-    )
-    shared = DAG([set(p) - {n} for p in res.graph.parents[:n]], ts.variables)
-    return [shared for _ in range(k)], res
+    return [shared for _ in range(ts.n_tasks)], res
 
 
 class MultitaskStructureLearner(_Estimator):

@@ -180,11 +180,13 @@ def test_learn_structures_log_score_equals_eq_2_5_with_pair_weights():
 
 
 def test_single_task_search_equals_hill_climb():
-    # With one task the joint search is plain greedy search (the prior is 0).
+    # With one task the joint search is single-task search (the prior is 0):
+    # plain greedy without tabu and restarts, tabu search with them.
     for seed in range(4):
         d = sample(asia(), 200, random_state=seed)
         for prior in ("paired", "edit"):
-            res = learn_structures({"x": d}, prior=prior, penalty=0.5, start="empty", n_restarts=0)
+            res = learn_structures({"x": d}, prior=prior, penalty=0.5, start="empty", n_restarts=0,
+                                   tabu_length=0, max_tabu_iter=0, n_joint_restarts=0)
             hc = hill_climb(BDeuScore(d), [set() for _ in range(8)], tabu_length=0, n_restarts=0)
             assert res.graphs[0].parents == hc.graph.parents
             assert res.log_score == pytest.approx(hc.log_score, rel=1e-12)
@@ -218,7 +220,8 @@ def test_penalty_zero_from_single_task_start_keeps_the_single_task_solutions():
 
 def test_penalty_zero_from_empty_start_equals_independent_greedy_search():
     tasks = asia_tasks(n=300, k=3, seed=0)
-    res = learn_structures(tasks, prior="paired", penalty=0.0, start="empty", n_restarts=0)
+    res = learn_structures(tasks, prior="paired", penalty=0.0, start="empty", n_restarts=0, tabu_length=0,
+                           max_tabu_iter=0, n_joint_restarts=0)
     for d, g in zip(tasks.values(), res.graphs):
         hc = hill_climb(BDeuScore(d), [set() for _ in range(8)], tabu_length=0, n_restarts=0)
         assert g.parents == hc.graph.parents
@@ -421,7 +424,7 @@ def test_cyclic_start_graph_raises_cycle_error():
 def test_explicit_start_graphs_are_used():
     tasks = asia_tasks(n=200, k=3, seed=13)
     start = [[("smoke", "lung")], [], [("lung", "smoke"), ("asia", "dysp")]]
-    res = learn_structures(tasks, penalty=0.0, start=start, max_iter=0, n_restarts=0)
+    res = learn_structures(tasks, penalty=0.0, start=start, max_iter=0, n_restarts=0, n_joint_restarts=0)
     assert [edge_set(g) for g in res.graphs] == [set(s) for s in start]
 
 

@@ -146,6 +146,8 @@ def cmd_learn(args):
             max_parents=args.max_parents,
             validation=args.validation,
             n_restarts=args.restarts,
+            start=args.start,
+            n_joint_restarts=args.joint_restarts,
             random_state=args.seed,
             n_jobs=args.jobs,
             progress=progress,
@@ -440,6 +442,11 @@ def build_parser():
                    help="maximum number of parents per variable (default: no limit)")
     p.add_argument("--restarts", default=50, type=_nonneg_int,
                    help="random restarts of the single-task search (default 50)")
+    p.add_argument("--start", default="auto", choices=["auto", "single-task", "identical", "empty"],
+                   help="start(s) of the joint search: auto (default: single-task, identical and empty "
+                   "graphs, best kept) or one of them")
+    p.add_argument("--joint-restarts", default=20, type=_nonneg_int, metavar="N",
+                   help="random restarts of the joint search per start (default 20)")
     p.add_argument("--jobs", default=1, type=int, metavar="N",
                    help="parallel jobs for the penalty grid (default 1; -1 = all cores)")
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")

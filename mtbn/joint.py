@@ -298,10 +298,10 @@ class MultitaskSearchResult:
     converged : bool
     message : str
     n_restarts : int
-        Random restarts performed.
+        Random restarts per start.
     trace : list of float
         The best joint score after the climbs from the start(s), then after
-        each restart.
+        each round of restarts (one restart per start).
     start_scores : list of float
         The joint score reached by the climb from each start (the given start
         first, then ``extra_starts`` in order).
@@ -694,16 +694,20 @@ def multitask_hill_climb(
     max_tabu_iter : int, default 0
         Moves without a new best score allowed before a climb stops.
     n_restarts : int, default 0
-        Restarts from the best configuration after ``perturbation`` random
-        joint or per-task moves (see :func:`_perturb_joint`).
+        Restarts per start: each start heads its own chain, and a restart
+        perturbs the chain's best configuration by ``perturbation`` random
+        joint or per-task moves (see :func:`_perturb_joint`) and climbs
+        again. The best configuration over all chains is returned.
     perturbation : int, optional
         Random moves per restart (default ``max(1, n_vars // 4)``).
-    rng : numpy.random.Generator, optional
-        Draws the perturbations (default: seed 0).
+    rng : numpy.random.Generator or sequence of them, optional
+        Draws the perturbations (default: seed 0); a sequence gives each
+        start's chain its own stream (one per start), so that a chain's
+        result does not depend on the other starts.
     extra_starts : sequence of start configurations
         More start configurations (same form as ``starts``); a climb runs
         from each and the best configuration found is kept (ties: the
-        earlier start). Restarts then perturb the best.
+        earlier start).
     max_iter : int, optional
         Joint moves allowed per climb.
 
@@ -727,13 +731,20 @@ def multitask_hill_climb(
     required = np.zeros((n, n), dtype=bool) if required is None else required
     forbidden = np.zeros((n, n), dtype=bool) if forbidden is None else forbidden
     solver = resolve_solver(prior, solver)
-    rng = np.random.default_rng(0) if rng is None else rng
+    all_starts = [starts, *extra_starts]
+    if rng is None or isinstance(rng, np.random.Generator):
+        rng = np.random.default_rng(0) if rng is None else rng
+        rngs = [rng] * len(all_starts)
+    else:
+        rngs = list(rng)
+        if len(rngs) != len(all_starts):
+            raise ValueError(f"rng: one generator per start ({len(all_starts)}) expected, got {len(rngs)}")
     hits0 = [s.cache_info()["hits"] for s in scorers]
     miss0 = [s.cache_info()["misses"] for s in scorers]
 
     if edge_log_prior is None and not prior.is_coupled(n):
-        return _independent_search(scorers, [starts, *extra_starts], local_index, max_parents, required, forbidden, max_iter, tol,
-                                   hits0, miss0, tabu_length, max_tabu_iter, n_restarts, perturbation, rng)
+        return _independent_search(scorers, all_starts, local_index, max_parents, required, forbidden, max_iter, tol,
+                                   hits0, miss0, tabu_length, max_tabu_iter, n_restarts, perturbation, rngs[0])
 
     views = []
     for t, scorer in enumerate(scorers):
@@ -749,11 +760,11 @@ def multitask_hill_climb(
     climb = dict(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter)
 
     steps = []
-    best_config = best_score = None
+    chains = []  # [config, score] per start: each start's best so far
     start_scores = []
     n_iter = 0
     hit_max = False
-    for s, start in enumerate([starts, *extra_starts]):
+    for s, start in enumerate(all_starts):
         if s:
             search.set_config([[set(p) for p in g] for g in start])
         search.repair()
@@ -761,19 +772,28 @@ def multitask_hill_climb(
         n_iter += it
         hit_max = hit_max or hm
         start_scores.append(float(score))
-        if best_score is None or score > best_score + tol:
-            best_config, best_score = config, score
-    trace = [float(best_score)]
+        chains.append([config, score])
+
+    def best():
+        b = 0
+        for c in range(1, len(chains)):
+            if chains[c][1] > chains[b][1] + tol:
+                b = c
+        return chains[b]
+
+    trace = [float(best()[1])]
     n_moves = perturbation if perturbation is not None else max(1, n // 4)
     for _ in range(n_restarts):
-        search.set_config(best_config)
-        _perturb_joint(search, rng, n_moves)
-        config, score, it, hm = _joint_climb(search, steps=steps, **climb)
-        n_iter += it
-        hit_max = hit_max or hm
-        if score > best_score + tol:
-            best_config, best_score = config, score
-        trace.append(float(best_score))
+        for chain, chain_rng in zip(chains, rngs):
+            search.set_config(chain[0])
+            _perturb_joint(search, chain_rng, n_moves)
+            config, score, it, hm = _joint_climb(search, steps=steps, **climb)
+            n_iter += it
+            hit_max = hit_max or hm
+            if score > chain[1] + tol:
+                chain[0], chain[1] = config, score
+        trace.append(float(best()[1]))
+    best_config, best_score = best()
     search.set_config(best_config)
     _, part, cur = _pair_gains(views, required, search.iu, search.ju, None, search.c)
     log_pair = float(prior.log_prior(cur, part, search.L).sum())

@@ -64,6 +64,13 @@ def edge_matrix(edges, names, what):
     return m
 
 
+def check_counts(**counts):
+    """Each keyword must be an integer >= 0 (restart counts, tabu settings)."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise InvalidParameterError(f"{name} must be an integer >= 0; got {value!r}.")
+
+
 def as_parent_sets(graph, names, what="start"):
     """Parent sets (list of sets of indices) of a DAG, DiGraph or edge list."""
     if graph is None:
@@ -181,9 +188,7 @@ def learn_structure(
     check_option("score", score, SCORES)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     max_parents = check_max_parents(max_parents)
-    for name, value in (("tabu_length", tabu_length), ("max_tabu_iter", max_tabu_iter), ("n_restarts", n_restarts)):
-        if not isinstance(value, (int, np.integer)) or value < 0:
-            raise InvalidParameterError(f"{name} must be an integer >= 0; got {value!r}.")
+    check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts)
     rng = check_random_state(random_state)
     names = d.names
     required = edge_matrix(required_edges, names, "required_edges")
@@ -418,32 +423,35 @@ def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds,
     return out
 
 
-def _point_rng(base, penalty):
-    """The joint search's random stream at one penalty (independent of grid order and n_jobs)."""
-    return np.random.default_rng([base, 3, zlib.crc32(repr(float(penalty)).encode("ascii"))])
+def _point_rng(base, penalty, label):
+    """The random stream of one start's chain at one penalty (independent of grid order and n_jobs)."""
+    return np.random.default_rng([base, 3, zlib.crc32(repr(float(penalty)).encode("ascii")),
+                                  zlib.crc32(label.encode("utf-8"))])
 
 
 def _run_penalty(scorers, starts, prior_kwargs, penalty, search_kwargs, *, base=0, starts_are_optima=False):
     """The joint search at one penalty from one or more start configurations.
 
-    ``starts`` is a list of configurations: the first is the start, the rest
-    extra starts (the best result is kept). When the prior couples no pair
-    and the first start holds the single-task solutions
-    (``starts_are_optima``), those are the answer: the uncoupled search is
-    the single-task search that produced them, so it runs plain greedy from
-    them (no move improves) and penalty 0 equals single-task learning.
+    ``starts`` is a list of ``(label, configuration)``: each start heads its
+    own chain of restarts, with a random stream keyed by its label and the
+    penalty, so a chain gives the same result whatever the other starts are
+    (the result is the best chain's). When the prior couples no pair and
+    the first start holds the single-task solutions (``starts_are_optima``),
+    those are the answer: the uncoupled search is the single-task search
+    that produced them, so it runs plain greedy from them (no move improves)
+    and penalty 0 equals single-task learning.
     """
     prior = make_prior(penalty=penalty, **prior_kwargs)
     kwargs = dict(search_kwargs)
     n = kwargs["local_index"].shape[1]
-    extra = starts[1:]
     uncoupled = kwargs.get("edge_log_prior") is None and not prior.is_coupled(n)
     if uncoupled and starts_are_optima:
         kwargs.update(tabu_length=0, max_tabu_iter=0, n_restarts=0)
-        extra = []
+        starts = starts[:1]
     # Uncoupled searches do not depend on the penalty, nor do their random streams.
-    rng = np.random.default_rng([base, 3]) if uncoupled else _point_rng(base, penalty)
-    return multitask_hill_climb(scorers, starts[0], prior, extra_starts=extra, rng=rng, **kwargs)
+    rngs = [np.random.default_rng([base, 3]) if uncoupled else _point_rng(base, penalty, label) for label, _ in starts]
+    configs = [c for _, c in starts]
+    return multitask_hill_climb(scorers, configs[0], prior, extra_starts=configs[1:], rng=rngs, **kwargs)
 
 
 def _configs(result):
@@ -472,12 +480,12 @@ def _search_grid(scorers, starts, grid, prior_kwargs, search_kwargs, *, base, st
     up = []
     for i, delta in enumerate(grid):
         say(f"penalty {delta:.15g} (upward)")
-        extra = [_configs(up[-1])] if up else []
+        extra = [("upward", _configs(up[-1]))] if up else []
         up.append(_run_penalty(scorers, starts + extra, prior_kwargs, delta, search_kwargs, **run))
     down = [None] * len(grid)
     for i in range(len(grid) - 1, -1, -1):
         say(f"penalty {grid[i]:.15g} (downward)")
-        cands = [_configs(up[i])] + ([_configs(down[i + 1])] if i + 1 < len(grid) else [])
+        cands = [("up", _configs(up[i]))] + ([("downward", _configs(down[i + 1]))] if i + 1 < len(grid) else [])
         res = _run_penalty(scorers, cands, prior_kwargs, grid[i], search_kwargs, base=base,
                            starts_are_optima=starts_are_optima and i == 0)
         down[i] = res if res.log_score > up[i].log_score + TIE_TOLERANCE else up[i]
@@ -557,20 +565,23 @@ def learn_structures(
     equivalent_sample_size : float, default 1.0
     max_parents : int, optional
     start : {"auto", "single-task", "identical", "empty"} or list of graphs
-        Start configuration(s). ``"auto"``: the single-task solutions (the
-        paper's start) and, when all tasks share their variables, the
-        identical-structure (TSK) solution, the better result kept; so at
-        penalty 1 the result scores at least as high as
-        :func:`learn_identical_structures`. ``"single-task"``, ``"identical"``,
-        ``"empty"``: that start alone; or one graph per task.
+        Start configuration(s). ``"auto"``: three starts, the single-task
+        solutions (the paper's start), the identical-structure (TSK)
+        solution when all tasks share their variables, and empty graphs.
+        Each heads its own chain of joint restarts with a random stream of
+        its own, and the best chain is kept: the result equals the best of
+        the single-start runs with the same seed, and at penalty 1 it
+        scores at least as high as :func:`learn_identical_structures`.
+        ``"single-task"``, ``"identical"``, ``"empty"``: that start alone;
+        or one graph per task.
     validation : float or int, default 0.05
         Validation split per task for ``penalty="auto"``: a fraction or a row count.
     cv : int, optional
         Use ``cv``-fold cross-validation instead of one split to choose the
         penalty; the final structures are then learned on all the data.
     penalty_grid : sequence of float, optional
-        Default :data:`DEFAULT_PENALTY_GRID` (1 - delta from 1 to 1e-8 on a log
-        scale, plus delta = 1).
+        Default :data:`DEFAULT_PENALTY_GRID`: 0, then 1 - delta from 1e-1
+        to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1.
     warm_start : bool, default False
         Continuation along the grid: each point also starts from its
         neighbours' results, in an upward then a downward pass (sequential;
@@ -595,8 +606,9 @@ def learn_structures(
     max_tabu_iter : int, default 10
         Joint search: moves without a new best score before a climb stops.
     n_joint_restarts : int, default 20
-        Joint search: restarts from the best configuration after random
-        joint and per-task changes at ``n_vars // 4`` node pairs.
+        Joint search: restarts per start, each from the start's best
+        configuration so far after random joint and per-task changes at
+        ``n_vars // 4`` node pairs that hold an edge in some task.
     max_iter : int, optional
         Joint moves allowed per climb.
     random_state : int, Generator or None, default 0
@@ -624,6 +636,8 @@ def learn_structures(
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     max_parents = check_max_parents(max_parents)
     check_option("solver", solver, SOLVERS)
+    check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
+                 n_joint_restarts=n_joint_restarts)
     _check_validation(validation)
     if cv is not None and (not isinstance(cv, (int, np.integer)) or cv < 2):
         raise InvalidParameterError(f"cv must be None or an integer >= 2; got {cv!r}.")
@@ -666,15 +680,16 @@ def learn_structures(
         if not isinstance(start, str):
             if len(start) != k:
                 raise InvalidParameterError(f"start must give one graph per task ({k}); got {len(start)}.")
-            return [[as_parent_sets(g, d.names, f"start graph of task {d.name!r}") for g, d in zip(start, datasets)]], None
+            return [("given", [as_parent_sets(g, d.names, f"start graph of task {d.name!r}")
+                               for g, d in zip(start, datasets)])], None
         if start == "empty":
-            return [[[set() for _ in range(d.n_vars)] for d in datasets]], None
+            return [("empty", [[set() for _ in range(d.n_vars)] for d in datasets])], None
         out, stl = [], None
         if start in ("auto", "single-task"):
             say(f"single-task searches for {len(datasets)} task(s)")
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
                               n_restarts=n_restarts, seeds=seeds, local_index=ts.local_index, names=names)
-            out.append([[set(p) for p in r.graph.parents] for r in stl])
+            out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
         if start in ("auto", "identical") and shared_variables and k > 1:
             say("identical-structure (TSK) search")
             sub = make_taskset(datasets)
@@ -684,7 +699,9 @@ def learn_structures(
                 forbidden=forbidden[np.ix_(order, order)], n_restarts=n_restarts,
                 rng=np.random.default_rng([base, 4]),
             )
-            out.append([as_parent_sets(shared, d.names) for d in datasets])
+            out.append(("identical", [as_parent_sets(shared, d.names) for d in datasets]))
+        if start == "auto":
+            out.append(("empty", [[set() for _ in range(d.n_vars)] for d in datasets]))
         return out, stl
 
     def run_grid(train, valid):
@@ -855,7 +872,11 @@ class MultitaskStructureLearner(_Estimator):
         warm_start=False,
         solver="auto",
         pair_weights=None,
+        start="auto",
         n_restarts=50,
+        tabu_length=10,
+        max_tabu_iter=10,
+        n_joint_restarts=20,
         random_state=0,
         n_jobs=None,
     ):
@@ -870,7 +891,11 @@ class MultitaskStructureLearner(_Estimator):
         self.warm_start = warm_start
         self.solver = solver
         self.pair_weights = pair_weights
+        self.start = start
         self.n_restarts = n_restarts
+        self.tabu_length = tabu_length
+        self.max_tabu_iter = max_tabu_iter
+        self.n_joint_restarts = n_joint_restarts
         self.random_state = random_state
         self.n_jobs = n_jobs
 

@@ -279,7 +279,7 @@ def test_solvers_give_identical_graphs_with_five_tasks(prior):
     # With k > 3 the Edit and Paired priors differ, and reversals matter.
     tasks = asia_tasks(n=80, k=5, seed=20)
     results = [
-        learn_structures(tasks, prior=prior, penalty=0.9, solver=s, n_restarts=0)
+        learn_structures(tasks, prior=prior, penalty=0.9, solver=s, n_restarts=0, n_joint_restarts=3)
         for s in ("exact", "bnb", "exhaustive")
     ]
     assert results[0].search.n_iter > 0

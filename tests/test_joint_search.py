@@ -1,0 +1,210 @@
+"""Tests of the joint search's tabu phase, restarts, starts and continuation (issue 8).
+
+Truths used: brute-force enumeration of pair configurations (the exclusion
+solver, tie-breaking) and of every DAG over 4 and 5 variables (the optimum
+at penalty 1, where all tasks share one graph and the score is the sum of
+the tasks' BDeu); plain greedy search and cold starts, which tabu search
+and continuation must never score below; runs repeated with the same seed
+and other job counts.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import mtbn.joint as joint
+from mtbn.data import DiscreteData, make_taskset
+from mtbn.joint import best_configuration, multitask_hill_climb, solve_excluding
+from mtbn.learn import learn_identical_structures, learn_structures
+from mtbn.networks import load_network, sample
+from mtbn.priors import make_prior
+from mtbn.score import BDeuScore
+
+
+def _tasks(names, k=3, n=200, seed=0):
+    net = load_network("asia")
+    out = {}
+    for t in range(k):
+        d = sample(net, n, random_state=1000 * seed + t)
+        cols = [d.names.index(v) for v in names]
+        out[f"t{t}"] = DiscreteData(d.codes[:, cols], tuple(names), tuple(d.states[c] for c in cols), f"t{t}")
+    return out
+
+
+def _random_problem(rng, k, prior_name, penalty):
+    gains = rng.normal(0.0, 2.0, size=(k, 3))
+    gains[:, 0] = 0.0
+    gains[rng.random((k, 3)) < 0.15] = -np.inf
+    gains[:, 0] = np.where(np.isfinite(gains[:, 0]), gains[:, 0], 0.0)
+    part = np.ones(k, dtype=bool)
+    prior = make_prior(prior_name, penalty, k)
+    return prior, gains, part, float(prior.log_factors(2)[0])
+
+
+def _objective(prior, gains, part, L, config):
+    config = np.asarray(config)[None, :]
+    g = gains[np.arange(gains.shape[0]), config[0]].sum()
+    phi = prior.log_prior(config, part[None], np.array([L]))[0]
+    return g + phi if np.isfinite(g) and np.isfinite(phi) else -np.inf
+
+
+@pytest.mark.parametrize("prior_name", ["paired", "edit"])
+@pytest.mark.parametrize("penalty", [0.5, 0.99, 1.0])
+def test_solve_excluding_equals_enumeration(prior_name, penalty):
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        k = int(rng.integers(2, 5))
+        prior, gains, part, L = _random_problem(rng, k, prior_name, penalty)
+        exclude = tuple(int(x) for x in rng.integers(0, 3, size=k))
+        truth = max(_objective(prior, gains, part, L, c) for c in itertools.product(range(3), repeat=k)
+                    if c != exclude)
+        for solver in ("exact", "bnb", "exhaustive"):
+            got = solve_excluding(prior, gains[None], part[None], np.array([L]), np.array([exclude]), solver)[0]
+            assert got == pytest.approx(truth, abs=1e-9) if np.isfinite(truth) else got == -np.inf
+
+
+@pytest.mark.parametrize("prior_name", ["paired", "edit"])
+def test_best_configuration_by_enumeration_equals_task_by_task_oracle(prior_name, monkeypatch):
+    rng = np.random.default_rng(2)
+    problems = [_random_problem(rng, int(rng.integers(2, 6)), prior_name, p) for p in (0.3, 0.9, 0.999) * 10]
+    # Ties: equal gains make several configurations optimal.
+    problems += [(make_prior(prior_name, 0.9, 3), np.array([[0.0, 1.0, 1.0]] * 3), np.ones(3, bool),
+                  float(np.log(0.1)))]
+    for prior, gains, part, L in problems:
+        for exclude in (None, tuple(int(x) for x in np.argmax(gains, axis=1))):
+            enumerated = best_configuration(prior, gains, part, L, exclude=exclude)
+            monkeypatch.setattr(joint, "ENUMERATION_LIMIT", 0)
+            oracle = best_configuration(prior, gains, part, L, exclude=exclude)
+            monkeypatch.setattr(joint, "ENUMERATION_LIMIT", 4096)
+            assert enumerated[0] == oracle[0]
+            assert enumerated[1] == pytest.approx(oracle[1], abs=1e-9)
+            if exclude is not None:
+                assert enumerated[0] != exclude
+
+
+def _all_dags(n):
+    """Every DAG over n nodes as parent sets (via the states of the n(n-1)/2 pairs)."""
+    pairs = list(itertools.combinations(range(n), 2))
+    for states in itertools.product(range(3), repeat=len(pairs)):
+        parents = [set() for _ in range(n)]
+        for (i, j), s in zip(pairs, states):
+            if s == 1:
+                parents[j].add(i)
+            elif s == 2:
+                parents[i].add(j)
+        # Acyclic iff repeatedly removing parentless nodes empties the graph.
+        left = set(range(n))
+        while True:
+            roots = [v for v in left if not (parents[v] & left)]
+            if not roots:
+                break
+            left -= set(roots)
+        if not left:
+            yield parents
+
+
+# Problems (4 tasks, 5 variables, few rows) on which the former search (plain
+# greedy from the single-task graphs, no restarts) stops below the optimum.
+HARD = [
+    (("asia", "tub", "either", "xray", "dysp"), 20, 7),
+    (("asia", "tub", "either", "xray", "dysp"), 40, 0),
+    (("asia", "tub", "either", "xray", "dysp"), 40, 3),
+    (("asia", "tub", "either", "xray", "dysp"), 80, 0),
+    (("smoke", "lung", "bronc", "either", "dysp"), 80, 2),
+    (("lung", "bronc", "either", "xray", "dysp"), 80, 0),
+]
+FORMER = dict(start="single-task", tabu_length=0, max_tabu_iter=0, n_joint_restarts=0)
+
+
+def _exhaustive_optimum(scorers, n_vars):
+    return max(sum(s.score(p) for s in scorers) for p in _all_dags(n_vars))
+
+
+@pytest.mark.parametrize("names,n,seed", HARD)
+def test_penalty_one_reaches_the_exhaustive_optimum_and_tsk(names, n, seed):
+    tasks = _tasks(names, k=4, n=n, seed=seed)
+    scorers = [BDeuScore(d) for d in tasks.values()]
+    optimum = _exhaustive_optimum(scorers, len(names))
+    res = learn_structures(tasks, penalty=1.0, n_restarts=5, n_joint_restarts=5, random_state=seed)
+    tsk, _ = learn_identical_structures(tasks, equivalent_sample_size=4.0, n_restarts=5, random_state=seed)
+    tsk_score = sum(s.score([set(p) for p in tsk[0].parents]) for s in scorers)
+    assert res.log_score == pytest.approx(optimum, abs=1e-6)
+    assert res.log_score >= tsk_score - 1e-7
+    assert tsk_score <= optimum + 1e-7
+    assert all(g.parents == res.graphs[0].parents for g in res.graphs)
+
+
+def test_the_former_search_misses_the_optimum_on_these_problems():
+    # The problems above have teeth: the former search fails on most of them.
+    misses = 0
+    for names, n, seed in HARD:
+        tasks = _tasks(names, k=4, n=n, seed=seed)
+        optimum = _exhaustive_optimum([BDeuScore(d) for d in tasks.values()], len(names))
+        former = learn_structures(tasks, penalty=1.0, n_restarts=5, random_state=seed, **FORMER)
+        assert former.log_score <= optimum + 1e-7
+        misses += former.log_score < optimum - 1e-6
+    assert misses >= len(HARD) // 2
+
+
+@pytest.mark.parametrize("penalty", [0.5, 0.9, 0.999])
+def test_tabu_phase_never_scores_below_plain_greedy(penalty):
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=150, seed=4)
+    ts = make_taskset(tasks)
+    prior = make_prior("paired", penalty, 3)
+    empty = [[set() for _ in range(8)] for _ in range(3)]
+    plain = multitask_hill_climb([BDeuScore(d) for d in ts.tasks], empty, prior, local_index=ts.local_index)
+    tabu = multitask_hill_climb([BDeuScore(d) for d in ts.tasks], empty, prior, local_index=ts.local_index,
+                                tabu_length=10, max_tabu_iter=10)
+    restarted = multitask_hill_climb([BDeuScore(d) for d in ts.tasks], empty, prior, local_index=ts.local_index,
+                                     tabu_length=10, max_tabu_iter=10, n_restarts=10,
+                                     rng=np.random.default_rng(0))
+    assert tabu.log_score >= plain.log_score - 1e-7
+    assert restarted.log_score >= tabu.log_score - 1e-7
+    assert restarted.trace == sorted(restarted.trace) and len(restarted.trace) == 11  # start + 10 rounds
+    assert restarted.trace[-1] == pytest.approx(restarted.log_score, abs=1e-7)
+
+
+def test_restarts_are_deterministic_for_a_seed():
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=150, seed=5)
+    kw = dict(penalty=0.9, n_restarts=2, n_joint_restarts=8)
+    a = learn_structures(tasks, random_state=3, **kw)
+    b = learn_structures(tasks, random_state=3, **kw)
+    assert [g.parents for g in a.graphs] == [g.parents for g in b.graphs]
+    assert a.search.trace == b.search.trace and a.search.steps == b.search.steps
+
+
+def test_auto_start_is_the_best_of_its_three_start_chains():
+    # Each start heads its own chain of restarts with a stream keyed by the
+    # start's label, so "auto" gives exactly the best of the single starts.
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=4, n=120, seed=6)
+    for penalty in (0.9, 0.999, 1.0):
+        kw = dict(penalty=penalty, n_restarts=3, n_joint_restarts=4, random_state=1)
+        auto = learn_structures(tasks, start="auto", **kw)
+        assert len(auto.search.start_scores) == 3
+        singles = [learn_structures(tasks, start=start, **kw).log_score
+                   for start in ("single-task", "identical", "empty")]
+        assert auto.log_score == pytest.approx(max(singles), abs=1e-7)
+
+
+def test_grid_search_is_identical_for_any_n_jobs():
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=150, seed=8)
+    kw = dict(penalty="auto", penalty_grid=(0.0, 0.9, 0.999, 1.0), n_restarts=2, n_joint_restarts=3,
+              validation=0.2, random_state=5)
+    one = learn_structures(tasks, n_jobs=1, **kw)
+    two = learn_structures(tasks, n_jobs=2, **kw)
+    assert one.penalty == two.penalty
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs]
+    for a, b in zip(one.penalty_path, two.penalty_path):
+        assert a.log_score == b.log_score and a.validation_log_likelihood == b.validation_log_likelihood
+
+
+def test_warm_start_never_scores_below_the_cold_search():
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=200, seed=7)
+    grid = (0.0, 0.5, 0.9, 0.99, 0.9999, 1.0)
+    kw = dict(penalty="auto", penalty_grid=grid, n_restarts=2, n_joint_restarts=3, validation=0.1)
+    cold = learn_structures(tasks, warm_start=False, **kw)
+    warm = learn_structures(tasks, warm_start=True, **kw)
+    for c, w in zip(cold.penalty_path, warm.penalty_path):
+        assert c.penalty == w.penalty
+        assert w.log_score >= c.log_score - 1e-7

@@ -1,4 +1,4 @@
-"""Multitask benchmark problems built from ALARM and INSURANCE (paper Section 2.3.4).
+"""Multitask benchmark problems built from shipped networks (paper Section 2.3.4 and beyond).
 
 Every generator is seeded and returns the true parametrised network of each
 task (:class:`mtbn.networks.BayesianNetwork`), from which training, validation
@@ -15,6 +15,15 @@ and test data are drawn with :func:`mtbn.networks.sample`.
 * ``alarm-ind``, ``insurance-ind`` (independent parameters): the same, but
   every task first draws fresh CPTs on the original structure: each CPT row
   is an independent Dirichlet(1, ..., 1) draw (uniform on the simplex).
+* ``sachs``, ``hepar2``, ``win95pts``, ``andes`` and their ``-ind`` forms:
+  the same two constructions on networks the method was not developed on
+  (the robustness suite, ``experiments/robustness.py``).
+* ``alarm-unrelated``, ``sachs-unrelated``: tasks that share variable names
+  but not structure. The tasks are built as ``alarm`` / ``sachs``, then every
+  task but the first renames its variables by a random permutation of the
+  names (each variable keeps its states, parents and CPT), so an edge
+  between two names in one task says nothing about the others. Multitask
+  learning should not help here; the negative-transfer guard should fire.
 * ``alarm-comp``: ALARM split into four connected components
   (:data:`ALARM_COMPONENTS`, 7, 8, 8 and 14 nodes). Changing a component
   draws a new random DAG over its nodes with the same number of internal
@@ -38,6 +47,7 @@ __all__ = [
     "ALARM_COMPONENTS",
     "make_problem",
     "make_perturbed_tasks",
+    "relabel",
     "make_component_tasks",
     "make_component_pool",
     "marginal",
@@ -64,6 +74,10 @@ PROBLEMS = {
     "insurance": ("insurance", False),
     "insurance-ind": ("insurance", True),
     "alarm-comp": ("alarm", None),
+    **{f"{net}{suffix}": (net, ind) for net in ("sachs", "hepar2", "win95pts", "andes")
+       for suffix, ind in (("", False), ("-ind", True))},
+    "alarm-unrelated": ("alarm", "unrelated"),
+    "sachs-unrelated": ("sachs", "unrelated"),
 }
 
 _MAX_PARENTS_RANDOM = 4
@@ -333,6 +347,14 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
             extra = [s for r in range(1, 5) for s in itertools.combinations(range(4), r) if s not in changed]
             changed = changed + tuple(extra)
         return make_component_tasks(name, changed=changed[:n_tasks], random_state=random_state)
-    tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent,
-                                    random_state=random_state)
+    rng = check_random_state(random_state)
+    tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent is True,
+                                    random_state=rng)
+    if independent == "unrelated":
+        tasks = [tasks[0]] + [relabel(net, rng.permutation(net.n_vars)) for net in tasks[1:]]
     return tasks
+
+
+def relabel(network, perm):
+    """``network`` with variable ``v`` renamed to ``network.names[perm[v]]`` (structure and CPTs kept)."""
+    return BayesianNetwork([network.names[int(p)] for p in perm], network.states, network.parents, network.cpts)

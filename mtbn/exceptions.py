@@ -11,6 +11,7 @@ __all__ = [
     "InvalidParameterError",
     "CycleError",
     "NotFittedError",
+    "TransferWarning",
 ]
 
 
@@ -38,3 +39,16 @@ class CycleError(MtbnError, ValueError):
 
 class NotFittedError(MtbnError, AttributeError):
     """An estimator was used before ``fit`` was called."""
+
+
+# Warnings -------------------------------------------------------------------
+
+
+class TransferWarning(UserWarning):
+    """Multitask learning did not beat independent learning on held-out rows.
+
+    Issued by :func:`mtbn.learn.learn_structures` when the penalty was chosen
+    automatically and the negative-transfer guard returned the independent
+    (single-task) structures; ``force_transfer=True`` keeps the multitask
+    result instead.
+    """

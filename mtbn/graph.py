@@ -20,6 +20,8 @@ __all__ = [
     "DAG",
     "SearchGraph",
     "edit_distance",
+    "essential_graph",
+    "cpdag_distance",
     "edge_states",
     "topological_order",
     "partial_topological_order",
@@ -237,6 +239,91 @@ def edit_distance(g1, g2, *, reversal="single"):
         if s1 != s2:
             total += cost if (s1 and s2) else 1
     return total
+
+
+def essential_graph(graph):
+    """The CPDAG (essential graph) of a DAG: its compelled edges and its reversible ones.
+
+    Two DAGs are Markov equivalent (the data cannot tell them apart) exactly
+    when they have the same CPDAG. An edge is compelled when every DAG of the
+    class orients it the same way; it is found by orienting the v-structures
+    ``a -> c <- b`` (``a``, ``b`` not adjacent) and closing under Meek's
+    rules 1-3 (Meek 1995; rule 4 cannot fire from a DAG's v-structures).
+
+    Parameters
+    ----------
+    graph : DAG, networkx.DiGraph or iterable of (parent, child)
+
+    Returns
+    -------
+    directed : set of (parent, child)
+        Compelled edges, by node name.
+    undirected : set of frozenset
+        Reversible edges (node-name pairs).
+    """
+    _, edges = _as_name_adjacency(graph)
+    adj = {}
+    for u, v in edges:
+        adj.setdefault(u, set()).add(v)
+        adj.setdefault(v, set()).add(u)
+    parents = {}
+    for u, v in edges:
+        parents.setdefault(v, set()).add(u)
+    directed = set()
+    for c, pa in parents.items():
+        for a in pa:
+            for b in pa:
+                if a < b and b not in adj[a]:
+                    directed |= {(a, c), (b, c)}
+    undirected = {frozenset(e) for e in edges if e not in directed}
+
+    def is_undirected(a, b):
+        return frozenset((a, b)) in undirected
+
+    changed = True
+    while changed:
+        changed = False
+        for pair in sorted(undirected, key=sorted):
+            x, y = sorted(pair)
+            for a, b in ((x, y), (y, x)):
+                # Rule 1: c -> a - b, c and b not adjacent  =>  a -> b.
+                r1 = any((c, a) in directed and b not in adj[c] for c in adj[a] if c != b)
+                # Rule 2: a -> c -> b and a - b  =>  a -> b.
+                r2 = any((a, c) in directed and (c, b) in directed for c in adj[a] & adj[b])
+                # Rule 3: a - c -> b, a - d -> b, c and d not adjacent, a - b  =>  a -> b.
+                cs = [c for c in adj[a] & adj[b] if is_undirected(a, c) and (c, b) in directed]
+                r3 = any(d not in adj[c] for i, c in enumerate(cs) for d in cs[i + 1:])
+                if r1 or r2 or r3:
+                    undirected.discard(pair)
+                    directed.add((a, b))
+                    changed = True
+                    break
+    return directed, undirected
+
+
+def cpdag_distance(g1, g2):
+    """Structural Hamming distance between the CPDAGs of two DAGs.
+
+    Every unordered node pair whose mark differs between the two essential
+    graphs (none, ``a -> b``, ``b -> a``, or ``a - b``) costs one. Unlike
+    :func:`edit_distance`, a reversal inside a Markov equivalence class,
+    which no amount of data can decide, costs nothing. Graphs are matched by
+    node name.
+
+    Examples
+    --------
+    >>> cpdag_distance([("a", "b")], [("b", "a")])
+    0
+    >>> cpdag_distance([("a", "c"), ("b", "c")], [("c", "a"), ("b", "c")])
+    2
+    """
+    marks = []
+    for g in (g1, g2):
+        directed, undirected = essential_graph(g)
+        m = {frozenset(e): e for e in directed}
+        m.update({e: "-" for e in undirected})
+        marks.append(m)
+    return sum(marks[0].get(p) != marks[1].get(p) for p in set(marks[0]) | set(marks[1]))
 
 
 class SearchGraph:

@@ -5,6 +5,7 @@ and call the backends of :mod:`mtbn.search`; the estimators store their
 parameters in ``__init__`` and call the functions in ``fit``.
 """
 
+import warnings
 import zlib
 from dataclasses import dataclass
 
@@ -12,12 +13,13 @@ import numpy as np
 
 from mtbn._validation import check_max_parents, check_option, check_penalty, check_positive, check_random_state
 from mtbn.data import DiscreteData, from_dataframe, read_csv
-from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError
+from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
 from mtbn.graph import DAG
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.score import SCORES, make_scorer
 from mtbn.search import TIE_TOLERANCE, hill_climb
+from mtbn.selection import RULES, ValidationScores, holdout_splits, kfold_splits
 
 __all__ = [
     "learn_structure",
@@ -310,6 +312,8 @@ class PenaltyPathPoint:
     graphs: list
     log_score: float
     n_iter: int
+    validation_se: float = float("nan")
+    se_vs_best: float = float("nan")
 
 
 @dataclass
@@ -331,11 +335,20 @@ class MultitaskResult:
     task_log_likelihoods : list of float
         BDeu log marginal likelihood of each task's graph.
     penalty_path : list of PenaltyPathPoint
-        Empty when the penalty was given.
+        Empty when the penalty was given. Per grid point: the mean held-out
+        log-likelihood per row (over folds and tasks), its standard error,
+        the paired standard error of its difference from the best point,
+        and the structures learned on the first fold's training rows.
     search : MultitaskSearchResult
         The search that produced ``graphs``.
     single_task : list of SearchResult
         The single-task solutions the search started from (or None).
+    transfer : dict or None
+        With ``penalty="auto"``: the negative-transfer guard's verdict
+        (``status``: "accepted", "rejected", "forced" or "none"; ``message``;
+        ``selected_penalty``; ``gain`` and ``se`` of the selected penalty
+        over delta = 0 in nats per held-out row; ``tasks``: the same per
+        task with a verdict "helped", "hurt" or "unclear").
     """
 
     task_names: tuple
@@ -347,6 +360,7 @@ class MultitaskResult:
     penalty_path: list
     search: object
     single_task: list = None
+    transfer: dict = None
 
     def penalty_path_records(self):
         """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
@@ -354,6 +368,8 @@ class MultitaskResult:
             {
                 "penalty": p.penalty,
                 "validation_log_likelihood": p.validation_log_likelihood,
+                "validation_se": p.validation_se,
+                "se_vs_best": p.se_vs_best,
                 "log_score": p.log_score,
                 "n_iter": p.n_iter,
                 "n_edges": [g.n_edges for g in p.graphs],
@@ -362,18 +378,54 @@ class MultitaskResult:
         ]
 
 
-def _split_rows(n, validation, rng, task):
-    if isinstance(validation, (int, np.integer)) and not isinstance(validation, bool):
-        n_val = int(validation)
+#: Effort of the searches that only score grid points during penalty
+#: selection: restarts of the single-task and TSK starts, and joint restarts
+#: per start. The final search at the chosen penalty uses the full settings.
+SELECTION_RESTARTS = 10
+SELECTION_JOINT_RESTARTS = 2
+
+
+def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
+    """The negative-transfer guard: is the chosen penalty better than delta = 0 on held-out rows?
+
+    Transfer is accepted when the chosen penalty's mean held-out
+    log-likelihood exceeds that of independent learning (delta = 0) by more
+    than the paired standard error of the difference. Per task, the same
+    comparison names the tasks that gain ("helped"), lose ("hurt") or
+    neither ("unclear").
+    """
+    zero = grid.index(0.0)
+    gain, se, d_t, se_t = scores.difference(chosen, zero)
+    tasks = {
+        name: {"gain": float(g), "se": float(e),
+               "verdict": "helped" if g > e else ("hurt" if g < -e else "unclear")}
+        for name, g, e in zip(task_names, d_t, se_t)
+    }
+    where = f"{n_folds}-fold cross-validation" if n_folds > 1 else "the validation split"
+    if grid[chosen] == 0.0:
+        status = "none"
+        message = (f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); "
+                   "returning the single-task structures")
+    elif gain > se:
+        status = "accepted"
+        message = (f"transfer accepted: penalty {grid[chosen]:.10g} beats independent learning by "
+                   f"{gain:.4g} nats per held-out row (SE {se:.2g}) on {where}")
     else:
-        n_val = int(round(float(validation) * n))
-    n_val = max(1, n_val)
-    if n_val >= n:
-        raise InvalidParameterError(
-            f"validation={validation!r} leaves no training rows in task {task!r} ({n} rows)."
-        )
-    perm = rng.permutation(n)
-    return np.sort(perm[n_val:]), np.sort(perm[:n_val])
+        status = "forced" if force else "rejected"
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+                   f"does not beat independent learning by more than one standard error on {where} "
+                   f"(gain {gain:.4g} nats per row, SE {se:.2g})"
+                   + ("" if force else "; returning the single-task structures"))
+    hurt = [n for n, v in tasks.items() if v["verdict"] == "hurt"]
+    if hurt and status in ("accepted", "forced"):
+        message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
+    return {"status": status, "message": message, "selected_penalty": float(grid[chosen]),
+            "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks}
+
+
+def _split_rows(n, validation, rng, task):
+    """One (train, validation) split of ``range(n)`` (see :func:`mtbn.selection.holdout_splits`)."""
+    return holdout_splits(n, validation, rng, task)[0]
 
 
 def _check_validation(validation):
@@ -502,10 +554,15 @@ def _fit_networks(graphs, datasets, ess):
 
 
 def _mean_validation_ll(graphs, train, valid, ess):
+    return float(np.mean([r.mean() for r in _heldout_rows(graphs, train, valid, ess)]))
+
+
+def _heldout_rows(graphs, train, valid, ess):
+    """Per-row held-out log-likelihoods of each task, parameters fitted on ``train``."""
     from mtbn.networks import log_likelihood
 
     nets = _fit_networks(graphs, train, ess)
-    return float(np.mean([log_likelihood(net, d) for net, d in zip(nets, valid)]))
+    return [log_likelihood(net, d, per_row=True) for net, d in zip(nets, valid)]
 
 
 def _concat(a, b):
@@ -521,8 +578,10 @@ def learn_structures(
     equivalent_sample_size=1.0,
     max_parents=None,
     start="auto",
-    validation=0.05,
-    cv=None,
+    cv=5,
+    validation=None,
+    selection_rule=None,
+    force_transfer=False,
     penalty_grid=None,
     warm_start=False,
     solver="auto",
@@ -574,14 +633,34 @@ def learn_structures(
         scores at least as high as :func:`learn_identical_structures`.
         ``"single-task"``, ``"identical"``, ``"empty"``: that start alone;
         or one graph per task.
-    validation : float or int, default 0.05
-        Validation split per task for ``penalty="auto"``: a fraction or a row count.
-    cv : int, optional
-        Use ``cv``-fold cross-validation instead of one split to choose the
-        penalty; the final structures are then learned on all the data.
+    cv : int, default 5
+        ``penalty="auto"``: K-fold cross-validation within every task. Each
+        grid point is learned on every fold's training rows and scored on
+        its held-out rows (mean log-likelihood per row, averaged over
+        tasks); see :mod:`mtbn.selection` for the standard errors.
+    validation : float or int, optional
+        Use one validation split per task instead of ``cv`` (a fraction or
+        a row count): the paper's rule (Section 2.3.4; the paper holds out
+        50 rows per task) with ``selection_rule="max"``.
+    selection_rule : {"one-se", "max"}, optional
+        How the penalty is chosen from the held-out scores: ``"one-se"``
+        (default with ``cv``), the weakest coupling whose score is within
+        one standard error of the best; ``"max"`` (default with
+        ``validation``), the best score. Exact ties go to the smaller delta.
+    force_transfer : bool, default False
+        The negative-transfer guard: with ``penalty="auto"``, when the chosen
+        penalty does not beat delta = 0 (independent learning) by more than
+        one standard error on held-out rows, the independent structures are
+        returned and a :class:`~mtbn.exceptions.TransferWarning` issued
+        (``result.transfer`` holds the numbers, per task too).
+        ``force_transfer=True`` keeps the multitask result. With either, the
+        final structures and parameters are learned on all rows.
     penalty_grid : sequence of float, optional
         Default :data:`DEFAULT_PENALTY_GRID`: 0, then 1 - delta from 1e-1
-        to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1.
+        to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1. delta = 0
+        is always added. During selection the searches use at most
+        ``SELECTION_RESTARTS`` single-task restarts and
+        ``SELECTION_JOINT_RESTARTS`` joint restarts per start.
     warm_start : bool, default False
         Continuation along the grid: each point also starts from its
         neighbours' results, in an upward then a downward pass (sequential;
@@ -638,13 +717,17 @@ def learn_structures(
     check_option("solver", solver, SOLVERS)
     check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
                  n_joint_restarts=n_joint_restarts)
-    _check_validation(validation)
-    if cv is not None and (not isinstance(cv, (int, np.integer)) or cv < 2):
-        raise InvalidParameterError(f"cv must be None or an integer >= 2; got {cv!r}.")
+    if validation is not None:
+        _check_validation(validation)
+    elif isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise InvalidParameterError(f"cv must be an integer >= 2; got {cv!r}.")
+    rule = selection_rule or ("max" if validation is not None else "one-se")
+    check_option("selection_rule", rule, RULES)
     grid = tuple(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
     if not grid:
         raise InvalidParameterError("penalty_grid is empty.")
-    grid = tuple(sorted(check_penalty(p, "penalty_grid value") for p in grid))
+    # delta = 0 (independent learning) is always a candidate: the guard compares with it.
+    grid = tuple(sorted({check_penalty(p, "penalty_grid value") for p in grid} | {0.0}))
     required = edge_matrix(required_edges, names, "required_edges")
     forbidden = edge_matrix(forbidden_edges, names, "forbidden_edges")
     edge_pen = None
@@ -675,7 +758,7 @@ def learn_structures(
         raise InvalidParameterError("start='identical' needs tasks over the same variables.")
     search_kwargs.update(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_joint_restarts)
 
-    def starts_for(datasets, scorers):
+    def starts_for(datasets, scorers, restarts):
         """Start configurations (first = primary), single-task results, and whether the first are optima."""
         if not isinstance(start, str):
             if len(start) != k:
@@ -688,7 +771,7 @@ def learn_structures(
         if start in ("auto", "single-task"):
             say(f"single-task searches for {len(datasets)} task(s)")
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
-                              n_restarts=n_restarts, seeds=seeds, local_index=ts.local_index, names=names)
+                              n_restarts=restarts, seeds=seeds, local_index=ts.local_index, names=names)
             out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
         if start in ("auto", "identical") and shared_variables and k > 1:
             say("identical-structure (TSK) search")
@@ -696,7 +779,7 @@ def learn_structures(
             order = [names.index(v) for v in sub.variables]
             shared, _ = _identical_search(
                 sub, ess=k * ess, max_parents=max_parents, required=required[np.ix_(order, order)],
-                forbidden=forbidden[np.ix_(order, order)], n_restarts=n_restarts,
+                forbidden=forbidden[np.ix_(order, order)], n_restarts=restarts,
                 rng=np.random.default_rng([base, 4]),
             )
             out.append(("identical", [as_parent_sets(shared, d.names) for d in datasets]))
@@ -704,46 +787,50 @@ def learn_structures(
             out.append(("empty", [[set() for _ in range(d.n_vars)] for d in datasets]))
         return out, stl
 
-    def run_grid(train, valid):
+    def run_grid(train):
         scorers = [make_scorer(d, "bdeu", ess) for d in train]
-        starts, stl = starts_for(train, scorers)
-        results = _search_grid(scorers, starts, grid, prior_kwargs, search_kwargs, base=base,
-                               starts_are_optima=stl is not None, warm_start=warm_start, n_jobs=n_jobs, say=say)
-        lls = [_mean_validation_ll(r.graphs, train, valid, ess) for r in results]
-        return results, lls, stl
+        starts, stl = starts_for(train, scorers, min(n_restarts, SELECTION_RESTARTS))
+        kwargs = dict(search_kwargs, n_restarts=min(n_joint_restarts, SELECTION_JOINT_RESTARTS))
+        return _search_grid(scorers, starts, grid, prior_kwargs, kwargs, base=base,
+                            starts_are_optima=stl is not None, warm_start=warm_start, n_jobs=n_jobs, say=say)
 
     def run_one(delta):
         scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
-        starts, stl = starts_for(ts.tasks, scorers)
-        say(f"multitask search at penalty {delta:.15g}")
+        starts, stl = starts_for(ts.tasks, scorers, n_restarts)
+        say(f"multitask search at penalty {delta:.15g} on all rows")
         return _run_penalty(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
                             starts_are_optima=stl is not None), stl
 
+    transfer = None
     if penalty == "auto":
-        if cv is None:
-            splits = [_split_rows(d.n_samples, validation, r, d.name) for d, r in zip(ts.tasks, task_rngs)]
-            train = [d.take(tr) for d, (tr, _) in zip(ts.tasks, splits)]
-            valid = [d.take(va) for d, (_, va) in zip(ts.tasks, splits)]
-            results, lls, stl = run_grid(train, valid)
-            scores = np.array(lls)
+        if validation is not None:
+            splits = [holdout_splits(d.n_samples, validation, r, d.name) for d, r in zip(ts.tasks, task_rngs)]
         else:
-            folds = [np.array_split(r.permutation(d.n_samples), cv) for d, r in zip(ts.tasks, task_rngs)]
-            fold_lls = []
-            for f in range(cv):
-                say(f"fold {f + 1}/{cv}")
-                train = [d.take(np.sort(np.concatenate([x for i, x in enumerate(fo) if i != f]))) for d, fo in zip(ts.tasks, folds)]
-                valid = [d.take(np.sort(fo[f])) for d, fo in zip(ts.tasks, folds)]
-                results, lls, stl = run_grid(train, valid)
-                fold_lls.append(lls)
-            scores = np.mean(fold_lls, axis=0)
-        best = int(np.flatnonzero(scores >= scores.max() - 1e-12)[-1])
-        chosen = grid[best]
-        path = [PenaltyPathPoint(d, float(s), r.graphs, r.log_score, r.n_iter) for d, s, r in zip(grid, scores, results)]
-        say(f"chosen penalty {chosen:.10g}")
-        if cv is None:
-            search = results[best]
-        else:
-            search, stl = run_one(chosen)
+            splits = [kfold_splits(d.n_samples, cv, r) for d, r in zip(ts.tasks, task_rngs)]
+        n_folds = len(splits[0])
+        held_out = []  # [fold][grid point][task] per-row log-likelihoods
+        first = None
+        for f in range(n_folds):
+            if n_folds > 1:
+                say(f"fold {f + 1}/{n_folds}")
+            train = [d.take(sp[f][0]) for d, sp in zip(ts.tasks, splits)]
+            valid = [d.take(sp[f][1]) for d, sp in zip(ts.tasks, splits)]
+            results = run_grid(train)
+            held_out.append([_heldout_rows(r.graphs, train, valid, ess) for r in results])
+            first = first or results
+        scores = ValidationScores([[np.concatenate([fold[c][t] for fold in held_out]) for t in range(k)]
+                                   for c in range(len(grid))])
+        best = scores.choose(rule)
+        top = scores.best()
+        path = [PenaltyPathPoint(d, float(scores.means[c]), r.graphs, r.log_score, r.n_iter,
+                                 validation_se=float(scores.ses[c]), se_vs_best=scores.difference(c, top)[1])
+                for c, (d, r) in enumerate(zip(grid, first))]
+        transfer = _transfer_check(scores, grid, best, ts.names, rule, n_folds, force_transfer)
+        chosen = grid[best] if transfer["status"] in ("accepted", "forced") else 0.0
+        say(f"chosen penalty {grid[best]:.10g}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
+        if transfer["status"] in ("rejected", "none"):
+            warnings.warn(transfer["message"], TransferWarning, stacklevel=2)
+        search, stl = run_one(chosen)
     else:
         chosen = float(penalty)
         path = []
@@ -759,6 +846,7 @@ def learn_structures(
         penalty_path=path,
         search=search,
         single_task=stl,
+        transfer=transfer,
     )
 
 
@@ -844,8 +932,9 @@ class MultitaskStructureLearner(_Estimator):
     ``graphs_`` (task name -> networkx.DiGraph), ``dags_`` (name -> DAG),
     ``networks_`` (name -> pgmpy DiscreteBayesianNetwork with CPTs),
     ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
-    ``log_score_``, ``penalty_path_``, ``n_iter_``, ``search_result_``,
-    ``result_``.
+    ``log_score_``, ``penalty_path_``, ``transfer_`` (the negative-transfer
+    guard's verdict, see :class:`MultitaskResult`), ``n_iter_``,
+    ``search_result_``, ``result_``.
 
     Examples
     --------
@@ -866,8 +955,10 @@ class MultitaskStructureLearner(_Estimator):
         reversal=None,
         equivalent_sample_size=1.0,
         max_parents=None,
-        validation=0.05,
-        cv=None,
+        cv=5,
+        validation=None,
+        selection_rule=None,
+        force_transfer=False,
         penalty_grid=None,
         warm_start=False,
         solver="auto",
@@ -885,8 +976,10 @@ class MultitaskStructureLearner(_Estimator):
         self.reversal = reversal
         self.equivalent_sample_size = equivalent_sample_size
         self.max_parents = max_parents
-        self.validation = validation
         self.cv = cv
+        self.validation = validation
+        self.selection_rule = selection_rule
+        self.force_transfer = force_transfer
         self.penalty_grid = penalty_grid
         self.warm_start = warm_start
         self.solver = solver
@@ -912,6 +1005,7 @@ class MultitaskStructureLearner(_Estimator):
         self.penalty_ = res.penalty
         self.log_score_ = res.log_score
         self.penalty_path_ = res.penalty_path_records()
+        self.transfer_ = res.transfer
         self.n_iter_ = res.search.n_iter
         self.n_tasks_ = len(res.task_names)
         return self

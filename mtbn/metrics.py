@@ -2,6 +2,10 @@
 
 * :func:`mtbn.graph.edit_distance` (re-exported): edge additions, deletions
   and reversals between two DAGs (the paper's footnote 6).
+* :func:`mtbn.graph.cpdag_distance` (re-exported): structural Hamming
+  distance between essential graphs (CPDAGs), which does not count
+  reversals the data cannot decide; :func:`undecidable_reversals` counts
+  those reversals.
 * :func:`kl_divergence`: empirical KL divergence of a learned network from
   the true one on a test set sampled from the true network, the mean over
   rows of ``log p_true(x) - log p_learned(x)`` (the paper's "average
@@ -15,15 +19,28 @@ The functions assume that the networks and the data name the same variables.
 
 import numpy as np
 
-from mtbn.graph import edit_distance
+from mtbn.graph import _as_name_adjacency, cpdag_distance, edit_distance, essential_graph
 from mtbn.networks import log_likelihood
 
-__all__ = ["edit_distance", "kl_divergence", "mean_log_likelihood", "edge_scores", "shared_edges"]
+__all__ = ["edit_distance", "cpdag_distance", "undecidable_reversals", "kl_divergence", "mean_log_likelihood", "edge_scores", "shared_edges"]
 
 
 def mean_log_likelihood(network, data):
     """Mean log-likelihood per row (natural log) of ``data`` under ``network``."""
     return float(log_likelihood(network, data))
+
+
+def undecidable_reversals(learned, truth):
+    """Edges of ``learned`` reversed with respect to ``truth`` whose direction ``truth``'s CPDAG leaves open.
+
+    Such a reversal costs one edit in :func:`edit_distance` but nothing in
+    :func:`cpdag_distance` when the rest of the class agrees: no amount of
+    data from ``truth`` can decide it.
+    """
+    _, learned_edges = _as_name_adjacency(learned)
+    _, true_edges = _as_name_adjacency(truth)
+    _, reversible = essential_graph(truth)
+    return sum((v, u) in true_edges and frozenset((u, v)) in reversible for u, v in learned_edges)
 
 
 def kl_divergence(true_network, learned_network, test_data):

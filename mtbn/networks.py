@@ -55,7 +55,7 @@ __all__ = [
 ]
 
 #: Names accepted by :func:`load_network` for the networks shipped with mtbn.
-SHIPPED_NETWORKS = ("alarm", "asia", "insurance")
+SHIPPED_NETWORKS = ("alarm", "asia", "insurance", "sachs", "hepar2", "win95pts", "andes")
 
 #: Largest allowed deviation of a CPT row sum from one.
 _ROW_SUM_TOL = 1e-6

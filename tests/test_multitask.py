@@ -329,7 +329,8 @@ def test_tasks_with_a_missing_variable(prior):
 
 def test_parallel_grid_gives_identical_results():
     tasks = asia_tasks(n=200, k=3, seed=9)
-    kw = dict(prior="paired", penalty="auto", penalty_grid=[0.0, 0.5, 0.9, 0.99, 1.0], n_restarts=0, validation=0.1)
+    kw = dict(prior="paired", penalty="auto", penalty_grid=[0.0, 0.5, 0.9, 0.99, 1.0], n_restarts=0, validation=0.1,
+              force_transfer=True)
     a = learn_structures(tasks, n_jobs=1, **kw)
     b = learn_structures(tasks, n_jobs=2, **kw)
     assert a.penalty == b.penalty
@@ -347,16 +348,20 @@ def test_parallel_grid_gives_identical_results():
 def test_auto_penalty_path_and_choice(prior):
     tasks = asia_tasks(n=200, k=3, seed=10)
     grid = [0.0, 0.3, 0.9, 0.999, 1.0]
-    res = learn_structures(tasks, prior=prior, penalty="auto", penalty_grid=grid, n_restarts=0, validation=40)
+    res = learn_structures(tasks, prior=prior, penalty="auto", penalty_grid=grid, n_restarts=0, validation=40,
+                           force_transfer=True)
     assert [p.penalty for p in res.penalty_path] == grid
     values = np.array([p.validation_log_likelihood for p in res.penalty_path])
     assert np.all(np.isfinite(values))
     assert res.penalty in grid
     chosen = res.penalty_path[grid.index(res.penalty)]
+    # The paper's rule with a validation split: the best mean, first on ties.
     assert chosen.validation_log_likelihood == values.max()
-    # The returned structures are those of the chosen grid point.
-    assert [g.parents for g in res.graphs] == [g.parents for g in chosen.graphs]
-    assert res.log_score == chosen.log_score
+    assert res.penalty == grid[int(np.flatnonzero(values == values.max())[0])]
+    # The returned structures are learned again on all rows at the chosen penalty.
+    direct = learn_structures(tasks, prior=prior, penalty=res.penalty, n_restarts=0)
+    assert [g.parents for g in res.graphs] == [g.parents for g in direct.graphs]
+    assert res.log_score == pytest.approx(direct.log_score, rel=1e-12)
     # At delta = 1 the path's graphs are identical.
     last = res.penalty_path[-1]
     assert len({frozenset(edge_set(g)) for g in last.graphs}) == 1
@@ -367,10 +372,12 @@ def test_auto_penalty_path_and_choice(prior):
 def test_auto_penalty_with_cross_validation():
     tasks = asia_tasks(n=150, k=3, seed=11)
     grid = [0.0, 0.9, 1.0]
-    res = learn_structures(tasks, penalty="auto", penalty_grid=grid, cv=3, n_restarts=0)
+    res = learn_structures(tasks, penalty="auto", penalty_grid=grid, cv=3, n_restarts=0, selection_rule="max",
+                           force_transfer=True)
     assert [p.penalty for p in res.penalty_path] == grid
     values = [p.validation_log_likelihood for p in res.penalty_path]
     assert res.penalty_path[grid.index(res.penalty)].validation_log_likelihood == max(values)
+    assert res.transfer["folds"] == 3 and res.transfer["rule"] == "max"
     # With cv, the final structures are learned on all the data at the chosen penalty.
     direct = learn_structures(tasks, penalty=res.penalty, n_restarts=0)
     assert [g.parents for g in res.graphs] == [g.parents for g in direct.graphs]
@@ -575,8 +582,9 @@ def test_all_zero_pair_weights_learn_tasks_independently():
 def test_warm_start_walks_the_grid_from_the_previous_point():
     tasks = asia_tasks(n=300, k=3, seed=4)
     grid = (0.0, 0.9, 0.999)
-    warm = learn_structures(tasks, penalty="auto", penalty_grid=grid, warm_start=True, n_restarts=0)
-    cold = learn_structures(tasks, penalty="auto", penalty_grid=grid, warm_start=False, n_restarts=0)
+    kw = dict(penalty="auto", penalty_grid=grid, n_restarts=0, selection_rule="max", force_transfer=True)
+    warm = learn_structures(tasks, warm_start=True, **kw)
+    cold = learn_structures(tasks, warm_start=False, **kw)
     assert [p.penalty for p in warm.penalty_path] == list(grid)
     # The first point starts from the same single-task graphs either way.
     assert [g.parents for g in warm.penalty_path[0].graphs] == [g.parents for g in cold.penalty_path[0].graphs]

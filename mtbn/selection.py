@@ -1,0 +1,110 @@
+"""Choosing among candidates by held-out log-likelihood: one protocol for every choice.
+
+The penalty of :func:`mtbn.learn.learn_structures`, the number of tasks of
+:func:`mtbn.relatedness.select_tasks` and the number of clusters of
+:func:`mtbn.relatedness.cluster_tasks` are all chosen the same way: each
+candidate is learned on training rows and scored on held-out rows of every
+task; the candidates' mean held-out log-likelihoods are compared with
+standard errors taken from the per-row differences, and a rule picks one.
+
+The unit is the mean held-out log-likelihood per row (nats), averaged over
+the tasks with equal weight: ``M(c) = mean_t mean_rows ll_t(c)``. Because
+every candidate is scored on the same rows, the difference of two
+candidates is a mean of per-row differences, and its standard error
+
+    SE(a - b) = sqrt(sum_t var_rows(ll_t(a) - ll_t(b)) / n_t) / k
+
+is much smaller than the spread of the rows' log-likelihoods themselves
+(row difficulty cancels). It treats held-out rows as independent, which
+ignores the dependence between cross-validation folds that share training
+rows; that makes it somewhat optimistic, so rules built on it are read as
+guides, not as tests at a stated level.
+
+Rules (candidates ordered from the simplest, e.g. the weakest coupling):
+
+* ``"max"``: the best mean, exact ties (within ``1e-12``) to the simplest;
+  the paper's rule (Section 2.3.4).
+* ``"one-se"``: the one-standard-error rule: the simplest candidate whose
+  mean is within one paired standard error of the best mean (Hastie,
+  Tibshirani & Friedman, *Elements of Statistical Learning*, Section 7.10).
+"""
+
+import numpy as np
+
+from mtbn.exceptions import InvalidParameterError
+
+__all__ = ["kfold_splits", "holdout_splits", "ValidationScores", "RULES"]
+
+RULES = ("max", "one-se")
+TIE = 1e-12
+
+
+def kfold_splits(n_rows, k, rng):
+    """``k`` folds of ``range(n_rows)``: a list of ``(train, held_out)`` sorted index arrays."""
+    if n_rows < k:
+        raise InvalidParameterError(f"cv={k} needs at least {k} rows per task; a task has {n_rows}.")
+    parts = np.array_split(rng.permutation(n_rows), k)
+    return [(np.sort(np.concatenate([p for i, p in enumerate(parts) if i != f])), np.sort(parts[f]))
+            for f in range(k)]
+
+
+def holdout_splits(n_rows, validation, rng, task):
+    """One split: ``validation`` rows (a count, or a fraction of ``n_rows``) held out."""
+    if isinstance(validation, (int, np.integer)) and not isinstance(validation, bool):
+        n_val = int(validation)
+    else:
+        n_val = int(round(float(validation) * n_rows))
+    n_val = max(1, n_val)
+    if n_val >= n_rows:
+        raise InvalidParameterError(f"validation={validation!r} leaves no training rows in task {task!r} ({n_rows} rows).")
+    perm = rng.permutation(n_rows)
+    return [(np.sort(perm[n_val:]), np.sort(perm[:n_val]))]
+
+
+class ValidationScores:
+    """Per-row held-out log-likelihoods of candidates, and the choices made from them.
+
+    Parameters
+    ----------
+    rows : list (candidates) of list (tasks) of 1-d arrays
+        ``rows[c][t]``: the held-out log-likelihood of every held-out row of
+        task ``t`` under candidate ``c`` (the same rows, in the same order,
+        for every candidate). Candidates are ordered from the simplest.
+    """
+
+    def __init__(self, rows):
+        self.rows = [[np.asarray(r, dtype=float) for r in cand] for cand in rows]
+        if not self.rows:
+            raise InvalidParameterError("no candidates to choose from.")
+        self.k = len(self.rows[0])
+        self.means = np.array([np.mean([r.mean() for r in cand]) for cand in self.rows])
+        self.ses = np.array([np.sqrt(sum(r.var(ddof=1) / len(r) if len(r) > 1 else 0.0 for r in cand)) / self.k
+                             for cand in self.rows])
+
+    def task_means(self, c):
+        """Mean held-out log-likelihood per row of each task under candidate ``c``."""
+        return np.array([r.mean() for r in self.rows[c]])
+
+    def difference(self, a, b):
+        """``(M(a) - M(b), paired SE, per-task differences, per-task SEs)``."""
+        diffs = [ra - rb for ra, rb in zip(self.rows[a], self.rows[b])]
+        d_t = np.array([d.mean() for d in diffs])
+        se_t = np.array([d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0 for d in diffs])
+        return float(d_t.mean()), float(np.sqrt(np.sum(se_t ** 2)) / self.k), d_t, se_t
+
+    def best(self):
+        """Index of the best mean (exact ties to the simplest candidate)."""
+        return int(np.flatnonzero(self.means >= self.means.max() - TIE)[0])
+
+    def choose(self, rule="one-se"):
+        """The candidate the rule picks (see the module docstring)."""
+        if rule not in RULES:
+            raise InvalidParameterError(f"rule must be one of {RULES}; got {rule!r}.")
+        b = self.best()
+        if rule == "max":
+            return b
+        for c in range(b + 1):
+            diff, se, _, _ = self.difference(c, b)
+            if diff >= -se - TIE:
+                return c
+        return b

@@ -1,0 +1,240 @@
+"""Penalty selection, the negative-transfer guard and orientation-aware metrics (issue 9).
+
+Truths used: hand-computed means and standard errors of constructed
+held-out scores; the Markov equivalence class of small DAGs enumerated by
+brute force (same skeleton and v-structures, Verma & Pearl 1990); tasks
+whose variables share names but not structure (transfer cannot help) and
+perturbed copies of one network (it should); the single-task learner run on
+its own.
+"""
+
+import itertools
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.benchmarks import make_problem
+from mtbn.cli import main
+from mtbn.data import DiscreteData
+from mtbn.exceptions import InvalidParameterError, TransferWarning
+from mtbn.graph import cpdag_distance, essential_graph
+from mtbn.learn import learn_structures
+from mtbn.metrics import undecidable_reversals
+from mtbn.networks import sample
+from mtbn.selection import ValidationScores, kfold_splits
+
+
+# --- the selection rules -----------------------------------------------------
+
+
+def _path(offsets, noise, n=400, k=2, seed=0):
+    """Candidates scored on the same rows: a shared row effect + offset + own noise."""
+    rng = np.random.default_rng(seed)
+    shared = [rng.normal(-10.0, 3.0, n) for _ in range(k)]
+    return [[s + off + rng.normal(0.0, noise, n) for s in shared] for off in offsets]
+
+
+def test_means_and_paired_standard_errors_match_the_formulas():
+    rows = _path([0.0, 0.05, 0.1], noise=0.2)
+    vs = ValidationScores(rows)
+    for c, cand in enumerate(rows):
+        assert vs.means[c] == pytest.approx(np.mean([r.mean() for r in cand]))
+        assert vs.ses[c] == pytest.approx(np.sqrt(sum(r.var(ddof=1) / len(r) for r in cand)) / 2)
+    diff, se, d_t, se_t = vs.difference(2, 0)
+    by_hand = [a - b for a, b in zip(rows[2], rows[0])]
+    assert diff == pytest.approx(np.mean([d.mean() for d in by_hand]))
+    assert se == pytest.approx(np.sqrt(sum(d.var(ddof=1) / len(d) for d in by_hand)) / 2)
+    # The paired error removes the shared row effect (sd 3): far below the unpaired one.
+    assert se < vs.ses[2] / 5
+
+
+def test_one_se_rule_takes_the_weakest_candidate_within_one_error_of_the_best():
+    # Constructed exactly: row effect r shared by all candidates; candidates
+    # 1 and 2 differ from the best (3) by a fixed +-s pattern, so the paired
+    # SE of each difference is s * sqrt(n / (n - 1)) / sqrt(n) / sqrt(k) by hand.
+    n, k, s = 400, 2, 0.4
+    rng = np.random.default_rng(0)
+    r = [rng.normal(-10.0, 3.0, n) for _ in range(k)]
+    e = np.tile([s, -s], n // 2)
+    offsets = {0: (-0.5, 0 * e), 1: (-0.05, e), 2: (-0.01, e), 3: (0.0, 0 * e), 4: (-0.3, 0 * e)}
+    rows = [[x + off + noise for x in r] for off, noise in (offsets[c] for c in range(5))]
+    vs = ValidationScores(rows)
+    se = s * np.sqrt(n / (n - 1)) / np.sqrt(n) / np.sqrt(k)  # = 0.0141
+    assert vs.difference(2, 3)[1] == pytest.approx(se)
+    assert vs.difference(1, 3)[1] == pytest.approx(se)
+    assert vs.best() == 3 and vs.choose("max") == 3
+    assert vs.choose("one-se") == 2  # 0.01 below (within 0.014); candidate 1 is 0.05 below
+    # Without the pattern the differences have no error: only the best is within one SE.
+    exact = ValidationScores([[x + off for x in r] for off in (-0.5, -0.05, -0.01, 0.0, -0.3)])
+    assert exact.choose("one-se") == 3
+
+
+def test_exact_ties_go_to_the_weaker_coupling():
+    rows = _path([0.0, 0.1, 0.1, 0.1], noise=0.0)
+    rows[2] = [r.copy() for r in rows[1]]
+    rows[3] = [r.copy() for r in rows[1]]
+    vs = ValidationScores(rows)
+    assert vs.best() == 1 and vs.choose("max") == 1 and vs.choose("one-se") == 1
+    with pytest.raises(InvalidParameterError, match="rule"):
+        vs.choose("min")
+
+
+def test_kfold_splits_partition_the_rows():
+    folds = kfold_splits(23, 5, np.random.default_rng(0))
+    held = np.concatenate([h for _, h in folds])
+    assert sorted(held.tolist()) == list(range(23))
+    for train, h in folds:
+        assert set(train).isdisjoint(h) and len(train) + len(h) == 23
+    with pytest.raises(InvalidParameterError, match="cv=5"):
+        kfold_splits(4, 5, np.random.default_rng(0))
+
+
+# --- the guard ----------------------------------------------------------------
+
+
+def _problem_tasks(problem, n, k=5, seed=0):
+    rng = np.random.default_rng(seed)
+    nets = make_problem(problem, n_tasks=k, random_state=rng)
+    return {f"t{t}": sample(net, n, random_state=rng).to_dataframe() for t, net in enumerate(nets)}
+
+
+FAST = dict(n_restarts=3, n_joint_restarts=1, penalty_grid=(0.0, 0.9, 0.99, 0.999, 1.0))
+
+
+def test_guard_returns_single_task_structures_on_unrelated_tasks():
+    tasks = _problem_tasks("sachs-unrelated", 400)
+    with pytest.warns(TransferWarning, match="single-task structures"):
+        res = learn_structures(tasks, **FAST)
+    assert res.transfer["status"] in ("none", "rejected")
+    assert res.penalty == 0.0
+    alone = learn_structures(tasks, prior="none", n_restarts=3)
+    assert [g.parents for g in res.graphs] == [g.parents for g in alone.graphs]
+    assert set(res.transfer["tasks"]) == set(tasks)
+
+
+def test_guard_accepts_transfer_on_related_alarm_tasks():
+    tasks = _problem_tasks("alarm", 300, k=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TransferWarning)
+        res = learn_structures(tasks, **FAST)
+    assert res.transfer["status"] == "accepted"
+    assert res.penalty > 0 and res.transfer["gain"] > res.transfer["se"] > 0
+    # The final structures are learned on all rows at the chosen penalty.
+    direct = learn_structures(tasks, penalty=res.penalty, n_restarts=3, n_joint_restarts=1)
+    assert [g.parents for g in res.graphs] == [g.parents for g in direct.graphs]
+
+
+def test_force_transfer_keeps_the_multitask_result():
+    # With the "max" rule, noise picks a penalty > 0 on these unrelated tasks, and the guard rejects it.
+    tasks = _problem_tasks("sachs-unrelated", 300, k=3, seed=1)
+    with pytest.warns(TransferWarning, match="rejected"):
+        guarded = learn_structures(tasks, selection_rule="max", **FAST)
+    assert guarded.transfer["status"] == "rejected" and guarded.penalty == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TransferWarning)
+        forced = learn_structures(tasks, selection_rule="max", force_transfer=True, **FAST)
+    assert forced.transfer["status"] == "forced"
+    assert forced.penalty == guarded.transfer["selected_penalty"] > 0
+    direct = learn_structures(tasks, penalty=forced.penalty, n_restarts=3, n_joint_restarts=1)
+    assert [g.parents for g in forced.graphs] == [g.parents for g in direct.graphs]
+
+
+def _write_csvs(tasks, folder):
+    paths = [str(folder / f"{name}.csv") for name in tasks]
+    for path, df in zip(paths, tasks.values()):
+        df.to_csv(path, index=False)
+    return paths
+
+
+def test_prior_none_cli_equals_api_equals_the_multitask_start(tmp_path, capsys):
+    tasks = _problem_tasks("sachs", 300, k=3)
+    paths = _write_csvs(tasks, tmp_path)
+    out = tmp_path / "none"
+    assert main(["learn", "--prior", "none", "--restarts", "4", "--out", str(out), *paths]) == 0
+    capsys.readouterr()
+    summary = json.loads((out / "summary.json").read_text())
+    api = learn_structures(tasks, prior="none", n_restarts=4)
+    multi = learn_structures(tasks, penalty=0.9, n_restarts=4, n_joint_restarts=0)
+    for t, name in enumerate(tasks):
+        cli_edges = {tuple(e) for e in summary["tasks"][name]["edges"]}
+        assert cli_edges == set(api.graphs[t].edges(names=True))
+        assert cli_edges == set(multi.single_task[t].graph.edges(names=True))
+
+
+def test_cli_prints_the_guard_and_writes_it(tmp_path, capsys):
+    tasks = _problem_tasks("sachs-unrelated", 300, k=3)
+    paths = _write_csvs(tasks, tmp_path)
+    out = tmp_path / "guard"
+    assert main(["learn", "--restarts", "2", "--joint-restarts", "0", "--cv", "3", "--out", str(out), *paths]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["transfer"]["message"] in printed
+    assert summary["transfer"]["folds"] == 3 and summary["transfer"]["rule"] == "one-se"
+    assert all(set(v) == {"gain", "se", "verdict"} for v in summary["transfer"]["tasks"].values())
+
+
+# --- CPDAG distance --------------------------------------------------------------
+
+
+def _v_structures(edges):
+    parents = {}
+    for u, v in edges:
+        parents.setdefault(v, set()).add(u)
+    adj = {frozenset(e) for e in edges}
+    return {(frozenset((a, b)), c) for c, pa in parents.items() for a in pa for b in pa
+            if a < b and frozenset((a, b)) not in adj}
+
+
+def _is_acyclic(nodes, edges):
+    left = set(nodes)
+    while left:
+        roots = [v for v in left if not any((u, v) in edges for u in left)]
+        if not roots:
+            return False
+        left -= set(roots)
+    return True
+
+
+def _class_by_brute_force(nodes, edges):
+    """All DAGs with the same skeleton and v-structures (the Markov equivalence class)."""
+    skeleton = sorted(tuple(sorted(e)) for e in edges)
+    target = _v_structures(edges)
+    members = []
+    for flips in itertools.product((False, True), repeat=len(skeleton)):
+        cand = {(b, a) if f else (a, b) for (a, b), f in zip(skeleton, flips)}
+        if _is_acyclic(nodes, cand) and _v_structures(cand) == target:
+            members.append(cand)
+    return members
+
+
+def test_essential_graph_equals_the_brute_force_equivalence_class():
+    rng = np.random.default_rng(3)
+    nodes = list("abcde")
+    for _ in range(60):
+        order = list(rng.permutation(nodes))
+        edges = {(order[i], order[j]) for i in range(5) for j in range(i + 1, 5) if rng.random() < 0.45}
+        members = _class_by_brute_force(nodes, edges)
+        compelled = {e for e in edges if all(e in m for m in members)}
+        directed, undirected = essential_graph(edges)
+        assert directed == compelled
+        assert undirected == {frozenset(e) for e in edges if e not in compelled}
+        # Every member is at CPDAG distance 0 from the DAG, and has no undecidable reversal
+        # counted as an error by the CPDAG distance.
+        for m in members:
+            assert cpdag_distance(m, edges) == 0
+            assert undecidable_reversals(m, edges) == sum((v, u) in edges for u, v in m)
+
+
+def test_cpdag_distance_hand_examples():
+    # A reversal inside the class (a chain) costs 0; the edit distance counts it.
+    assert cpdag_distance([("a", "b"), ("b", "c")], [("b", "a"), ("b", "c")]) == 0
+    assert undecidable_reversals([("b", "a"), ("b", "c")], [("a", "b"), ("b", "c")]) == 1
+    # Turning a collider into a chain changes both marks: 2.
+    assert cpdag_distance([("a", "c"), ("b", "c")], [("c", "a"), ("b", "c")]) == 2
+    # A missing edge costs 1; a compelled edge reversed costs 1 per pair.
+    assert cpdag_distance([("a", "c"), ("b", "c")], [("a", "c")]) == 2  # the v-structure disappears too
+    assert cpdag_distance([("a", "c"), ("b", "c"), ("c", "d")], [("a", "c"), ("b", "c"), ("d", "c")]) == 1
+    assert cpdag_distance([], []) == 0

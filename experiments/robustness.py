@@ -1,0 +1,115 @@
+"""Robustness suite (issue 9): does the default transfer hold up on networks nobody tuned for?
+
+Run: ``python experiments/robustness.py [--problems sachs hepar2 ...] [--rows 250 1000] [--trials 10]``
+
+Each (problem, rows) cell is one ``mtbn bench`` run (5 tasks, P_del = 0.05,
+seed 0) in ``experiments/out/robustness/<problem>_<rows>/``; a killed run
+resumes from the trials already written. Methods: STL, IDENTICAL, POOLED,
+MTL (the default: 5-fold CV, one-SE rule, negative-transfer guard), MTL-PAPER
+(50 validation rows, best score, no guard) and MTL-ORACLE (the best grid
+point of MTL-PAPER's path by edit distance). 5000 test rows per task for KL.
+
+The table ``experiments/out/robustness/table.md`` gives, per cell, the mean
+edit distance, CPDAG SHD and KL of STL, MTL and MTL-PAPER, the paired t-test
+p-values of MTL against STL (ED, KL; a positive difference means MTL is
+worse), the median chosen penalty, and how often the guard returned the
+independent solution.
+"""
+
+import argparse
+import os
+
+import numpy as np
+import pandas as pd
+from _common import OUT, jobs, progress
+from scipy import stats
+
+from mtbn.evaluate import run_benchmark
+
+METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle")
+DEFAULT_PROBLEMS = ("sachs", "sachs-ind", "sachs-unrelated", "hepar2", "hepar2-ind", "win95pts", "win95pts-ind",
+                    "alarm-unrelated")
+
+
+def cell(problem, rows, trials):
+    out = os.path.join(OUT, "robustness", f"{problem}_{rows}")
+    progress(f"{problem}, {rows} rows, {trials} trials -> {out}")
+    results, _ = run_benchmark(problem, out, n_trials=trials, n_train=rows, n_test=5000, methods=METHODS,
+                               n_restarts=20, n_jobs=jobs(), progress=progress, plots=False)
+    return results
+
+
+def summarise_cell(problem, rows, results):
+    per = results.groupby(["method", "trial"])[["edit_distance", "cpdag_shd", "kl"]].mean()
+    row = {"problem": problem, "rows": rows, "trials": results["trial"].nunique()}
+    for m in ("stl", "mtl", "mtl-paper", "identical", "pooled", "mtl-oracle"):
+        for col in ("edit_distance", "cpdag_shd", "kl"):
+            row[f"{m}:{col}"] = per.loc[m][col].mean()
+    for col in ("edit_distance", "kl"):
+        a, b = per.loc["mtl"][col], per.loc["stl"][col]
+        row[f"diff:{col}"] = float((a - b).mean())
+        row[f"p:{col}"] = float(stats.ttest_rel(a, b).pvalue) if not np.allclose(a, b) else 1.0
+    mtl = results[results["method"] == "mtl"].groupby("trial").first()
+    row["penalty"] = float(np.median(mtl["penalty"]))
+    row["guard"] = int((mtl["transfer"].isin(["none", "rejected"])).sum())
+    row["equal_stl"] = int(sum(
+        np.array_equal(per.loc["mtl"].loc[t].values, per.loc["stl"].loc[t].values) for t in per.loc["mtl"].index))
+    return row
+
+
+def table(rows):
+    head = ("| problem | rows | trials | ED STL | ED MTL | ED MTL-PAPER | ED ORACLE | ED IDENT | ED POOLED "
+            "| CPDAG STL | CPDAG MTL | KL STL | KL MTL | KL MTL-PAPER | p ED (MTL-STL) | p KL (MTL-STL) "
+            "| median delta | guard fired | MTL = STL |")
+    lines = [head, "|---" * 19 + "|"]
+    for r in rows:
+        def p(col):
+            sign = "+" if r[f"diff:{col}"] > 0 else "-"
+            star = " *" if r[f"p:{col}"] < 0.05 else ""
+            return f"{sign}{r[f'p:{col}']:.2g}{star}"
+
+        lines.append(
+            f"| {r['problem']} | {r['rows']} | {r['trials']} | {r['stl:edit_distance']:.1f} | "
+            f"{r['mtl:edit_distance']:.1f} | {r['mtl-paper:edit_distance']:.1f} | {r['mtl-oracle:edit_distance']:.1f} | "
+            f"{r['identical:edit_distance']:.1f} | {r['pooled:edit_distance']:.1f} | {r['stl:cpdag_shd']:.1f} | "
+            f"{r['mtl:cpdag_shd']:.1f} | {r['stl:kl']:.4f} | {r['mtl:kl']:.4f} | {r['mtl-paper:kl']:.4f} | "
+            f"{p('edit_distance')} | {p('kl')} | {1 - r['penalty']:.0e} | {r['guard']}/{r['trials']} | "
+            f"{r['equal_stl']}/{r['trials']} |")
+    ed_stl = np.mean([r["stl:edit_distance"] for r in rows if "unrelated" not in r["problem"]])
+    ed_mtl = np.mean([r["mtl:edit_distance"] for r in rows if "unrelated" not in r["problem"]])
+    lines += ["", f"Mean ED over the related-task cells: STL {ed_stl:.2f}, MTL {ed_mtl:.2f} "
+                  f"({100 * (ed_stl - ed_mtl) / ed_stl:+.1f}% reduction).",
+              "p: paired t-test over trials of MTL minus STL (sign: + means MTL has the larger value, i.e. worse); "
+              "* p < 0.05. median delta: median of 1 - delta chosen by MTL (1e+00 = delta 0). guard fired: trials "
+              "where MTL returned the independent solution (rule chose delta 0, or the guard rejected the choice). "
+              "MTL = STL: trials where MTL's per-task ED, CPDAG SHD and KL equal STL's."]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS))
+    ap.add_argument("--rows", nargs="+", type=int, default=[250, 1000])
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--table-only", action="store_true", help="only rebuild the table from finished cells")
+    args = ap.parse_args()
+    rows = []
+    for problem in args.problems:
+        for n in args.rows:
+            out = os.path.join(OUT, "robustness", f"{problem}_{n}")
+            if args.table_only:
+                if not os.path.exists(os.path.join(out, "results.csv")):
+                    continue
+                results = pd.read_csv(os.path.join(out, "results.csv"))
+            else:
+                results = cell(problem, n, args.trials)
+            rows.append(summarise_cell(problem, n, results))
+    text = table(rows) + "\n"
+    os.makedirs(os.path.join(OUT, "robustness"), exist_ok=True)
+    with open(os.path.join(OUT, "robustness", "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

@@ -382,7 +382,7 @@ class MultitaskResult:
 #: selection: restarts of the single-task and TSK starts, and joint restarts
 #: per start. The final search at the chosen penalty uses the full settings.
 SELECTION_RESTARTS = 10
-SELECTION_JOINT_RESTARTS = 2
+SELECTION_JOINT_RESTARTS = 0
 
 
 def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):

@@ -1,0 +1,59 @@
+"""Cost of the default multitask learner against independent learning (issue 9).
+
+Run: ``python benchmarks/bench_default_learn.py [--problem alarm] [--rows 1000] [--jobs 1]``
+
+In one process, on the same 5 tasks (``mtbn bench PROBLEM`` trial 0, seed 0):
+``learn_structures(tasks, prior="none")`` (what ``mtbn learn --prior none``
+runs) and ``learn_structures(tasks)`` (the default: 5-fold CV over the
+penalty grid, guard, search on all rows), with the time spent in each stage
+(from the progress messages). Prints a Markdown table of seconds and ratios.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+from mtbn.benchmarks import make_problem
+from mtbn.data import DiscreteData
+from mtbn.networks import sample
+from mtbn.learn import learn_structures
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problem", default="alarm")
+    ap.add_argument("--rows", type=int, default=1000)
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    rng = np.random.default_rng([0, 0])
+    nets = make_problem(args.problem, n_tasks=5, p_del=0.05, random_state=rng)
+    tasks = [DiscreteData(sample(n, args.rows, random_state=rng).codes, n.names, n.states, f"task{t}")
+             for t, n in enumerate(nets)]
+    stages = []
+
+    def progress(message):
+        stages.append((time.perf_counter(), message))
+
+    t0 = time.perf_counter()
+    learn_structures(tasks, prior="none", n_jobs=args.jobs)
+    t_none = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    stages.append((t0, "start"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = learn_structures(tasks, n_jobs=args.jobs, progress=progress)
+    t_default = time.perf_counter() - t0
+    stages.append((time.perf_counter(), "end"))
+    print(f"| what | seconds | ratio to --prior none |\n|---|---|---|")
+    print(f"| learn_structures(prior='none') | {t_none:.1f} | 1.00 |")
+    print(f"| learn_structures() default (penalty {res.penalty:.10g}, guard: {res.transfer['status']}) "
+          f"| {t_default:.1f} | {t_default / t_none:.2f} |")
+    folds = [(t, m) for t, m in stages if m.startswith("fold") or m.startswith("multitask search") or m == "end"]
+    for (a, m), (b, _) in zip(folds, folds[1:]):
+        print(f"| &nbsp; {m} | {b - a:.1f} | {(b - a) / t_none:.2f} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mtbn._validation import check_option, check_penalty, check_random_state
+from mtbn.selection import ValidationScores
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, edit_distance
@@ -398,18 +399,18 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     curve = []
     if n == "auto":
         limit = len(order) if max_tasks is None else min(int(max_tasks), len(order))
-        best = None
+        candidates, rows = [], []
         for N in range(limit + 1):
             say(f"learning with the {N} closest task(s)")
             graph, pen, _ = _learn_principal(datasets, principal, order[:N], learn_kwargs=learn_kwargs,
                                              random_state=seed)
             net = fit_parameters([tuple(sorted(p)) for p in graph.parents], datasets[principal],
                                  equivalent_sample_size=equivalent_sample_size)
-            ll = float(log_likelihood(net, sel_valid))
-            curve.append((N, ll))
-            if best is None or ll > best[1] + 1e-12:
-                best = (N, ll, graph, pen)
-        n_sel, _, graph, pen = best
+            rows.append([log_likelihood(net, sel_valid, per_row=True)])
+            candidates.append((N, graph, pen))
+        scores = ValidationScores(rows)
+        curve = [(N, float(m)) for (N, _, _), m in zip(candidates, scores.means)]
+        n_sel, graph, pen = candidates[scores.choose("max")]
         how = "validation"
     else:
         n_sel = gap if n == "gap" else min(n, len(order))
@@ -529,23 +530,23 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     curve = []
     if n_clusters == "auto":
         top = k if max_clusters is None else max(1, min(int(max_clusters), k))
-        best = None
+        candidates, rows = [], []
         for c in range(1, top + 1):
             labels, Z = average_link_clusters(rel.distance.values, c)
-            if curve and len(set(labels)) == curve[-1][0]:
+            if candidates and len(set(labels)) == len(set(candidates[-1][0])):
                 continue  # the cut gives the same partition as before
             say(f"learning within {len(set(labels))} cluster(s)")
             graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
-            lls = []
+            per_task = []
             for name in names:
                 net = fit_parameters([tuple(sorted(p)) for p in graphs[name].parents], train[name],
                                      equivalent_sample_size=equivalent_sample_size)
-                lls.append(log_likelihood(net, valid[name]))
-            score = float(np.mean(lls))
-            curve.append((len(set(labels)), score))
-            if best is None or score > best[1] + 1e-12:
-                best = (labels, score, graphs)
-        labels, _, graphs = best
+                per_task.append(log_likelihood(net, valid[name], per_row=True))
+            rows.append(per_task)
+            candidates.append((labels, graphs))
+        scores = ValidationScores(rows)
+        curve = [(len(set(lab)), float(m)) for (lab, _), m in zip(candidates, scores.means)]
+        labels, graphs = candidates[scores.choose("max")]
         _, Z = average_link_clusters(rel.distance.values, 1)
     else:
         labels, Z = average_link_clusters(rel.distance.values, int(n_clusters))

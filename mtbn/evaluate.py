@@ -307,6 +307,7 @@ def summarise(results, title=""):
               + (" CPDAG SHD: structural Hamming distance between essential graphs (a reversal the data "
                  "cannot decide costs 0); undecidable reversals: reversed edges whose direction the true "
                  "CPDAG leaves open." if has_cpdag else ""), ""]
+    lines += paired_table(per_trial, order, ["edit_distance"] + (["cpdag_shd"] if has_cpdag else []) + ["kl"])
     if "transfer" in results.columns:
         status = results.dropna(subset=["transfer"]).groupby(["method", "trial"])["transfer"].first()
         for m in order:
@@ -317,6 +318,32 @@ def summarise(results, title=""):
                     if name in counts) + f" of {len(status.loc[m])} trials.")
         lines.append("")
     return "\n".join(lines)
+
+
+def paired_table(per_trial, order, columns):
+    """Markdown: every method against STL (and MTL against IDENTICAL), paired over trials, Holm-corrected."""
+    from mtbn.stats import holm, paired_comparison
+
+    pairs = [(m, "stl") for m in order if m != "stl" and "stl" in order]
+    pairs += [(m, "identical") for m in order if m.startswith("mtl") and "identical" in order]
+    rows = []
+    for m, base in pairs:
+        a, b = per_trial.loc[m], per_trial.loc[base]
+        common = a.index.intersection(b.index)
+        for col in columns:
+            rows.append((m, base, col, paired_comparison(a.loc[common, col], b.loc[common, col])))
+    if not rows:
+        return []
+    adjusted = holm([r[3]["p_t"] for r in rows])
+    lines = ["Paired differences over trials (method minus baseline; negative = lower ED / KL), 95% t interval, "
+             "paired t-test and Wilcoxon signed-rank p-values, and the t-test p-value Holm-corrected across "
+             "all rows of this table. \"different\" means Holm p < 0.05.", "",
+             "| method | baseline | metric | mean difference [95% CI] | p (t) | p (Wilcoxon) | p (Holm) | different |",
+             "|---|---|---|---|---|---|---|---|"]
+    for (m, base, col, r), adj in zip(rows, adjusted):
+        lines.append(f"| {m} | {base} | {col} | {r['mean_diff']:+.4g} [{r['ci_low']:+.4g}, {r['ci_high']:+.4g}] "
+                     f"| {r['p_t']:.2g} | {r['p_wilcoxon']:.2g} | {adj:.2g} | {'yes' if adj < 0.05 else 'no'} |")
+    return lines + [""]
 
 
 def _join(*cells):

@@ -68,8 +68,19 @@ def check_random_state(seed):
     """Turn ``seed`` (None, int or Generator) into a ``numpy.random.Generator``."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         return np.random.default_rng(seed)
     raise InvalidParameterError(
-        f"random_state must be None, an integer or a numpy Generator; got {seed!r}."
+        f"random_state must be None, an integer >= 0 or a numpy Generator; got {seed!r}."
+    )
+
+
+def check_n_jobs(n_jobs):
+    """``n_jobs`` as joblib reads it: None, a positive count, or -1, -2, ... (all cores, all but one, ...)."""
+    if n_jobs is None:
+        return None
+    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool) and n_jobs != 0:
+        return int(n_jobs)
+    raise InvalidParameterError(
+        f"n_jobs must be None, a positive integer or -1 (all cores), -2 (all but one), ...; got {n_jobs!r}."
     )

@@ -56,6 +56,17 @@ def _int_at_least(minimum):
 
 _nonneg_int = _int_at_least(0)
 _cv_arg = _int_at_least(2)
+_seed_arg = _int_at_least(0)
+
+
+def _jobs_arg(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer or -1 (all cores); got {text!r}") from None
+    if value == 0:
+        raise argparse.ArgumentTypeError("must be a positive integer or -1 (all cores); got 0")
+    return value
 
 
 def _positive_float(text):
@@ -396,22 +407,29 @@ def _add_learning_args(p, common_help, penalty_scope, selection_help):
 def _add_run_args(p, common_help):
     """Options shared by the relatedness commands: ess, seed, jobs, restarts, dropna, progress."""
     p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
-    p.add_argument("--seed", default=0, type=int, help=common_help["seed"])
-    p.add_argument("--jobs", default=1, type=int, metavar="N", help=common_help["jobs"])
+    p.add_argument("--seed", default=0, type=_seed_arg, help=common_help["seed"])
+    p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N", help=common_help["jobs"])
     p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
 
 
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (``mtbn COMMAND: error: ...``, exit 2) pointing to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser():
     from mtbn.benchmarks import PROBLEMS
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mtbn",
         description="Multitask Bayesian network structure learning: learn the structures of "
         "several related data sets jointly.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser(
         "learn",
@@ -440,7 +458,7 @@ def build_parser():
                    help="keep the multitask result even when it does not beat independent learning on "
                    "held-out rows (the negative-transfer guard otherwise returns the single-task structures)")
     p.add_argument("--ess", default=1.0, type=_positive_float, help="BDeu equivalent sample size (default 1)")
-    p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
+    p.add_argument("--seed", default=0, type=_seed_arg, help="random seed (default 0)")
     p.add_argument("--max-parents", default=None, type=_nonneg_int, metavar="K",
                    help="maximum number of parents per variable (default: no limit)")
     p.add_argument("--restarts", default=50, type=_nonneg_int,
@@ -450,7 +468,7 @@ def build_parser():
                    "graphs, best kept) or one of them")
     p.add_argument("--joint-restarts", default=20, type=_nonneg_int, metavar="N",
                    help="random restarts of the joint search per start (default 20)")
-    p.add_argument("--jobs", default=1, type=int, metavar="N",
+    p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
                    help="parallel jobs for the penalty grid (default 1; -1 = all cores)")
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
@@ -464,8 +482,8 @@ def build_parser():
     )
     p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
     p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
-    p.add_argument("--jobs", default=2, type=int, help="parallel trials (default 2)")
-    p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
+    p.add_argument("--jobs", default=2, type=_jobs_arg, help="parallel trials (default 2)")
+    p.add_argument("--seed", default=0, type=_seed_arg, help="random seed (default 0)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder)")
     p.set_defaults(func=cmd_demo)
 
@@ -491,8 +509,8 @@ def build_parser():
     p.add_argument("--penalty", default=None, metavar="auto|DELTA|D1,D2,...",
                    help="'auto' (default): choose on validation; one value: multitask learning at that "
                    "penalty; a list: a penalty sweep (mtl@DELTA for each value)")
-    p.add_argument("--seed", default=0, type=int, help="random seed (default 0)")
-    p.add_argument("--jobs", default=1, type=int, help="parallel trials (default 1; -1 = all cores)")
+    p.add_argument("--seed", default=0, type=_seed_arg, help="random seed (default 0)")
+    p.add_argument("--jobs", default=1, type=_jobs_arg, help="parallel trials (default 1; -1 = all cores)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--test-rows", default=20000, type=int, help="test rows per task for KL (default 20000)")
     p.add_argument("--restarts", default=20, type=_nonneg_int, help="restarts of single-task searches (default 20)")

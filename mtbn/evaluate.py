@@ -200,9 +200,11 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     from joblib import Parallel, delayed
 
     from mtbn.benchmarks import PROBLEMS
-    from mtbn._validation import check_option
+    from mtbn._validation import check_n_jobs, check_option, check_random_state
 
     check_option("problem", problem, PROBLEMS)
+    check_n_jobs(n_jobs)
+    check_random_state(seed)
     methods = _check_methods(list(methods))
     for name, value, low in (("n_trials", n_trials, 1), ("n_tasks", n_tasks, 1), ("n_train", n_train, 2),
                              ("n_test", n_test, 1)):

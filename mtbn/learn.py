@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtbn._validation import check_max_parents, check_option, check_penalty, check_positive, check_random_state
+from mtbn._validation import (
+    check_max_parents,
+    check_n_jobs,
+    check_option,
+    check_penalty,
+    check_positive,
+    check_random_state,
+)
 from mtbn.data import DiscreteData, from_dataframe, read_csv
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
 from mtbn.graph import DAG
@@ -715,6 +722,7 @@ def learn_structures(
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     max_parents = check_max_parents(max_parents)
     check_option("solver", solver, SOLVERS)
+    check_n_jobs(n_jobs)
     check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
                  n_joint_restarts=n_joint_restarts)
     if validation is not None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mtbn._validation import check_option, check_penalty, check_random_state
+from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
 from mtbn.selection import ValidationScores
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
@@ -187,6 +187,7 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     import pandas as pd
     from joblib import Parallel, delayed
 
+    check_n_jobs(n_jobs)
     ts = make_taskset(tasks)
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise InvalidParameterError(f"n_folds must be an integer >= 2; got {n_folds!r}.")
@@ -369,6 +370,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
             f"principal task {principal!r} is not one of the tasks ({', '.join(map(repr, ts.names))})."
         )
     check_option("measure", measure, MEASURES)
+    check_n_jobs(n_jobs)
     n = _check_n(n)
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)
@@ -512,6 +514,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     k = len(names)
     if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
         raise InvalidParameterError(f"n_clusters must be 'auto' or an integer in [1, {k}]; got {n_clusters!r}.")
+    check_n_jobs(n_jobs)
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))

@@ -257,6 +257,8 @@ def _perturb(table, required, rng, n_moves):
     done = 0
     attempts = 0
     n = table.n
+    if n < 2:  # one variable: no edge to change
+        return 0
     while done < n_moves and attempts < 50 * n_moves + 100:
         attempts += 1
         u, v = (int(x) for x in rng.choice(n, size=2, replace=False))

@@ -111,9 +111,22 @@ def _csv_cell(text):
     return text
 
 
+def _check_out(out):
+    """Refuse an --out folder that cannot be written, before any work is done."""
+    path = os.path.abspath(out)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise _usage_error(f"--out {out!r} is a file, not a folder")
+    probe = path
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
+        raise _usage_error(f"--out {out!r} cannot be created or written ({probe!r} is not a writable folder)")
+
+
 def cmd_learn(args):
     from mtbn.data import make_taskset, read_csv
 
+    _check_out(args.out)
     t0 = time.perf_counter()
     progress = _Progress(True if args.progress else None)
     names = [os.path.splitext(os.path.basename(p))[0] for p in args.csv]
@@ -301,6 +314,7 @@ def cmd_relatedness(args):
     from mtbn.relatedness import direct_relatedness, indirect_relatedness
     from mtbn.report import write_relatedness_report
 
+    _check_out(args.out)
     t0 = time.perf_counter()
     progress = _Progress(True if args.progress else None)
     tasks = _read_named_tasks(args.csv, args.dropna)
@@ -327,6 +341,7 @@ def cmd_select(args):
     from mtbn.relatedness import select_tasks
     from mtbn.report import write_selection_report
 
+    _check_out(args.out)
     t0 = time.perf_counter()
     progress = _Progress(True if args.progress else None)
     tasks = _read_named_tasks(args.csv, args.dropna)
@@ -359,6 +374,7 @@ def cmd_cluster(args):
     from mtbn.relatedness import cluster_tasks
     from mtbn.report import write_clustering_report
 
+    _check_out(args.out)
     t0 = time.perf_counter()
     progress = _Progress(True if args.progress else None)
     tasks = _read_named_tasks(args.csv, args.dropna)

@@ -833,6 +833,7 @@ def _parse_bif(text):
     tok = _Tokens(text)
     states = {}
     blocks = {}
+    encoded = False
     while not tok.done():
         if tok.is_punct(";"):
             tok.next()
@@ -841,7 +842,9 @@ def _parse_bif(text):
         if keyword == "network":
             while not tok.is_punct("{"):
                 tok.next("'{'")
+            start = tok.pos
             tok.skip_block()
+            encoded = encoded or any(v == _ENCODING_PROPERTY for v, _, _ in tok.items[start:tok.pos])
         elif keyword == "variable":
             name, st = _parse_variable(tok)
             if name in states:
@@ -853,7 +856,11 @@ def _parse_bif(text):
         else:
             tok.pos -= 1
             tok.fail(f"unexpected {keyword!r}")
-    return _assemble(states, blocks, tok)
+    net = _assemble(states, blocks, tok)
+    if encoded:
+        net = BayesianNetwork([_bif_decode(n) for n in net.names],
+                              [[_bif_decode(x) for x in st] for st in net.states], net.parents, net.cpts)
+    return net
 
 
 def _assemble(states, blocks, tok):
@@ -953,22 +960,44 @@ def read_bif(source):
 _UNSAFE_RE = re.compile(r'[{}()\[\],;|"\t\n\r\f\v]|//|/\*|  ')
 
 
-def _check_bif_safe(text, what):
-    if not text or text != text.strip() or _UNSAFE_RE.search(text):
-        raise InvalidParameterError(
-            f"{what} {text!r} cannot be written to BIF: it must be non-empty, without "
-            "leading/trailing or repeated spaces, and without any of { } ( ) [ ] , ; | \" "
-            "or comment markers."
-        )
+#: Network property that marks percent-encoded names and labels (see _bif_encode).
+_ENCODING_PROPERTY = "mtbn_percent_encoding"
+_ENCODE_CHARS = set('{}()[],;|"%/* \t\n\r\f\v')
+
+
+def _bif_safe(text):
+    return bool(text) and text == text.strip() and not _UNSAFE_RE.search(text) and "%" not in text
+
+
+def _bif_encode(text):
+    """A BIF-safe token for ``text``: characters BIF cannot hold (and ``%``) as ``%XX``; ``""`` as ``%%``."""
+    if not text:
+        return "%%"
+    return "".join(f"%{ord(c):02X}" if c in _ENCODE_CHARS else c for c in text)
+
+
+def _bif_decode(token):
+    if token == "%%":
+        return ""
+    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), token)
 
 
 def _bif_text(network):
-    """The BIF text of a network (probabilities printed with repr precision)."""
-    for v, name in enumerate(network.names):
-        _check_bif_safe(name, "variable name")
-        for s in network.states[v]:
-            _check_bif_safe(s, f"state of {name!r}")
-    lines = ["network unknown {", "}"]
+    """The BIF text of a network (probabilities printed with repr precision).
+
+    Names and state labels that BIF cannot hold (brackets, commas, quotes,
+    semicolons, leading, trailing or repeated spaces, empty labels, ...) are
+    written percent-encoded, and the network block then carries the
+    property ``mtbn_percent_encoding``, on which :func:`read_bif` decodes them:
+    the round trip is lossless, and other readers see valid identifiers.
+    """
+    texts = list(network.names) + [x for st in network.states for x in st]
+    encode = not all(_bif_safe(t) for t in texts)
+    code = _bif_encode if encode else (lambda t: t)
+    names = [code(n) for n in network.names]
+    states = [[code(x) for x in st] for st in network.states]
+    lines = ["network unknown {"] + ([f"  property {_ENCODING_PROPERTY} true ;"] if encode else []) + ["}"]
+    network = _Renamed(names, states, network)
     for name, st in zip(network.names, network.states):
         lines.append(f"variable {name} {{")
         lines.append(f"  type discrete [ {len(st)} ] {{ {', '.join(st)} }};")
@@ -992,6 +1021,14 @@ def _bif_text(network):
     return "\n".join(lines) + "\n"
 
 
+class _Renamed:
+    """A network's structure and CPTs under other names and labels (for writing)."""
+
+    def __init__(self, names, states, network):
+        self.names, self.states = names, states
+        self.parents, self.cpts = network.parents, network.cpts
+
+
 def write_bif(network, path):
     """Write a network as BIF text (gzip-compressed if ``path`` ends in ``.gz``).
 
@@ -1005,10 +1042,8 @@ def write_bif(network, path):
     network : BayesianNetwork
     path : str or path-like
 
-    Raises
-    ------
-    InvalidParameterError
-        A name or state label contains characters BIF cannot hold.
+    Names or labels that BIF cannot hold are percent-encoded (see
+    :func:`_bif_text`); :func:`read_bif` restores them.
     """
     text = _bif_text(network).encode("utf-8")
     path = os.fspath(path)

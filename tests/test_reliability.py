@@ -62,3 +62,35 @@ def test_api_refuses_bad_jobs_and_seeds(kw, match):
     if "random_state" in kw:
         with pytest.raises(InvalidParameterError, match=match):
             direct_relatedness(tasks, **kw)
+
+
+def test_names_and_labels_bif_cannot_hold_are_learned_and_written(tmp_path, capsys):
+    import json
+
+    from mtbn.networks import read_bif
+
+    path = tmp_path / "wide.csv"
+    rows = ['age (years),"smokes; daily", flag']
+    for i in range(40):
+        rows.append(f'{"young" if i % 3 else "old"},"{"no, false" if i % 2 else "yes"}",{" a" if i % 5 else "b "}')
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["learn", "--prior", "none", "--restarts", "0", "--out", str(out), str(path)]) == 0
+    capsys.readouterr()
+    net = read_bif(out / "wide.bif")
+    assert net.names == ("age (years)", "smokes; daily", "flag")  # header names are stripped; labels are not
+    assert set(net.states[1]) == {"no, false", "yes"} and set(net.states[2]) == {" a", "b "}
+    summary = json.loads((out / "summary.json").read_text())
+    edges = {tuple(e) for e in summary["tasks"]["wide"]["edges"]}
+    assert set(net.edges) == edges
+
+
+def test_unwritable_out_is_refused_before_learning(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    _two_tasks()["t1"].to_csv(path, index=False)
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for out in (blocker, blocker / "sub"):
+        assert main(["learn", "--out", str(out), str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--out" in err[0]

@@ -38,8 +38,20 @@ __all__ = [
 #: Largest number of states a variable may have (codes are stored as uint8).
 MAX_STATES = 255
 
-#: A float column with more distinct values than this must be discretised.
+#: A numeric column (numbers in a DataFrame, or CSV cells that all read as
+#: numbers) with more distinct values than this must be discretised.
 _MAX_FLOAT_STATES = 20
+
+
+def _check_numeric_column(values, task, column):
+    """Refuse a numeric column that looks continuous (the same rule for the API and CSV files)."""
+    n_distinct = len(np.unique(values))
+    if n_distinct > _MAX_FLOAT_STATES:
+        raise InvalidDataError(
+            f"task {task!r}, column {column!r}: a numeric column with {n_distinct} distinct values "
+            f"(more than {_MAX_FLOAT_STATES}) looks continuous; discretise it first (e.g. with pandas.cut) "
+            "so that each value is a state label."
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -226,19 +238,26 @@ def _describe_rows(rows, limit=5):
     return shown + (", ..." if len(rows) > limit else "")
 
 
+def _as_numbers(cells):
+    """The cells as floats if every one reads as a finite number, else None."""
+    try:
+        out = np.array([float(c) for c in cells], dtype=float)
+    except ValueError:
+        return None
+    return out if len(out) and np.all(np.isfinite(out)) else None
+
+
 def _column_labels(series, task, column):
     """The labels of one column as an object array of str (verbatim)."""
     values = series.to_numpy()
     kind = values.dtype.kind
-    if kind == "f":
-        finite = values[~np.isnan(values)]
-        n_distinct = len(np.unique(finite))
-        if n_distinct > _MAX_FLOAT_STATES:
-            raise InvalidDataError(
-                f"task {task!r}, column {column!r}: a float column with {n_distinct} "
-                "distinct values looks continuous; discretise it first (e.g. with "
-                "pandas.cut) so that each value is a state label."
-            )
+    if kind in "iuf":
+        _check_numeric_column(values[~np.isnan(values)] if kind == "f" else values, task, column)
+    elif kind == "O" and len(values):
+        cells = [x for x in values.tolist() if isinstance(x, str) and x != ""]
+        numbers = _as_numbers(cells)
+        if numbers is not None:
+            _check_numeric_column(numbers, task, column)
     if kind in "biuf":
         return np.array([str(x) for x in values.tolist()], dtype=object)
     if kind == "O":
@@ -356,6 +375,13 @@ def read_csv(path, *, name=None, states=None, dropna=False):
         ) from None
     if not header:
         raise InvalidDataError(f"task {name!r} is empty: {path!r} has no header line.")
+    if len(header) == 1:
+        for sep, label in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in header[0]:
+                raise InvalidDataError(
+                    f"task {name!r}: {path!r} has one column whose header contains {label}; it looks "
+                    f"separated by {label} rather than commas: save it as comma-separated CSV."
+                )
     _check_unique([h.strip() for h in header], f"task {name!r}: duplicate column name")
     try:
         with warnings.catch_warnings():

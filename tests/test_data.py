@@ -215,7 +215,7 @@ def test_duplicate_task_names():
 def test_continuous_float_column_asks_for_discretisation():
     rng = np.random.default_rng(0)
     df = pd.DataFrame({"A": ["a"] * 50, "X": rng.normal(size=50)})
-    with pytest.raises(InvalidDataError, match=r"task 'f', column 'X': a float column with 50 distinct values.*discretise"):
+    with pytest.raises(InvalidDataError, match=r"task 'f', column 'X': a numeric column with 50 distinct values.*discretise"):
         from_dataframe(df, name="f")
 
 

@@ -94,3 +94,32 @@ def test_unwritable_out_is_refused_before_learning(tmp_path, capsys):
         assert main(["learn", "--out", str(out), str(path)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--out" in err[0]
+
+
+def test_numeric_columns_get_the_same_rule_in_the_api_and_csv(tmp_path, capsys):
+    from mtbn.data import read_csv
+    from mtbn.exceptions import InvalidDataError
+
+    df = pd.DataFrame({"age": list(range(98)) * 2, "b": list("ab") * 98})
+    with pytest.raises(InvalidDataError, match="'age'.*98 distinct values.*discretise"):
+        learn_structure(df)
+    path = tmp_path / "ages.csv"
+    df.to_csv(path, index=False)
+    with pytest.raises(InvalidDataError, match="'age'.*98 distinct values.*discretise"):
+        read_csv(path)
+    assert main(["learn", "--prior", "none", "--out", str(tmp_path / "o"), str(path)]) == 2
+    assert "98 distinct values" in capsys.readouterr().err
+    # Few distinct numbers are state labels, in both.
+    small = pd.DataFrame({"n": [1, 2, 3, 1] * 5, "b": list("abab") * 5})
+    assert learn_structure(small).graph.n_edges >= 0
+    small.to_csv(tmp_path / "small.csv", index=False)
+    assert read_csv(tmp_path / "small.csv").states[0] == ("1", "2", "3")
+
+
+@pytest.mark.parametrize("sep,word", [(";", "semicolons"), ("\t", "tabs")])
+def test_a_file_separated_otherwise_gets_a_hint(tmp_path, capsys, sep, word):
+    path = tmp_path / "semi.csv"
+    path.write_text(f"a{sep}b\nx{sep}y\ny{sep}x\n", encoding="utf-8")
+    assert main(["learn", "--prior", "none", "--out", str(tmp_path / "o"), str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and word in err[0] and "comma-separated" in err[0]

@@ -341,6 +341,8 @@ def paired_table(per_trial, order, columns):
             rows.append((m, base, col, paired_comparison(a.loc[common, col], b.loc[common, col])))
     if not rows:
         return []
+    if all(r[3]["n"] < 2 for r in rows):
+        return ["Paired differences over trials need at least 2 trials.", ""]
     adjusted = holm([r[3]["p_t"] for r in rows])
     lines = ["Paired differences over trials (method minus baseline; negative = lower ED / KL), 95% t interval, "
              "paired t-test and Wilcoxon signed-rank p-values, and the t-test p-value Holm-corrected across "

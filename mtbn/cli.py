@@ -445,6 +445,9 @@ def build_parser():
         description="Multitask Bayesian network structure learning: learn the structures of "
         "several related data sets jointly.",
     )
+    from mtbn import __version__
+
+    parser.add_argument("--version", action="version", version=f"mtbn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     p = sub.add_parser(

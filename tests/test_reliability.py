@@ -123,3 +123,12 @@ def test_a_file_separated_otherwise_gets_a_hint(tmp_path, capsys, sep, word):
     assert main(["learn", "--prior", "none", "--out", str(tmp_path / "o"), str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and word in err[0] and "comma-separated" in err[0]
+
+
+def test_version(capsys):
+    import mtbn
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"mtbn {mtbn.__version__}"

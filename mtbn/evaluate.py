@@ -177,6 +177,23 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
     return rows
 
 
+def _trial_is_complete(path, methods, n_tasks, say):
+    """A stored trial file is reused only if it reads back with every column, method and task."""
+    import pandas as pd
+
+    if not os.path.exists(path):
+        return False
+    try:
+        table = pd.read_csv(path)
+        ok = (list(table.columns) == list(RESULT_COLUMNS) and set(table["method"]) == set(methods)
+              and len(table) == len(methods) * n_tasks)
+    except (OSError, ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        ok = False
+    if not ok:
+        say(f"{path} is incomplete or from another version; running that trial again")
+    return ok
+
+
 def _trial_path(out, trial):
     return os.path.join(out, "trials", f"trial_{trial:04d}.csv")
 
@@ -236,7 +253,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     with open(cfg_path, "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=2)
     say = progress or (lambda message: None)
-    todo = [t for t in range(n_trials) if not os.path.exists(_trial_path(out, t))]
+    todo = [t for t in range(n_trials) if not _trial_is_complete(_trial_path(out, t), methods, n_tasks, say)]
     if len(todo) < n_trials:
         say(f"resuming: {n_trials - len(todo)} of {n_trials} trials already done")
     kwargs = dict(seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train, validation=validation, n_test=n_test,

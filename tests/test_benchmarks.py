@@ -320,3 +320,15 @@ def test_bench_refused_settings_do_not_block_the_folder(tmp_path, capsys):
               "--methods", "stl", "--no-plots", "--out", out]
     assert main(common + ["--tasks", "0"]) == 2
     assert main(common + ["--tasks", "2"]) == 0
+
+
+def test_a_damaged_trial_file_is_run_again_on_resume(full_run, tmp_path):
+    out = tmp_path / "damaged"
+    run_benchmark("alarm", str(out), n_trials=1, **BENCH)
+    trial = out / "trials" / "trial_0000.csv"
+    good = pd.read_csv(trial)
+    trial.write_text(trial.read_text().splitlines()[0] + "\n")  # header only: an interrupted write
+    results, _ = run_benchmark("alarm", str(out), n_trials=1, **BENCH)
+    cols = [c for c in RESULT_COLUMNS if c != "seconds"]
+    pd.testing.assert_frame_equal(pd.read_csv(trial)[cols], good[cols])
+    assert len(results) == len(good)

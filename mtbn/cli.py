@@ -9,6 +9,7 @@ that need them, so ``mtbn --help`` starts fast.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -449,6 +450,7 @@ def build_parser():
 
     parser.add_argument("--version", action="version", version=f"mtbn {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.commands = sub.choices
 
     p = sub.add_parser(
         "learn",
@@ -624,6 +626,33 @@ def _usage_error(message):
     return _UsageError(message)
 
 
+# API argument names whose CLI option is spelled differently (the option's dest).
+_API_TO_DEST = {"p_del": "pdel", "n_train": "train", "n_folds": "folds", "n_restarts": "restarts",
+                "random_state": "seed", "equivalent_sample_size": "ess", "n_jobs": "jobs", "n_tasks": "tasks",
+                "n_test": "test_rows", "n_trials": "trials", "n_joint_restarts": "joint_restarts",
+                "n_clusters": "n"}
+
+
+def _in_cli_terms(message, command):
+    """Name the option the user typed where a library message names an API argument.
+
+    ``n_folds=10`` becomes ``--folds 10`` and ``p_del must`` becomes
+    ``--pdel must``; names inside quotes (the user's own labels) or
+    backticks (Python code) are kept.
+    """
+    if command is None:
+        return message
+    options = {a.dest: a.option_strings[-1] for a in command._actions if a.option_strings}
+
+    def swap(m):
+        opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))
+        if opt is None:
+            return m.group(0)
+        return f"{opt} " if m.group(2) == "=" else f"{opt}{m.group(2)}"
+
+    return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
+
+
 def main(argv=None):
     """Entry point of the ``mtbn`` command."""
     from mtbn.exceptions import MtbnError
@@ -637,7 +666,7 @@ def main(argv=None):
     try:
         return args.func(args)
     except (MtbnError, _UsageError, OSError) as exc:
-        print(f"mtbn: error: {exc}", file=sys.stderr)
+        print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("mtbn: interrupted", file=sys.stderr)

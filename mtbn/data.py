@@ -265,7 +265,7 @@ def _column_labels(series, task, column):
     return values.astype(str).astype(object)
 
 
-def from_dataframe(df, *, name="data", states=None, dropna=False):
+def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
     """Integer-code one pandas DataFrame.
 
     Parameters
@@ -313,10 +313,12 @@ def from_dataframe(df, *, name="data", states=None, dropna=False):
                 f"{names[j]!r} ({int(m.sum())})" for j, m in enumerate(missing) if m.any()
             ]
             rows = np.flatnonzero(any_missing)
+            where = (f"file lines {_describe_rows((rows + 2).tolist())} of {_source!r}" if _source is not None
+                     else f"rows with index {_describe_rows(df.index[rows].tolist())}")
             raise InvalidDataError(
                 f"task {name!r}: {int(sum(m.sum() for m in missing))} missing values in "
-                f"column(s) {', '.join(cols)}, rows {_describe_rows(rows.tolist())}; "
-                "impute them or pass dropna=True (--dropna) to drop incomplete rows."
+                f"column(s) {', '.join(cols)}, {where}; impute them or drop the incomplete rows "
+                "(--dropna on the command line; `dropna=True` in read_csv or make_taskset)."
             )
         keep = ~any_missing
         labels = [lab[keep] for lab in labels]
@@ -401,7 +403,7 @@ def read_csv(path, *, name=None, states=None, dropna=False):
     except pd.errors.EmptyDataError:
         raise InvalidDataError(f"task {name!r} is empty: {path!r} has no data.") from None
     df.columns = [h.strip() for h in header]
-    return from_dataframe(df, name=name, states=states, dropna=dropna)
+    return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
 
 
 def _check_unique(items, what):

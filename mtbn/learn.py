@@ -404,8 +404,9 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
     zero = grid.index(0.0)
     gain, se, d_t, se_t = scores.difference(chosen, zero)
     tasks = {
-        name: {"gain": float(g), "se": float(e),
-               "verdict": "helped" if g > e else ("hurt" if g < -e else "unclear")}
+        name: ({"gain": float(g), "se": float(e),
+                "verdict": "helped" if g > e else ("hurt" if g < -e else "unclear")} if np.isfinite(g)
+               else {"gain": None, "se": None, "verdict": "not scored (too few rows to hold any out)"})
         for name, g, e in zip(task_names, d_t, se_t)
     }
     where = f"{n_folds}-fold cross-validation" if n_folds > 1 else "the validation split"
@@ -430,9 +431,9 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
             "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks}
 
 
-def _split_rows(n, validation, rng, task):
+def _split_rows(n, validation, rng, task, name="validation"):
     """One (train, validation) split of ``range(n)`` (see :func:`mtbn.selection.holdout_splits`)."""
-    return holdout_splits(n, validation, rng, task)[0]
+    return holdout_splits(n, validation, rng, task, name)[0]
 
 
 def _check_validation(validation):
@@ -810,7 +811,13 @@ def learn_structures(
                             starts_are_optima=stl is not None), stl
 
     transfer = None
-    if penalty == "auto":
+    if penalty == "auto" and k == 1:
+        # One task: nothing to couple, so no penalty to choose.
+        chosen, path = 0.0, []
+        transfer = {"status": "none", "message": "one task: learned on its own (no penalty to choose)",
+                    "selected_penalty": 0.0, "gain": 0.0, "se": 0.0, "rule": rule, "folds": 0, "tasks": {}}
+        search, stl = run_one(chosen)
+    elif penalty == "auto":
         if validation is not None:
             splits = [holdout_splits(d.n_samples, validation, r, d.name) for d, r in zip(ts.tasks, task_rngs)]
         else:

@@ -380,7 +380,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     sel_valid = None
     if n == "auto":
         tr, va = _split_rows(full_principal.n_samples, selection_validation,
-                             np.random.default_rng([seed, 3]), principal)
+                             np.random.default_rng([seed, 3]), principal, "selection_validation")
         datasets[principal] = full_principal.take(tr)
         sel_valid = full_principal.take(va)
     say(f"{measure} relatedness of {len(ts.names)} tasks")
@@ -525,7 +525,8 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     if n_clusters == "auto":
         for name, d in full.items():
             tr, va = _split_rows(d.n_samples, selection_validation,
-                                 np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4]), name)
+                                 np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4]), name,
+                                 "selection_validation")
             train[name], valid[name] = d.take(tr), d.take(va)
     say(f"direct relatedness of {k} tasks")
     rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,

@@ -40,23 +40,38 @@ TIE = 1e-12
 
 
 def kfold_splits(n_rows, k, rng):
-    """``k`` folds of ``range(n_rows)``: a list of ``(train, held_out)`` sorted index arrays."""
-    if n_rows < k:
-        raise InvalidParameterError(f"cv={k} needs at least {k} rows per task; a task has {n_rows}.")
+    """``k`` folds of ``range(n_rows)``: a list of ``(train, held_out)`` sorted index arrays.
+
+    A task with fewer rows than folds holds out one row in each of its first
+    ``n_rows`` folds and none in the others (every row is still held out
+    exactly once), so small tasks can sit beside large ones. A task of one
+    row cannot be held out (its training rows would be empty): it trains on
+    that row in every fold and is left out of the held-out scores.
+    """
+    if n_rows < 1:
+        raise InvalidParameterError("kfold_splits needs at least one row.")
+    if n_rows == 1:
+        return [(np.zeros(1, dtype=int), np.zeros(0, dtype=int)) for _ in range(k)]
     parts = np.array_split(rng.permutation(n_rows), k)
     return [(np.sort(np.concatenate([p for i, p in enumerate(parts) if i != f])), np.sort(parts[f]))
             for f in range(k)]
 
 
-def holdout_splits(n_rows, validation, rng, task):
-    """One split: ``validation`` rows (a count, or a fraction of ``n_rows``) held out."""
+def holdout_splits(n_rows, validation, rng, task, name="validation"):
+    """One split: ``validation`` rows (a count, or a fraction of ``n_rows``) held out.
+
+    A one-row task holds out nothing (as in :func:`kfold_splits`); ``name``
+    is the argument named in errors.
+    """
+    if n_rows == 1:
+        return [(np.zeros(1, dtype=int), np.zeros(0, dtype=int))]
     if isinstance(validation, (int, np.integer)) and not isinstance(validation, bool):
         n_val = int(validation)
     else:
         n_val = int(round(float(validation) * n_rows))
     n_val = max(1, n_val)
     if n_val >= n_rows:
-        raise InvalidParameterError(f"validation={validation!r} leaves no training rows in task {task!r} ({n_rows} rows).")
+        raise InvalidParameterError(f"{name}={validation!r} leaves no training rows in task {task!r} ({n_rows} rows).")
     perm = rng.permutation(n_rows)
     return [(np.sort(perm[n_val:]), np.sort(perm[:n_val]))]
 
@@ -76,21 +91,27 @@ class ValidationScores:
         self.rows = [[np.asarray(r, dtype=float) for r in cand] for cand in rows]
         if not self.rows:
             raise InvalidParameterError("no candidates to choose from.")
-        self.k = len(self.rows[0])
-        self.means = np.array([np.mean([r.mean() for r in cand]) for cand in self.rows])
+        # Tasks without held-out rows (a one-row task) are left out of the means.
+        self.scored = np.array([len(r) > 0 for r in self.rows[0]])
+        if not self.scored.any():
+            raise InvalidParameterError("no task has held-out rows to score the candidates on.")
+        self.k = int(self.scored.sum())
+        self.means = np.array([np.mean(self.task_means(c)[self.scored]) for c in range(len(self.rows))])
         self.ses = np.array([np.sqrt(sum(r.var(ddof=1) / len(r) if len(r) > 1 else 0.0 for r in cand)) / self.k
                              for cand in self.rows])
 
     def task_means(self, c):
-        """Mean held-out log-likelihood per row of each task under candidate ``c``."""
-        return np.array([r.mean() for r in self.rows[c]])
+        """Mean held-out log-likelihood per row of each task under candidate ``c`` (NaN: no held-out rows)."""
+        return np.array([r.mean() if len(r) else np.nan for r in self.rows[c]])
 
     def difference(self, a, b):
-        """``(M(a) - M(b), paired SE, per-task differences, per-task SEs)``."""
+        """``(M(a) - M(b), paired SE, per-task differences, per-task SEs)``; NaN for unscored tasks."""
         diffs = [ra - rb for ra, rb in zip(self.rows[a], self.rows[b])]
-        d_t = np.array([d.mean() for d in diffs])
-        se_t = np.array([d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else 0.0 for d in diffs])
-        return float(d_t.mean()), float(np.sqrt(np.sum(se_t ** 2)) / self.k), d_t, se_t
+        d_t = np.array([d.mean() if len(d) else np.nan for d in diffs])
+        se_t = np.array([d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else (0.0 if len(d) else np.nan)
+                         for d in diffs])
+        ok = self.scored
+        return float(d_t[ok].mean()), float(np.sqrt(np.sum(se_t[ok] ** 2)) / self.k), d_t, se_t
 
     def best(self):
         """Index of the best mean (exact ties to the simplest candidate)."""

@@ -132,3 +132,82 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"mtbn {mtbn.__version__}"
+
+
+def _rich_task(seed=0, n=60):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2, n)
+    y = np.where(rng.random(n) < 0.9, x, 1 - x)
+    return pd.DataFrame({"x": np.array(["a", "b"])[x], "y": np.array(["c", "d"])[y], "z": ["k"] * n})
+
+
+def test_one_row_and_constant_columns_learn_empty_where_nothing_can_be_learned(tmp_path, capsys):
+    # With one row, BDeu gives every family the same score (log 1/r for the
+    # child whatever its parents), so no edge can improve it; a constant
+    # column has one state, so as a parent it changes no count and as a child
+    # it scores 0: both stay isolated.
+    one_row = _rich_task().iloc[:1]
+    res = learn_structures({"big": _rich_task(), "tiny": one_row}, n_restarts=3, n_joint_restarts=2)
+    assert res.graphs[1].n_edges == 0
+    assert res.transfer["tasks"]["tiny"]["verdict"].startswith("not scored")
+    assert res.transfer["tasks"]["big"]["gain"] is not None
+    big = res.graphs[0]
+    assert ("x", "y") in big.edges(names=True) or ("y", "x") in big.edges(names=True)
+    assert not [e for e in big.edges(names=True) if "z" in e]
+    one_row.to_csv(tmp_path / "tiny.csv", index=False)
+    _rich_task().to_csv(tmp_path / "big.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["learn", str(tmp_path / "big.csv"), str(tmp_path / "tiny.csv"), "--out", str(out),
+                 "--restarts", "2", "--joint-restarts", "1"]) == 0
+    assert (out / "tiny.edges.csv").read_text() == "source,target\n"
+
+
+def test_one_task_with_penalty_auto_is_the_single_task_learner():
+    task = {"only": _rich_task(3)}
+    res = learn_structures(task, n_restarts=3)
+    ref = learn_structures(task, prior="none", n_restarts=3)
+    assert res.penalty == 0.0 and res.penalty_path == []
+    assert res.transfer["status"] == "none" and "one task" in res.transfer["message"]
+    assert sorted(res.graphs[0].edges(names=True)) == sorted(ref.graphs[0].edges(names=True))
+
+
+def test_tasks_with_fewer_rows_than_folds_are_held_out_row_by_row():
+    import numpy as np
+
+    from mtbn.selection import kfold_splits
+
+    folds = kfold_splits(3, 5, np.random.default_rng(0))
+    held = np.concatenate([h for _, h in folds])
+    assert sorted(held.tolist()) == [0, 1, 2]  # every row held out exactly once
+    assert [len(h) for _, h in folds].count(0) == 2
+    for train, h in folds:
+        assert sorted(np.concatenate([train, h]).tolist()) == [0, 1, 2]
+    res = learn_structures({"a": _rich_task(1), "b": _rich_task(2, n=3)}, n_restarts=2, n_joint_restarts=1)
+    assert res.transfer["folds"] == 5
+
+
+@pytest.mark.parametrize("argv,expected", [
+    (["bench", "alarm", "--pdel", "2"], "--pdel must be in [0, 1]"),
+    (["bench", "alarm", "--train", "10", "--validation", "50", "--methods", "mtl-paper"],
+     "--validation 50 leaves no training rows (--train 10)"),
+])
+def test_library_messages_name_the_cli_option_typed(tmp_path, capsys, argv, expected):
+    assert main(argv + ["--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and expected in err and "_" not in err.split("error: ")[1].split()[0]
+    assert not (tmp_path / "b").exists()
+
+
+def test_relatedness_fold_message_and_missing_cells_name_file_lines(tmp_path, capsys):
+    _rich_task(n=4).to_csv(tmp_path / "a.csv", index=False)
+    _rich_task(n=8).to_csv(tmp_path / "b.csv", index=False)
+    argv = ["relatedness", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--measure", "indirect",
+            "--folds", "5", "--out", str(tmp_path / "r")]
+    assert main(argv) == 2
+    assert "fewer than --folds 5" in capsys.readouterr().err
+    (tmp_path / "holes.csv").write_text("x,y\na,c\na,\nb,d\n,c\n")
+    assert main(["learn", str(tmp_path / "holes.csv"), "--out", str(tmp_path / "h")]) == 2
+    err = capsys.readouterr().err
+    assert "file lines 3, 5 of" in err and "--dropna" in err and "--dropna True" not in err

@@ -7,10 +7,14 @@ that need them, so ``mtbn --help`` starts fast.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import shutil
+import signal
 import sys
+import tempfile
 import time
 
 __all__ = ["main", "build_parser"]
@@ -124,6 +128,40 @@ def _check_out(out):
         raise _usage_error(f"--out {out!r} cannot be created or written ({probe!r} is not a writable folder)")
 
 
+@contextlib.contextmanager
+def _staged_output(out):
+    """Write a command's outputs into a hidden folder beside ``out``; publish them only on success.
+
+    A failed or interrupted run removes the hidden folder, so it leaves
+    nothing behind and never touches a previous result. On success a new or
+    empty ``out`` is replaced by one rename; an ``out`` that already holds
+    files gets ours file by file (each an atomic rename), keeping the rest.
+    """
+    final = os.path.abspath(out)
+    parent = os.path.dirname(final)
+    os.makedirs(parent, exist_ok=True)
+    stage = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.", suffix=".partial", dir=parent)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(stage, 0o777 & ~umask)
+    try:
+        yield stage
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    if os.path.isdir(final) and not os.listdir(final):
+        os.rmdir(final)
+    if not os.path.exists(final):
+        os.replace(stage, final)
+        return
+    for root, _, files in os.walk(stage):
+        dest = os.path.normpath(os.path.join(final, os.path.relpath(root, stage)))
+        os.makedirs(dest, exist_ok=True)
+        for name in files:
+            os.replace(os.path.join(root, name), os.path.join(dest, name))
+    shutil.rmtree(stage, ignore_errors=True)
+
+
 def cmd_learn(args):
     from mtbn.data import make_taskset, read_csv
 
@@ -136,7 +174,6 @@ def cmd_learn(args):
         raise _usage_error(f"two CSV files give the task name {dupes[0]!r}; rename one")
     tasks = [read_csv(p, dropna=args.dropna) for p in args.csv]
     taskset = make_taskset(tasks)
-    os.makedirs(args.out, exist_ok=True)
     options = {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
     summary = {"tasks": {}, "options": options, "inputs": list(args.csv)}
     import warnings
@@ -167,7 +204,6 @@ def cmd_learn(args):
         )
     for t, task in enumerate(taskset.tasks):
         dag = res.graphs[t]
-        _write_task_outputs(args.out, task.name, dag, res.networks[t])
         summary["tasks"][task.name] = {
             "edges": [list(e) for e in dag.edges(names=True)],
             "n_edges": dag.n_edges,
@@ -187,8 +223,11 @@ def cmd_learn(args):
             summary["transfer"] = res.transfer
             print(res.transfer["message"])
     summary["seconds"] = time.perf_counter() - t0
-    with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as fh:
-        json.dump(summary, fh, indent=2)
+    with _staged_output(args.out) as out:
+        for t, task in enumerate(taskset.tasks):
+            _write_task_outputs(out, task.name, res.graphs[t], res.networks[t])
+        with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
+            json.dump(summary, fh, indent=2)
     print(f"learned {len(taskset)} task(s) in {summary['seconds']:.2f} s; wrote {args.out}")
     for name, info in summary["tasks"].items():
         print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}")
@@ -329,7 +368,8 @@ def cmd_relatedness(args):
     options = _options_of(args)
     options["inputs"] = list(args.csv)
     progress("writing the report")
-    paths = write_relatedness_report(rel, args.out, options)
+    with _staged_output(args.out) as out:
+        paths = write_relatedness_report(rel, out, options)
     print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {time.perf_counter() - t0:.2f} s; "
           f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
     reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
@@ -354,10 +394,10 @@ def cmd_select(args):
     )
     options = _options_of(args)
     options["inputs"] = list(args.csv)
-    os.makedirs(args.out, exist_ok=True)
-    _write_task_outputs(args.out, res.principal, res.graph, res.network)
     progress("writing the report")
-    write_selection_report(res, args.out, options)
+    with _staged_output(args.out) as out:
+        _write_task_outputs(out, res.principal, res.graph, res.network)
+        write_selection_report(res, out, options)
     print(f"selected {res.n_selected} of {len(res.order)} task(s) for {res.principal!r} ({res.how}) in "
           f"{time.perf_counter() - t0:.2f} s; wrote {args.out}")
     print(f"  {'rank':>4}  {'task':<20} {'distance':>10}  selected")
@@ -387,11 +427,11 @@ def cmd_cluster(args):
     )
     options = _options_of(args)
     options["inputs"] = list(args.csv)
-    os.makedirs(args.out, exist_ok=True)
-    for name in res.relatedness.names:
-        _write_task_outputs(args.out, name, res.graphs[name], res.networks[name])
     progress("writing the report")
-    write_clustering_report(res, args.out, options)
+    with _staged_output(args.out) as out:
+        for name in res.relatedness.names:
+            _write_task_outputs(out, name, res.graphs[name], res.networks[name])
+        write_clustering_report(res, out, options)
     how = "validation" if res.validation_curve else "given"
     print(f"{len(res.labels)} task(s) in {res.n_clusters} cluster(s) ({how}) in {time.perf_counter() - t0:.2f} s; "
           f"wrote {args.out}")
@@ -653,8 +693,35 @@ def _in_cli_terms(message, command):
     return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
 
 
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the clean-up of a run happens."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def _stop_workers():
+    """Kill joblib's worker processes now instead of leaving them to time out."""
+    try:
+        from joblib.externals.loky import reusable_executor
+
+        executor = reusable_executor._executor
+        if executor is not None:
+            executor.shutdown(wait=False, kill_workers=True)
+    except Exception:  # pragma: no cover - best effort on the way out
+        pass
+
+
 def main(argv=None):
-    """Entry point of the ``mtbn`` command."""
+    """Entry point of the ``mtbn`` command.
+
+    Exit status: 0 done, 2 a one-line error, 130 interrupted (SIGINT),
+    143 terminated (SIGTERM); on 130 and 143 the worker processes are
+    stopped and no partial output is left.
+    """
+    import threading
+
     from mtbn.exceptions import MtbnError
 
     parser = build_parser()
@@ -663,14 +730,24 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
         return 2
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
         return args.func(args)
     except (MtbnError, _UsageError, OSError) as exc:
         print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        _stop_workers()
         print("mtbn: interrupted", file=sys.stderr)
         return 130
+    except _Terminated:
+        _stop_workers()
+        print("mtbn: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -211,3 +211,121 @@ def test_relatedness_fold_message_and_missing_cells_name_file_lines(tmp_path, ca
     assert main(["learn", str(tmp_path / "holes.csv"), "--out", str(tmp_path / "h")]) == 2
     err = capsys.readouterr().err
     assert "file lines 3, 5 of" in err and "--dropna" in err and "--dropna True" not in err
+
+
+def _write_pair(tmp_path, n=40):
+    paths = []
+    for i in (1, 2):
+        p = tmp_path / f"t{i}.csv"
+        _rich_task(i, n=n).to_csv(p, index=False)
+        paths.append(str(p))
+    return paths
+
+
+def _leftovers(folder):
+    return [p.name for p in folder.iterdir() if p.name.endswith(".partial")]
+
+
+def test_a_failed_write_leaves_no_output_and_keeps_the_previous_result(tmp_path, capsys, monkeypatch):
+    import mtbn.cli as cli
+
+    csvs = _write_pair(tmp_path)
+    out = tmp_path / "out"
+    fast = ["--restarts", "2", "--joint-restarts", "1", "--prior", "none"]
+    assert main(["learn", *csvs, "--out", str(out), *fast]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    real = cli._write_task_outputs
+
+    def fail_on_second(folder, name, dag, network):
+        if name == "t2":
+            raise OSError("disk full (simulated)")
+        real(folder, name, dag, network)
+
+    monkeypatch.setattr(cli, "_write_task_outputs", fail_on_second)
+    assert main(["learn", *csvs, "--out", str(out), *fast, "--seed", "7"]) == 2
+    assert "disk full" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert main(["learn", *csvs, "--out", str(tmp_path / "new"), *fast]) == 2
+    assert not (tmp_path / "new").exists() and _leftovers(tmp_path) == []
+
+
+def test_output_into_a_folder_with_other_files_keeps_them(tmp_path, capsys):
+    import stat
+
+    csvs = _write_pair(tmp_path)
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    assert main(["learn", *csvs, "--out", str(out), "--restarts", "2", "--prior", "none"]) == 0
+    assert (out / "notes.txt").read_text() == "mine"
+    assert {"t1.bif", "t2.bif", "t1.edges.csv", "t2.edges.csv", "summary.json"} <= {p.name for p in out.iterdir()}
+    fresh = tmp_path / "fresh" / "deeper"
+    assert main(["learn", *csvs, "--out", str(fresh), "--restarts", "2", "--prior", "none"]) == 0
+    # the folder gets the mode mkdir would give it (the umask decides, not mkdtemp's 0o700)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o777 & ~os_umask()
+    assert _leftovers(tmp_path) == [] and _leftovers(tmp_path / "fresh") == []
+
+
+def os_umask():
+    import os
+
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _children(pid):
+    import os
+
+    kids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                kids.append(int(entry))
+    return kids
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="reads /proc to find worker processes")
+@pytest.mark.parametrize("sig,code,word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_a_signal_stops_the_run_its_workers_and_leaves_nothing(tmp_path, sig, code, word):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    csvs = []
+    for t in range(3):
+        n, m = 800, 14
+        x = np.zeros((n, m), dtype=int)
+        x[:, 0] = rng.integers(0, 3, n)
+        for j in range(1, m):
+            x[:, j] = np.where(rng.random(n) < 0.7, (x[:, j - 1] + x[:, max(0, j - 2)]) % 3, rng.integers(0, 3, n))
+        path = tmp_path / f"t{t}.csv"
+        pd.DataFrame(np.array(list("abc"))[x], columns=[f"v{j}" for j in range(m)]).to_csv(path, index=False)
+        csvs.append(str(path))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "mtbn", "learn", *csvs, "--out", str(out), "--jobs", "2"],
+                            stderr=subprocess.PIPE, text=True)
+    seen = set()
+    while proc.poll() is None and len(_children(proc.pid)) < 2:  # wait for the worker processes
+        time.sleep(0.1)
+    seen |= set(_children(proc.pid))
+    assert proc.poll() is None, "the run ended before its workers started; make the data larger"
+    proc.send_signal(getattr(signal, sig))
+    assert proc.wait() == code
+    assert proc.stderr.read().strip() == f"mtbn: {word}"
+    deadline = time.monotonic() + 60  # not a speed claim: only waits for the kernel to reap them
+    while any(os.path.exists(f"/proc/{k}") for k in seen) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    alive = [k for k in seen if os.path.exists(f"/proc/{k}") and open(f"/proc/{k}/stat").read().split()[2] != "Z"]
+    assert alive == []
+    assert not out.exists() and _leftovers(tmp_path) == []

@@ -41,6 +41,8 @@ __all__ = [
 # A dense table is counted with bincount when q * r is at most this many
 # cells per sample (or this absolute floor); otherwise with np.unique.
 _DENSE_FLOOR = 1 << 16
+# Largest code a family's cells may take before it is renumbered (int64-safe).
+_CODE_LIMIT = 1 << 62
 
 
 def count_family(columns, arities, child, parents):
@@ -55,7 +57,10 @@ def count_family(columns, arities, child, parents):
     child : int
     parents : sequence of int
         The parent configuration code is mixed-radix, first parent most
-        significant.
+        significant. A family whose declared table would not fit int64
+        codes (``q * r > 2**62``) renumbers its observed configurations on
+        the way, so the counts stay exact and the table has at most one row
+        per sample.
 
     Returns
     -------
@@ -69,14 +74,21 @@ def count_family(columns, arities, child, parents):
     r = int(arities[child])
     q = 1
     code = None
+    base = 1  # the codes so far lie in range(base)
     for p in parents:
         a = int(arities[p])
         q *= a
         if code is None:
             code = columns[p].copy()
         else:
+            if base * a * r > _CODE_LIMIT:
+                # The mixed-radix code would overflow int64: renumber the
+                # observed configurations so far (at most n of them) first.
+                code = np.unique(code, return_inverse=True)[1].reshape(-1).astype(np.int64)
+                base = int(code.max()) + 1
             code *= a
             code += columns[p]
+        base *= a
     n = len(columns[child])
     if code is None:
         return np.bincount(columns[child], minlength=r).reshape(1, r), 1

@@ -291,7 +291,14 @@ def cmd_bench(args):
         plots=not args.no_plots,
     )
     print(summary)
-    plots = "" if args.no_plots else " and plots"
+    import importlib.util
+
+    if args.no_plots:
+        plots = ""
+    elif importlib.util.find_spec("matplotlib") is None:
+        plots = " (no plots: matplotlib is not installed)"
+    else:
+        plots = " and plots"
     print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(args.out, 'results.csv')}, "
           f"{os.path.join(args.out, 'summary.md')}{plots}")
     return 0

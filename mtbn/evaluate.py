@@ -88,6 +88,9 @@ def _check_methods(methods):
             raise InvalidParameterError(
                 f"unknown method {m!r}; choose from {', '.join(METHODS)} or mtl@DELTA."
             )
+    if not out:
+        raise InvalidParameterError(f"methods must name at least one method; choose from {', '.join(METHODS)} "
+                                    "or mtl@DELTA.")
     return out
 
 

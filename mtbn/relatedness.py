@@ -372,6 +372,9 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     check_option("measure", measure, MEASURES)
     check_n_jobs(n_jobs)
     n = _check_n(n)
+    if isinstance(n, int) and n > ts.n_tasks - 1:
+        raise InvalidParameterError(
+            f"n must be 'auto', 'gap' or an integer in [0, {ts.n_tasks - 1}] (the other tasks); got {n}.")
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))

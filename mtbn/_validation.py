@@ -10,6 +10,7 @@ import numbers
 import numpy as np
 
 from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
 
 __all__ = [
     "check_option",
@@ -20,36 +21,56 @@ __all__ = [
 ]
 
 
+register("option-choice", InvalidParameterError, "{name} must be one of {choices}; got {value!r}.",
+         cause="An argument that takes one of a fixed set of names got another value.",
+         fix="Use one of the values listed (they are case-sensitive).")
+register("penalty-type", InvalidParameterError, "{name} must be a number in [0, 1]; got {value!r}.",
+         cause="A penalty (delta) was not a number.",
+         fix="Pass a number: 0 learns the tasks independently, 1 forces identical structures.")
+register("penalty-range", InvalidParameterError, "{name} must be in [0, 1]; got {value!r}.",
+         cause="A penalty (delta) outside [0, 1] or NaN.",
+         fix="Pass a number between 0 (independent tasks) and 1 (identical structures), or 'auto'.")
+register("positive-number", InvalidParameterError, "{name} must be a positive number; got {value!r}.",
+         cause="A size such as the equivalent sample size was zero, negative, infinite, NaN or not a number.",
+         fix="Pass a finite number above 0 (the BDeu equivalent sample size is usually 1 to 10).")
+register("max-parents", InvalidParameterError, "{name} must be None or an integer >= 0; got {value!r}.",
+         cause="A bound on the parents per variable that is negative or not an integer.",
+         fix="Pass a whole number (0 allows no edges), or None for no bound.")
+register("random-state", InvalidParameterError,
+         "random_state must be None, an integer >= 0 or a numpy Generator; got {value!r}.",
+         cause="A seed that numpy cannot use: negative, fractional, or another type.",
+         fix="Pass a whole number >= 0; the same seed gives the same result.")
+register("n-jobs", InvalidParameterError,
+         "n_jobs must be None, a positive integer or -1 (all cores), -2 (all but one), ...; got {value!r}.",
+         cause="A worker count of 0 or not an integer (joblib's convention: -1 means all cores).",
+         fix="Pass 1 for one process, a count of processes, or -1 for all cores.")
+
+
 def check_option(name, value, allowed):
     """Return ``value`` if it is one of ``allowed`` (a registry's keys)."""
     allowed = list(allowed)
     if value not in allowed:
-        choices = ", ".join(repr(a) for a in allowed)
-        raise InvalidParameterError(
-            f"{name} must be one of {choices}; got {value!r}."
-        )
+        raise error("option-choice", name=name, choices=", ".join(repr(a) for a in allowed), value=value)
     return value
 
 
 def check_penalty(value, name="penalty"):
     """Return the multitask penalty (delta in the paper) as a float in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(
-            f"{name} must be a number in [0, 1]; got {value!r}."
-        )
+        raise error("penalty-type", name=name, value=value)
     value = float(value)
     if not 0.0 <= value <= 1.0 or np.isnan(value):
-        raise InvalidParameterError(f"{name} must be in [0, 1]; got {value!r}.")
+        raise error("penalty-range", name=name, value=value)
     return value
 
 
 def check_positive(value, name):
     """Return ``value`` as a float if it is a finite number > 0."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a positive number; got {value!r}.")
+        raise error("positive-number", name=name, value=value)
     value = float(value)
     if not (value > 0 and np.isfinite(value)):
-        raise InvalidParameterError(f"{name} must be a positive number; got {value!r}.")
+        raise error("positive-number", name=name, value=value)
     return value
 
 
@@ -58,9 +79,7 @@ def check_max_parents(value, name="max_parents"):
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise InvalidParameterError(
-            f"{name} must be None or an integer >= 0; got {value!r}."
-        )
+        raise error("max-parents", name=name, value=value)
     return int(value)
 
 
@@ -70,9 +89,7 @@ def check_random_state(seed):
         return seed
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         return np.random.default_rng(seed)
-    raise InvalidParameterError(
-        f"random_state must be None, an integer >= 0 or a numpy Generator; got {seed!r}."
-    )
+    raise error("random-state", value=seed)
 
 
 def check_n_jobs(n_jobs):
@@ -81,6 +98,4 @@ def check_n_jobs(n_jobs):
         return None
     if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool) and n_jobs != 0:
         return int(n_jobs)
-    raise InvalidParameterError(
-        f"n_jobs must be None, a positive integer or -1 (all cores), -2 (all but one), ...; got {n_jobs!r}."
-    )
+    raise error("n-jobs", value=n_jobs)

@@ -1,0 +1,111 @@
+"""The registry of mtbn's error messages: each one with its cause and its fix.
+
+Every module registers the messages it raises, next to the code that raises
+them, and raises them through :func:`error` (or formats them with
+:func:`text` where another mechanism raises, e.g. argparse)::
+
+    register("penalty-range", InvalidParameterError, "{name} must be in [0, 1]; got {value!r}.",
+             cause="The penalty delta is a probability-like weight.",
+             fix="Pass a number between 0 (independent tasks) and 1 (identical structures).")
+    ...
+    raise error("penalty-range", name=name, value=value)
+
+One style for all of them: one line, naming the task, column or argument
+and what is allowed. The command line replaces API argument names by the
+option the user typed (``n_folds=10`` reads ``--folds 10``).
+
+``docs/errors.md`` is generated from the registry
+(``python -m mtbn.messages > docs/errors.md``); a test keeps the two equal
+and checks that no module raises an unregistered message.
+"""
+
+import importlib
+from dataclasses import dataclass
+
+__all__ = ["Message", "REGISTRY", "register", "error", "text", "markdown"]
+
+
+@dataclass(frozen=True)
+class Message:
+    """One registered message: ``template`` is a ``str.format`` pattern."""
+
+    code: str
+    kind: type
+    template: str
+    cause: str
+    fix: str
+    module: str
+
+
+REGISTRY = {}
+
+# The modules whose messages the documentation lists, in the order of the layers.
+MODULES = ("_validation", "data", "score", "graph", "priors", "search", "joint", "selection", "networks",
+           "learn", "metrics", "stats", "relatedness", "benchmarks", "evaluate", "report", "cli")
+
+
+def register(code, kind, template, *, cause, fix, module=None):
+    """Add a message to the registry (once per code; returns the code)."""
+    if code in REGISTRY and REGISTRY[code].template != template:
+        raise RuntimeError(f"message code {code!r} registered twice with different templates")
+    REGISTRY[code] = Message(code, kind, template, cause, fix, module or _caller_module())
+    return code
+
+
+def _caller_module():
+    import sys
+
+    frame = sys._getframe(2)
+    return frame.f_globals.get("__name__", "?").rsplit(".", 1)[-1]
+
+
+def text(code, **fields):
+    """The message ``code`` with its fields filled in."""
+    return REGISTRY[code].template.format(**fields)
+
+
+def error(code, **fields):
+    """The exception of message ``code`` (its registered class), ready to raise."""
+    exc = REGISTRY[code].kind(text(code, **fields))
+    exc.code = code
+    return exc
+
+
+def markdown():
+    """``docs/errors.md``: every registered message with its cause and fix, by module."""
+    for name in MODULES:
+        importlib.import_module(f"mtbn.{name}")
+    out = [
+        "# Error messages",
+        "",
+        "Generated from the message registry (`mtbn/messages.py`) by "
+        "`python -m mtbn.messages > docs/errors.md`; do not edit by hand.",
+        "",
+        "Every error is one line. In Python it is raised as the class shown (all subclass "
+        "`mtbn.exceptions.MtbnError` and `ValueError`, except `NotFittedError`, an `AttributeError`); "
+        "the `mtbn` command prints `mtbn: error: <message>` (or `mtbn COMMAND: error: ...` for an "
+        "option it cannot parse) and exits with status 2, naming the option you typed where the "
+        "library names an argument. `{...}` marks a part filled in from your input.",
+        "",
+        "Exit statuses of `mtbn`: 0 done; 2 an error below; 130 interrupted (Ctrl-C, SIGINT); "
+        "143 terminated (SIGTERM). On 2, 130 and 143 `learn`, `relatedness`, `select` and `cluster` "
+        "leave no output behind and do not touch an earlier result in `--out`; `bench` keeps the "
+        "trials it finished and resumes from them.",
+        "",
+    ]
+    for name in MODULES:
+        msgs = sorted((m for m in REGISTRY.values() if m.module == name), key=lambda m: m.code)
+        if not msgs:
+            continue
+        out += [f"## `mtbn.{name}`" if not name.startswith("_") else f"## argument checks (`mtbn.{name}`)", ""]
+        for m in msgs:
+            kind = m.kind.__name__ if isinstance(m.kind, type) else str(m.kind)
+            out += [f"### `{m.code}` ({kind})", "", f"    {m.template}", "", f"- Cause: {m.cause}",
+                    f"- Fix: {m.fix}", ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    sys.stdout.write(markdown())

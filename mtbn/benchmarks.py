@@ -40,6 +40,7 @@ import numpy as np
 
 from mtbn._validation import check_option, check_random_state
 from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
 from mtbn.networks import BayesianNetwork, load_network
 
 __all__ = [
@@ -86,6 +87,10 @@ _MAX_PARENTS_RANDOM = 4
 # ---------------------------------------------------------------------------
 # Exact marginals by variable elimination
 # ---------------------------------------------------------------------------
+
+
+register("n-tasks-value", InvalidParameterError, "n_tasks must be >= 1; got {value!r}.",
+         cause="A benchmark problem with no tasks.", fix="Ask for at least one task (the paper uses 5).")
 
 
 def _ancestors(network, variables):
@@ -203,9 +208,9 @@ def make_perturbed_tasks(network, *, n_tasks=5, p_del=0.05, independent_paramete
     """
     net = load_network(network) if isinstance(network, str) else network
     if not 0.0 <= float(p_del) <= 1.0:
-        raise InvalidParameterError(f"p_del must be in [0, 1]; got {p_del!r}.")
+        raise error("p-del-range", value=p_del)
     if int(n_tasks) < 1:
-        raise InvalidParameterError(f"n_tasks must be >= 1; got {n_tasks!r}.")
+        raise error("n-tasks-value", value=n_tasks)
     rng = check_random_state(random_state)
     edges = [(p, v) for v in range(net.n_vars) for p in net.parents[v]]
     shared_joints = None

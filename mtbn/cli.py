@@ -17,16 +17,60 @@ import sys
 import tempfile
 import time
 
+from mtbn.messages import error, register, text
+
 __all__ = ["main", "build_parser"]
+
+
+class _UsageError(Exception):
+    """A command-line mistake found before any work (printed as ``mtbn: error: ...``)."""
+
+
+def _usage_error(code, **fields):
+    return _UsageError(text(code, **fields))
+
+
+A = argparse.ArgumentTypeError  # printed by argparse as "mtbn COMMAND: error: argument --OPTION: <message>"
+register("option-unit-number", A, "must be a number in [0, 1]; got {value!r}",
+         cause="A penalty option that is not a number.", fix="Write a number between 0 and 1 (e.g. 0.9).")
+register("option-unit-range", A, "must be in [0, 1]; got {value!r}",
+         cause="A penalty option outside [0, 1] (or nan).", fix="Write a number between 0 and 1, or 'auto'.")
+register("option-validation", A, "must be a fraction in (0, 1) or a row count >= 1; got {value!r}",
+         cause="--validation / --selection-validation that is neither a fraction nor a whole row count.",
+         fix="Write e.g. 0.05 (5% of each task's rows) or 50 (rows per task).")
+register("option-integer", A, "must be an integer >= {minimum}; got {value!r}",
+         cause="An option that takes a whole number got text, a fraction or a number too small.",
+         fix="Write a whole number at least as large as the minimum named.")
+register("option-jobs", A, "must be a positive integer or -1 (all cores); got {value!r}",
+         cause="--jobs 0 or a --jobs that is not a whole number.", fix="Write 1, a number of processes, or -1.")
+register("option-positive", A, "must be a positive number; got {value!r}",
+         cause="--ess that is zero, negative, infinite or not a number.", fix="Write a number above 0 (usually 1 to 10).")
+register("option-select-n", A, "must be 'auto', 'gap' or an integer >= 0; got {value!r}",
+         cause="select --n that is neither 'auto', 'gap' nor a whole number.",
+         fix="Write auto, gap or the number of tasks to select.")
+register("option-cluster-n", A, "must be 'auto' or an integer >= 1; got {value!r}",
+         cause="cluster --n that is neither 'auto' nor a whole number >= 1.", fix="Write auto or a number of clusters.")
+register("out-is-a-file", _UsageError, "--out {out!r} is a file, not a folder",
+         cause="The output path names an existing file.", fix="Give a folder path (new or existing).")
+register("out-not-writable", _UsageError, "--out {out!r} cannot be created or written ({probe!r} is not a writable folder)",
+         cause="The output folder, or the folder it would be created in, cannot be written.",
+         fix="Choose a folder you can write to, or fix its permissions.")
+register("duplicate-task-file", _UsageError, "two CSV files give the task name {name!r}; rename one",
+         cause="Two input files with the same file name (in different folders) would be the same task.",
+         fix="Rename one of the files: the task name is the file name without .csv.")
+register("option-penalty-list-number", _UsageError, "--penalty: {value!r} is not a number",
+         cause="bench --penalty with an entry that is not a number.", fix="Write numbers in [0, 1] separated by commas.")
+register("option-penalty-list-range", _UsageError, "--penalty: {value!r} is outside [0, 1]",
+         cause="bench --penalty with an entry outside [0, 1].", fix="Write numbers in [0, 1] separated by commas.")
 
 
 def _delta_arg(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number in [0, 1]; got {text!r}") from None
+        raise error("option-unit-number", value=text) from None
     if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1]; got {text!r}")
+        raise error("option-unit-range", value=text)
     return value
 
 
@@ -38,9 +82,9 @@ def _validation_arg(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1) or a row count; got {text!r}") from None
+        raise error("option-validation", value=text) from None
     if value <= 0 or (value >= 1 and value != int(value)):
-        raise argparse.ArgumentTypeError(f"must be a fraction in (0, 1) or a row count >= 1; got {text!r}")
+        raise error("option-validation", value=text)
     return int(value) if value >= 1 else value
 
 
@@ -51,9 +95,9 @@ def _int_at_least(minimum):
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {text!r}") from None
+            raise error("option-integer", minimum=minimum, value=text) from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an integer >= {minimum}; got {text!r}")
+            raise error("option-integer", minimum=minimum, value=text)
         return value
 
     return parse
@@ -68,9 +112,9 @@ def _jobs_arg(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer or -1 (all cores); got {text!r}") from None
+        raise error("option-jobs", value=text) from None
     if value == 0:
-        raise argparse.ArgumentTypeError("must be a positive integer or -1 (all cores); got 0")
+        raise error("option-jobs", value=text)
     return value
 
 
@@ -78,9 +122,9 @@ def _positive_float(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number; got {text!r}")
+        raise error("option-positive", value=text) from None
+    if not (value > 0 and value != float("inf")):
+        raise error("option-positive", value=text)
     return value
 
 
@@ -120,12 +164,12 @@ def _check_out(out):
     """Refuse an --out folder that cannot be written, before any work is done."""
     path = os.path.abspath(out)
     if os.path.exists(path) and not os.path.isdir(path):
-        raise _usage_error(f"--out {out!r} is a file, not a folder")
+        raise _usage_error("out-is-a-file", out=out)
     probe = path
     while not os.path.exists(probe):
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
-        raise _usage_error(f"--out {out!r} cannot be created or written ({probe!r} is not a writable folder)")
+        raise _usage_error("out-not-writable", out=out, probe=probe)
 
 
 @contextlib.contextmanager
@@ -171,7 +215,7 @@ def cmd_learn(args):
     names = [os.path.splitext(os.path.basename(p))[0] for p in args.csv]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise _usage_error(f"two CSV files give the task name {dupes[0]!r}; rename one")
+        raise _usage_error("duplicate-task-file", name=dupes[0])
     tasks = [read_csv(p, dropna=args.dropna) for p in args.csv]
     taskset = make_taskset(tasks)
     options = {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
@@ -261,9 +305,9 @@ def _parse_penalty_list(text):
         try:
             v = float(part)
         except ValueError:
-            raise _usage_error(f"--penalty: {part!r} is not a number") from None
+            raise _usage_error("option-penalty-list-number", value=part) from None
         if not 0 <= v <= 1:
-            raise _usage_error(f"--penalty: {part!r} is outside [0, 1]")
+            raise _usage_error("option-penalty-list-range", value=part)
         values.append(v)
     return values
 
@@ -318,9 +362,9 @@ def _select_n_arg(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto', 'gap' or an integer >= 0; got {text!r}") from None
+        raise error("option-select-n", value=text) from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 'auto', 'gap' or an integer >= 0; got {text!r}")
+        raise error("option-select-n", value=text)
     return value
 
 
@@ -330,9 +374,9 @@ def _cluster_n_arg(text):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 1; got {text!r}") from None
+        raise error("option-cluster-n", value=text) from None
     if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 'auto' or an integer >= 1; got {text!r}")
+        raise error("option-cluster-n", value=text)
     return value
 
 
@@ -343,7 +387,7 @@ def _read_named_tasks(paths, dropna):
     names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
-        raise _usage_error(f"two CSV files give the task name {dupes[0]!r}; rename one")
+        raise _usage_error("duplicate-task-file", name=dupes[0])
     return [read_csv(p, dropna=dropna) for p in paths]
 
 
@@ -663,14 +707,6 @@ def build_parser():
     _add_run_args(p, common_help)
     p.set_defaults(func=cmd_cluster)
     return parser
-
-
-class _UsageError(Exception):
-    pass
-
-
-def _usage_error(message):
-    return _UsageError(message)
 
 
 # API argument names whose CLI option is spelled differently (the option's dest).

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.messages import error, register
 
 __all__ = [
     "DiscreteData",
@@ -43,15 +44,115 @@ MAX_STATES = 255
 _MAX_FLOAT_STATES = 20
 
 
+D, P = InvalidDataError, InvalidParameterError
+register("continuous-column", D,
+         "task {task!r}, column {column!r}: a numeric column with {n_distinct} distinct values (more than {limit}) "
+         "looks continuous; discretise it first (e.g. with pandas.cut) so that each value is a state label.",
+         cause="A column of numbers with many distinct values: mtbn learns discrete networks only.",
+         fix="Bin the column into a few ranges (pandas.cut or qcut) or drop it; small integer codes are fine.")
+register("codes-shape", D, "task {task!r}: codes must have one column per variable ({n_names}); got shape {shape}.",
+         cause="A DiscreteData was built from a code array whose width differs from the number of names.",
+         fix="Pass one column of codes per variable name.")
+register("states-per-variable", D, "task {task!r}: one state list per variable is required.",
+         cause="A DiscreteData was built with a different number of state lists than variables.",
+         fix="Pass one list of state labels per variable.")
+register("unknown-variable", D, "task {task!r} has no variable {name!r}.",
+         cause="A variable name was looked up in a task that does not have it.",
+         fix="Check the spelling against the task's column names.")
+register("unknown-state", D, "task {task!r}, column {column!r}: unknown state {state!r} (allowed: {allowed}).",
+         cause="A task holds a state label missing from the state list it is recoded onto.",
+         fix="Add the state to the declared states, or correct the label in the data.")
+register("unknown-task", P, "unknown task {task!r}; tasks are {names}.",
+         cause="A task name was looked up that is not one of the tasks.",
+         fix="Use one of the task names listed.")
+register("not-a-dataframe", D, "task {task!r}: expected a pandas DataFrame; got {kind}.",
+         cause="A task was given as something other than a pandas DataFrame.",
+         fix="Pass a DataFrame (one column per variable), a CSV path to read_csv, or a TaskSet.")
+register("duplicate-column", D, "task {task!r}: duplicate column name {value!r}.",
+         cause="Two columns of a task have the same name (after stripping spaces around CSV header names).",
+         fix="Rename or drop one of the columns.")
+register("duplicate-state", D, "task {task!r}, column {column!r}: duplicate declared state {value!r}.",
+         cause="A declared state list names a state twice.",
+         fix="List each state once.")
+register("duplicate-task", D, "duplicate task name {value!r}.",
+         cause="Two tasks have the same name.",
+         fix="Give every task its own name (for CSV files, the file names without .csv must differ).")
+register("no-columns", D, "task {task!r} is empty: it has no columns.",
+         cause="A task without variables.",
+         fix="Check that the file or DataFrame holds the data (and the header line for CSV files).")
+register("no-rows", D, "task {task!r} is empty: it has no rows.",
+         cause="A task with a header but no data rows.",
+         fix="Check the file; remove tasks without data.")
+register("missing-values", D,
+         "task {task!r}: {count} missing values in column(s) {columns}, {where}; impute them or drop the "
+         "incomplete rows (--dropna on the command line; `dropna=True` in read_csv or make_taskset).",
+         cause="Empty cells, NaN or None in the data (labels such as 'NA' or 'None' in a CSV file are states, "
+               "not missing values).",
+         fix="Fill the cells in (impute) or drop the incomplete rows with --dropna / dropna=True.")
+register("empty-after-dropna", D, "task {task!r} is empty after dropping incomplete rows.",
+         cause="With dropna, every row of the task had a missing value.",
+         fix="Impute the missing values, or drop the columns that are mostly empty.")
+register("undeclared-state", D, "task {task!r}, column {column!r}: unknown state {state!r} (declared states: {declared}).",
+         cause="The data holds a label that the declared state list (states=) does not name.",
+         fix="Add the label to the declared states or correct the data.")
+register("too-many-states", D,
+         "task {task!r}, column {column!r} has {n_states} states; at most {limit} are supported (is it an "
+         "identifier or a continuous variable? drop or discretise it).",
+         cause="A column with more distinct labels than mtbn's limit of 255 states per variable.",
+         fix="Drop identifier columns; bin continuous ones into a few ranges.")
+register("too-many-states-across-tasks", D, "column {column!r} has {n_states} states across tasks; at most {limit}.",
+         cause="The tasks together use more than 255 distinct labels for one variable.",
+         fix="Harmonise the labels across tasks, or bin the variable.")
+register("cannot-read-file", D, "cannot read {path!r}: {reason}.",
+         cause="The CSV file does not exist or cannot be opened.",
+         fix="Check the path and the file's permissions.")
+register("not-utf8", D, "task {task!r}: {path!r} is not UTF-8 text; save it as UTF-8 CSV.",
+         cause="The file is in another encoding (e.g. Latin-1 or UTF-16), so its labels cannot be read safely.",
+         fix="Save the file as UTF-8 CSV (most spreadsheet programs offer 'CSV UTF-8').")
+register("no-header", D, "task {task!r} is empty: {path!r} has no header line.",
+         cause="An empty file.",
+         fix="Check that the right file was given; the first line must name the variables.")
+register("wrong-separator", D,
+         "task {task!r}: {path!r} has one column whose header contains {label}; it looks separated by {label} "
+         "rather than commas: save it as comma-separated CSV.",
+         cause="A semicolon- or tab-separated file read as comma-separated CSV gives one column.",
+         fix="Save the file with commas between fields.")
+register("ragged-rows", D, "task {task!r}: rows of {path!r} have more fields than the header ({n_columns} columns).",
+         cause="Some data row has more fields than the header names (an unquoted comma in a label, or a "
+               "missing header name).",
+         fix="Quote labels that contain commas, or add the missing header names.")
+register("csv-parse", D, "task {task!r}: cannot parse {path!r}: {reason}",
+         cause="The CSV parser failed (e.g. an unterminated quote or a malformed row).",
+         fix="Open the file in a text editor at the line named and repair it.")
+register("no-data", D, "task {task!r} is empty: {path!r} has no data.",
+         cause="The file has no rows and no header that pandas can read.",
+         fix="Check that the right file was given.")
+register("task-column-needed", P,
+         "a single DataFrame needs task_column= naming the column that says which task each row belongs to.",
+         cause="One DataFrame was given for several tasks without saying which column holds the task.",
+         fix="Pass task_column='<column>', or a dict of name -> DataFrame.")
+register("task-column-missing", P, "task_column {column!r} is not a column of the DataFrame.",
+         cause="task_column names a column the DataFrame does not have.",
+         fix="Check the spelling of the column that holds the task names.")
+register("tasks-type", P,
+         "tasks must be a dict of name -> DataFrame, a list of DataFrames, a TaskSet, or one DataFrame with "
+         "task_column=; got {kind}.",
+         cause="The tasks were given in a container mtbn does not read.",
+         fix="Pass a dict of name -> DataFrame (the names become task names), a list, or a TaskSet.")
+register("no-tasks", P, "tasks is empty: at least one task is required.",
+         cause="An empty dict or list of tasks.",
+         fix="Pass at least one task.")
+register("empty-task", D, "task {task!r} is empty.",
+         cause="A task without rows.",
+         fix="Remove the task or give it data.")
+
+
 def _check_numeric_column(values, task, column):
     """Refuse a numeric column that looks continuous (the same rule for the API and CSV files)."""
     n_distinct = len(np.unique(values))
     if n_distinct > _MAX_FLOAT_STATES:
-        raise InvalidDataError(
-            f"task {task!r}, column {column!r}: a numeric column with {n_distinct} distinct values "
-            f"(more than {_MAX_FLOAT_STATES}) looks continuous; discretise it first (e.g. with pandas.cut) "
-            "so that each value is a state label."
-        )
+        raise error("continuous-column", task=task, column=column, n_distinct=n_distinct,
+                    limit=_MAX_FLOAT_STATES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,14 +184,9 @@ class DiscreteData:
         object.__setattr__(self, "names", tuple(str(n) for n in self.names))
         object.__setattr__(self, "states", tuple(tuple(str(s) for s in st) for st in self.states))
         if codes.ndim != 2 or codes.shape[1] != len(self.names):
-            raise InvalidDataError(
-                f"task {self.name!r}: codes must have one column per variable "
-                f"({len(self.names)}); got shape {codes.shape}."
-            )
+            raise error("codes-shape", task=self.name, n_names=len(self.names), shape=codes.shape)
         if len(self.states) != len(self.names):
-            raise InvalidDataError(
-                f"task {self.name!r}: one state list per variable is required."
-            )
+            raise error("states-per-variable", task=self.name)
         object.__setattr__(self, "_index", {n: i for i, n in enumerate(self.names)})
 
     @property
@@ -113,7 +209,7 @@ class DiscreteData:
         try:
             return self._index[name]
         except KeyError:
-            raise InvalidDataError(f"task {self.name!r} has no variable {name!r}.") from None
+            raise error("unknown-variable", task=self.name, name=name) from None
 
     def take(self, rows):
         """A new DiscreteData with only ``rows`` (indices or a boolean mask)."""
@@ -127,10 +223,8 @@ class DiscreteData:
             try:
                 lut = np.array([pos[s] for s in old], dtype=np.uint8)
             except KeyError as exc:
-                raise InvalidDataError(
-                    f"task {self.name!r}, column {self.names[v]!r}: unknown state "
-                    f"{exc.args[0]!r} (allowed: {', '.join(map(repr, new))})."
-                ) from None
+                raise error("unknown-state", task=self.name, column=self.names[v], state=exc.args[0],
+                            allowed=", ".join(map(repr, new))) from None
             codes[:, v] = lut[self.codes[:, v]] if len(old) else 0
         return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name)
 
@@ -193,9 +287,7 @@ class TaskSet:
             try:
                 key = self.names.index(key)
             except ValueError:
-                raise InvalidParameterError(
-                    f"unknown task {key!r}; tasks are {', '.join(map(repr, self.names))}."
-                ) from None
+                raise error("unknown-task", task=key, names=", ".join(map(repr, self.names))) from None
         return self.tasks[key]
 
     def subset(self, names_or_indices):
@@ -295,15 +387,13 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
     import pandas as pd
 
     if not isinstance(df, pd.DataFrame):
-        raise InvalidDataError(
-            f"task {name!r}: expected a pandas DataFrame; got {type(df).__name__}."
-        )
+        raise error("not-a-dataframe", task=name, kind=type(df).__name__)
     names = [str(c) for c in df.columns]
-    _check_unique(names, f"task {name!r}: duplicate column name")
+    _check_unique(names, "duplicate-column", task=name)
     if df.shape[1] == 0:
-        raise InvalidDataError(f"task {name!r} is empty: it has no columns.")
+        raise error("no-columns", task=name)
     if df.shape[0] == 0:
-        raise InvalidDataError(f"task {name!r} is empty: it has no rows.")
+        raise error("no-rows", task=name)
     labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
     missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
     any_missing = np.logical_or.reduce(missing)
@@ -315,15 +405,12 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
             rows = np.flatnonzero(any_missing)
             where = (f"file lines {_describe_rows((rows + 2).tolist())} of {_source!r}" if _source is not None
                      else f"rows with index {_describe_rows(df.index[rows].tolist())}")
-            raise InvalidDataError(
-                f"task {name!r}: {int(sum(m.sum() for m in missing))} missing values in "
-                f"column(s) {', '.join(cols)}, {where}; impute them or drop the incomplete rows "
-                "(--dropna on the command line; `dropna=True` in read_csv or make_taskset)."
-            )
+            raise error("missing-values", task=name, count=int(sum(m.sum() for m in missing)),
+                        columns=", ".join(cols), where=where)
         keep = ~any_missing
         labels = [lab[keep] for lab in labels]
         if not keep.any():
-            raise InvalidDataError(f"task {name!r} is empty after dropping incomplete rows.")
+            raise error("empty-after-dropna", task=name)
     declared = dict(states or {})
     codes = np.empty((len(labels[0]), len(names)), dtype=np.uint8, order="F")
     state_lists = []
@@ -331,24 +418,18 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
         uniq, inverse = np.unique(labels[j].astype(str), return_inverse=True)
         if col in declared:
             st = tuple(str(s) for s in declared[col])
-            _check_unique(st, f"task {name!r}, column {col!r}: duplicate declared state")
+            _check_unique(st, "duplicate-state", task=name, column=col)
             pos = {s: k for k, s in enumerate(st)}
             unknown = [u for u in uniq.tolist() if u not in pos]
             if unknown:
-                raise InvalidDataError(
-                    f"task {name!r}, column {col!r}: unknown state {unknown[0]!r} "
-                    f"(declared states: {', '.join(map(repr, st))})."
-                )
+                raise error("undeclared-state", task=name, column=col, state=unknown[0],
+                            declared=", ".join(map(repr, st)))
             lut = np.array([pos[u] for u in uniq.tolist()], dtype=np.int64)
         else:
             st = tuple(uniq.tolist())
             lut = np.arange(len(st), dtype=np.int64)
         if len(st) > MAX_STATES:
-            raise InvalidDataError(
-                f"task {name!r}, column {col!r} has {len(st)} states; at most "
-                f"{MAX_STATES} are supported (is it an identifier or a continuous "
-                "variable? drop or discretise it)."
-            )
+            raise error("too-many-states", task=name, column=col, n_states=len(st), limit=MAX_STATES)
         codes[:, j] = lut[inverse.reshape(-1)]
         state_lists.append(st)
     return DiscreteData(codes, tuple(names), tuple(state_lists), str(name))
@@ -370,21 +451,16 @@ def read_csv(path, *, name=None, states=None, dropna=False):
         with open(path, newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh), None)
     except OSError as exc:
-        raise InvalidDataError(f"cannot read {path!r}: {exc.strerror or exc}.") from None
+        raise error("cannot-read-file", path=path, reason=exc.strerror or exc) from None
     except UnicodeDecodeError:
-        raise InvalidDataError(
-            f"task {name!r}: {path!r} is not UTF-8 text; save it as UTF-8 CSV."
-        ) from None
+        raise error("not-utf8", task=name, path=path) from None
     if not header:
-        raise InvalidDataError(f"task {name!r} is empty: {path!r} has no header line.")
+        raise error("no-header", task=name, path=path)
     if len(header) == 1:
         for sep, label in ((";", "semicolons"), ("\t", "tabs")):
             if sep in header[0]:
-                raise InvalidDataError(
-                    f"task {name!r}: {path!r} has one column whose header contains {label}; it looks "
-                    f"separated by {label} rather than commas: save it as comma-separated CSV."
-                )
-    _check_unique([h.strip() for h in header], f"task {name!r}: duplicate column name")
+                raise error("wrong-separator", task=name, path=path, label=label)
+    _check_unique([h.strip() for h in header], "duplicate-column", task=name)
     try:
         with warnings.catch_warnings():
             # index_col=False stops pandas from silently turning an extra first
@@ -395,22 +471,20 @@ def read_csv(path, *, name=None, states=None, dropna=False):
                 index_col=False, encoding="utf-8-sig",
             )
     except pd.errors.ParserWarning:
-        raise InvalidDataError(
-            f"task {name!r}: rows of {path!r} have more fields than the header ({len(header)} columns)."
-        ) from None
+        raise error("ragged-rows", task=name, path=path, n_columns=len(header)) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise InvalidDataError(f"task {name!r}: cannot parse {path!r}: {exc}".strip()) from None
+        raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
     except pd.errors.EmptyDataError:
-        raise InvalidDataError(f"task {name!r} is empty: {path!r} has no data.") from None
+        raise error("no-data", task=name, path=path) from None
     df.columns = [h.strip() for h in header]
     return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
 
 
-def _check_unique(items, what):
+def _check_unique(items, code, **fields):
     seen = set()
     for x in items:
         if x in seen:
-            raise InvalidDataError(f"{what} {x!r}.")
+            raise error(code, value=x, **fields)
         seen.add(x)
 
 
@@ -427,21 +501,16 @@ def _as_named_items(tasks, task_column=None):
         return list(zip(tasks.names, tasks.tasks))
     if isinstance(tasks, pd.DataFrame):
         if task_column is None:
-            raise InvalidParameterError(
-                "a single DataFrame needs task_column= naming the column that says "
-                "which task each row belongs to."
-            )
+            raise error("task-column-needed")
         if task_column not in tasks.columns:
-            raise InvalidParameterError(
-                f"task_column {task_column!r} is not a column of the DataFrame."
-            )
+            raise error("task-column-missing", column=task_column)
         groups = []
         for value, part in tasks.groupby(task_column, sort=True, dropna=False):
             groups.append((str(value), part.drop(columns=[task_column]).reset_index(drop=True)))
         return groups
     if isinstance(tasks, dict):
         items = [(str(k), v) for k, v in tasks.items()]
-        _check_unique([k for k, _ in items], "duplicate task name")
+        _check_unique([k for k, _ in items], "duplicate-task")
         return items
     if isinstance(tasks, (list, tuple)):
         items = []
@@ -452,12 +521,9 @@ def _as_named_items(tasks, task_column=None):
                 items.append(obj)
             else:
                 items.append((f"task{i}", obj))
-        _check_unique([k for k, _ in items], "duplicate task name")
+        _check_unique([k for k, _ in items], "duplicate-task")
         return items
-    raise InvalidParameterError(
-        "tasks must be a dict of name -> DataFrame, a list of DataFrames, a TaskSet, "
-        f"or one DataFrame with task_column=; got {type(tasks).__name__}."
-    )
+    raise error("tasks-type", kind=type(tasks).__name__)
 
 
 def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
@@ -486,7 +552,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
     """
     items = _as_named_items(tasks, task_column)
     if not items:
-        raise InvalidParameterError("tasks is empty: at least one task is required.")
+        raise error("no-tasks")
     coded = []
     given_order = {}  # state order of DiscreteData inputs (treated as declared)
     for name, obj in items:
@@ -498,7 +564,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
             coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
     for d in coded:
         if d.n_samples == 0 or d.n_vars == 0:
-            raise InvalidDataError(f"task {d.name!r} is empty.")
+            raise error("empty-task", task=d.name)
     # Global variables in order of first appearance; union of states.
     variables = []
     seen = {}
@@ -516,10 +582,8 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
                 if v in d._index:
                     extra = [s for s in d.states[d._index[v]] if s not in st]
                     if extra:
-                        raise InvalidDataError(
-                            f"task {d.name!r}, column {v!r}: unknown state {extra[0]!r} "
-                            f"(declared states: {', '.join(map(repr, st))})."
-                        )
+                        raise error("undeclared-state", task=d.name, column=v, state=extra[0],
+                                    declared=", ".join(map(repr, st)))
         else:
             labels = set()
             for d in coded:
@@ -528,9 +592,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
             first = given_order.get(v, ())
             st = tuple(first) + tuple(sorted(labels - set(first)))
             if len(st) > MAX_STATES:
-                raise InvalidDataError(
-                    f"column {v!r} has {len(st)} states across tasks; at most {MAX_STATES}."
-                )
+                raise error("too-many-states-across-tasks", column=v, n_states=len(st), limit=MAX_STATES)
         union.append(st)
     aligned = []
     local_index = np.full((len(coded), len(variables)), -1, dtype=np.int64)

@@ -48,10 +48,11 @@ import warnings
 import numpy as np
 
 from mtbn.benchmarks import make_problem
-from mtbn.data import DiscreteData
+from mtbn.data import DiscreteData, make_taskset
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.graph import DAG
 from mtbn.learn import learn_identical_structures, learn_structure, learn_structures
+from mtbn.messages import error, register
 from mtbn.metrics import cpdag_distance, edit_distance, kl_divergence, mean_log_likelihood, undecidable_reversals
 from mtbn.networks import fit_parameters, sample
 
@@ -71,6 +72,32 @@ def _fit(graph, data, ess):
     return fit_parameters([tuple(sorted(p)) for p in graph.parents], data, equivalent_sample_size=ess)
 
 
+register("method-penalty-type", InvalidParameterError, "method {method!r}: the penalty after '@' must be a number.",
+         cause="A method written mtl@DELTA whose DELTA is not a number.",
+         fix="Write e.g. mtl@0.9.")
+register("method-penalty-range", InvalidParameterError, "method {method!r}: the penalty must be in [0, 1].",
+         cause="A method mtl@DELTA with DELTA outside [0, 1].",
+         fix="Use a penalty between 0 and 1.")
+register("unknown-method", InvalidParameterError, "unknown method {method!r}; choose from {methods} or mtl@DELTA.",
+         cause="A benchmark method name that mtbn does not know.",
+         fix="Use one of the names listed (comma-separated for several).")
+register("no-methods", InvalidParameterError, "methods must name at least one method; choose from {methods} or mtl@DELTA.",
+         cause="An empty list of benchmark methods (e.g. --methods ,).",
+         fix="Name at least one method.")
+register("bench-count", InvalidParameterError, "{name} must be an integer >= {low}; got {value!r}.",
+         cause="A benchmark size (trials, tasks, training or test rows) below its minimum.",
+         fix="Pass a larger whole number.")
+register("p-del-range", InvalidParameterError, "p_del must be in [0, 1]; got {value!r}.",
+         cause="The probability of deleting each edge of the true network is outside [0, 1].",
+         fix="Pass a probability, e.g. 0.05 as in the paper.")
+register("bench-validation", InvalidParameterError, "validation={value!r} leaves no training rows (n_train={n_train}).",
+         cause="The benchmark's validation rows are at least as many as its training rows.",
+         fix="Hold out fewer rows or train on more.")
+register("bench-other-settings", InvalidParameterError,
+         "{out!r} holds a run with other settings ({config}); use another --out or remove it.",
+         cause="The output folder holds a benchmark run with different settings, so its trials cannot be resumed.",
+         fix="Choose a new --out folder, or delete the old one to start again.")
+
 def _check_methods(methods):
     out = []
     for m in methods:
@@ -80,17 +107,14 @@ def _check_methods(methods):
             try:
                 d = float(m[4:])
             except ValueError:
-                raise InvalidParameterError(f"method {m!r}: the penalty after '@' must be a number.") from None
+                raise error("method-penalty-type", method=m) from None
             if not 0 <= d <= 1:
-                raise InvalidParameterError(f"method {m!r}: the penalty must be in [0, 1].")
+                raise error("method-penalty-range", method=m)
             out.append(m)
         else:
-            raise InvalidParameterError(
-                f"unknown method {m!r}; choose from {', '.join(METHODS)} or mtl@DELTA."
-            )
+            raise error("unknown-method", method=m, methods=", ".join(METHODS))
     if not out:
-        raise InvalidParameterError(f"methods must name at least one method; choose from {', '.join(METHODS)} "
-                                    "or mtl@DELTA.")
+        raise error("no-methods", methods=", ".join(METHODS))
     return out
 
 
@@ -143,7 +167,10 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
         record("identical", graphs, [_fit(g, d, ess) for g, d in zip(graphs, train)], time.perf_counter() - t0)
     if "pooled" in methods:
         t0 = time.perf_counter()
-        pooled = DiscreteData(np.concatenate([d.codes for d in train]), train[0].names, train[0].states, "pooled")
+        # One state list per variable across the tasks (they differ when the tasks' columns are relabelled).
+        ts = make_taskset(train)
+        pooled = DiscreteData(np.concatenate([ts.global_codes(t) for t in range(k)]), ts.variables, ts.states,
+                              "pooled")
         g = learn_structure(pooled, equivalent_sample_size=ess, n_restarts=n_restarts,
                             random_state=int(rng.integers(2**31))).graph
         net = _fit(g, pooled, ess)
@@ -234,11 +261,11 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     for name, value, low in (("n_trials", n_trials, 1), ("n_tasks", n_tasks, 1), ("n_train", n_train, 2),
                              ("n_test", n_test, 1)):
         if not isinstance(value, (int, np.integer)) or value < low:
-            raise InvalidParameterError(f"{name} must be an integer >= {low}; got {value!r}.")
+            raise error("bench-count", name=name, low=low, value=value)
     if not 0.0 <= float(p_del) <= 1.0:
-        raise InvalidParameterError(f"p_del must be in [0, 1]; got {p_del!r}.")
+        raise error("p-del-range", value=p_del)
     if any(m.startswith("mtl") for m in methods) and not isinstance(validation, float) and validation >= n_train:
-        raise InvalidParameterError(f"validation={validation!r} leaves no training rows (n_train={n_train}).")
+        raise error("bench-validation", value=validation, n_train=n_train)
     config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
@@ -250,9 +277,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
             old = json.load(fh)
         same = {k: v for k, v in old.items() if k != "n_trials"} == {k: v for k, v in config.items() if k != "n_trials"}
         if not same:
-            raise InvalidParameterError(
-                f"{out!r} holds a run with other settings ({cfg_path}); use another --out or remove it."
-            )
+            raise error("bench-other-settings", out=out, config=cfg_path)
     with open(cfg_path, "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=2)
     say = progress or (lambda message: None)

@@ -15,6 +15,7 @@ import numpy as np
 
 from mtbn._validation import check_option
 from mtbn.exceptions import CycleError, InvalidParameterError
+from mtbn.messages import error, register
 
 __all__ = [
     "DAG",
@@ -27,6 +28,25 @@ __all__ = [
     "partial_topological_order",
     "REVERSAL_COSTS",
 ]
+
+register("graph-cycle-node", CycleError, "the graph has a directed cycle through node {node}.",
+         cause="The parent sets given describe a graph in which some node is, through its parents, its own ancestor.",
+         fix="Remove or reverse an edge on the cycle through the node named so that the graph is acyclic.")
+register("graph-names-count", InvalidParameterError, "names has {n_names} entries for {n} nodes.",
+         cause="The list of node names is longer or shorter than the list of parent sets.",
+         fix="Pass exactly one name per node, in node order.")
+register("graph-parent-set", InvalidParameterError, "node {name!r} has an invalid parent set.",
+         cause="A parent set lists the node itself or an index outside 0 .. n-1.",
+         fix="Give each node parents that are other nodes of the graph, by index from 0 to n-1.")
+register("graph-not-dag", CycleError, "the graph is not a DAG: it has a directed cycle.",
+         cause="The parent sets or edges given form a directed cycle.",
+         fix="Remove or reverse an edge on the cycle so that the graph is acyclic.")
+register("graph-edge-unknown-node", InvalidParameterError, "edge ({u!r}, {v!r}) names unknown node {node!r}.",
+         cause="An edge refers by name to a node that is not among the graph's names.",
+         fix="Spell the edge's endpoints exactly as the node names (case-sensitive), or add the node to the names.")
+register("graph-node-not-variable", InvalidParameterError, "graph node {node!r} is not a variable.",
+         cause="The networkx graph has a node that is not in the list of variable names given.",
+         fix="Remove the node from the graph, or include it in the names passed.")
 
 #: How many edits an edge reversal counts as.
 REVERSAL_COSTS = {"single": 1, "double": 2}
@@ -71,7 +91,7 @@ def topological_order(parents):
     order = partial_topological_order(parents)
     if len(order) != len(parents):
         left = sorted(set(range(len(parents))) - set(order))
-        raise CycleError(f"the graph has a directed cycle through node {left[0]}.")
+        raise error("graph-cycle-node", node=left[0])
     return order
 
 
@@ -98,14 +118,14 @@ class DAG:
         n = len(self._parents)
         self._names = tuple(str(x) for x in names) if names is not None else tuple(str(i) for i in range(n))
         if len(self._names) != n:
-            raise InvalidParameterError(f"names has {len(self._names)} entries for {n} nodes.")
+            raise error("graph-names-count", n_names=len(self._names), n=n)
         for v, pa in enumerate(self._parents):
             if v in pa or any(p < 0 or p >= n for p in pa):
-                raise InvalidParameterError(f"node {self._names[v]!r} has an invalid parent set.")
+                raise error("graph-parent-set", name=self._names[v])
         try:
             topological_order(self._parents)
         except CycleError:
-            raise CycleError("the graph is not a DAG: it has a directed cycle.") from None
+            raise error("graph-not-dag") from None
 
     # construction -------------------------------------------------------
     @classmethod
@@ -119,7 +139,7 @@ class DAG:
                 ui = index[u] if isinstance(u, str) else int(u)
                 vi = index[v] if isinstance(v, str) else int(v)
             except KeyError as exc:
-                raise InvalidParameterError(f"edge ({u!r}, {v!r}) names unknown node {exc.args[0]!r}.") from None
+                raise error("graph-edge-unknown-node", u=u, v=v, node=exc.args[0]) from None
             parents[vi].add(ui)
         return cls(parents, names)
 
@@ -129,7 +149,7 @@ class DAG:
         names = tuple(str(x) for x in (names if names is not None else graph.nodes))
         extra = set(str(x) for x in graph.nodes) - set(names)
         if extra:
-            raise InvalidParameterError(f"graph node {sorted(extra)[0]!r} is not a variable.")
+            raise error("graph-node-not-variable", node=sorted(extra)[0])
         return cls.from_edges(names, [(str(u), str(v)) for u, v in graph.edges])
 
     @classmethod

@@ -35,7 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
+from mtbn.messages import error, register
 from mtbn.search import TIE_TOLERANCE, DeltaTable
 
 __all__ = [
@@ -146,16 +148,19 @@ def _solve_exact(prior, gains, part, log_factor, stats=None):
 _SOLVER_FUNCS = {"exact": _solve_exact, "bnb": solve_branch_and_bound, "exhaustive": solve_exhaustive}
 
 
+register("joint-exact-solver", InvalidParameterError,
+         "solver='exact' needs the Edit prior or the Paired prior with equal pair weights; use 'bnb'.",
+         cause="solver='exact' was chosen with a Paired prior whose pair weights differ, a case the exact solver "
+               "does not cover.",
+         fix="Use solver='bnb' (or 'auto', which picks it), or drop the pair weights.")
+
+
 def resolve_solver(prior, solver):
     """The concrete solver for ``solver`` ("auto" -> exact where it applies)."""
     if solver == "auto":
         return "exact" if getattr(prior, "exact", False) else "bnb"
     if solver == "exact" and not getattr(prior, "exact", False):
-        from mtbn.exceptions import InvalidParameterError
-
-        raise InvalidParameterError(
-            "solver='exact' needs the Edit prior or the Paired prior with equal pair weights; use 'bnb'."
-        )
+        raise error("joint-exact-solver")
     return solver
 
 
@@ -650,6 +655,12 @@ def _perturb_joint(search, rng, n_moves):
     return done
 
 
+register("joint-rng-count", ValueError, "rng: one generator per start ({n_starts}) expected, got {n_rngs}",
+         cause="rng was given as a list of generators whose length differs from the number of starts (the start "
+               "structures plus extra_starts).",
+         fix="Pass one numpy Generator per start, in the order of the starts, or a single Generator (or None).")
+
+
 def multitask_hill_climb(
     scorers,
     starts,
@@ -738,7 +749,7 @@ def multitask_hill_climb(
     else:
         rngs = list(rng)
         if len(rngs) != len(all_starts):
-            raise ValueError(f"rng: one generator per start ({len(all_starts)}) expected, got {len(rngs)}")
+            raise error("joint-rng-count", n_starts=len(all_starts), n_rngs=len(rngs))
     hits0 = [s.cache_info()["hits"] for s in scorers]
     miss0 = [s.cache_info()["misses"] for s in scorers]
 

@@ -21,6 +21,7 @@ from mtbn._validation import (
 )
 from mtbn.data import DiscreteData, from_dataframe, read_csv
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
+from mtbn.messages import error, register
 from mtbn.graph import DAG
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
@@ -54,6 +55,64 @@ def as_discrete_data(data, *, name="data", dropna=False):
     return from_dataframe(data, name=name, dropna=dropna)
 
 
+P = InvalidParameterError
+register("edge-pair", P, "{what} must be (parent, child) pairs; got {value!r}.",
+         cause="An edge in required_edges / forbidden_edges is not a (parent, child) pair.",
+         fix="Give edges as a list of 2-tuples of variable names, e.g. [('smoke', 'cancer')].")
+register("edge-unknown-variable", P, "{what}: unknown variable {name!r} in edge ({u!r}, {v!r}).",
+         cause="An edge names a variable that no task has.",
+         fix="Check the spelling against the column names.")
+register("edge-self-loop", P, "{what}: self-loop on {name!r}.",
+         cause="An edge from a variable to itself.",
+         fix="Remove it: a Bayesian network has no self-loops.")
+register("count-argument", P, "{name} must be an integer >= 0; got {value!r}.",
+         cause="A restart count or tabu setting that is negative or not a whole number.",
+         fix="Pass a whole number >= 0.")
+register("start-cyclic", CycleError, "{what} graph is not a DAG: it has a directed cycle.",
+         cause="A start graph given by the user has a directed cycle.",
+         fix="Pass a directed acyclic graph (networkx.is_directed_acyclic_graph tells), or leave start at its default.")
+register("required-and-forbidden", P, "edge ({u!r}, {v!r}) is both required and forbidden.",
+         cause="The same edge appears in required_edges and forbidden_edges.",
+         fix="Remove it from one of the two lists.")
+register("start-forbidden-edge", P, "{what} graph has the forbidden edge ({u!r}, {v!r}).",
+         cause="A start graph contains an edge that forbidden_edges excludes.",
+         fix="Remove the edge from the start graph or from forbidden_edges.")
+register("start-too-many-parents", P, "{what} graph gives {name!r} {n_parents} parents; max_parents is {limit}.",
+         cause="A start graph (with the required edges added) exceeds max_parents.",
+         fix="Raise max_parents or remove edges from the start graph.")
+register("required-cyclic", CycleError, "required edges make the {what} graph cyclic.",
+         cause="The required edges, added to the start graph, close a directed cycle.",
+         fix="Check required_edges for a cycle, and the start graph for edges against them.")
+register("estimator-parameter", P, "{estimator} has no parameter {name!r}.",
+         cause="set_params was given a name the estimator does not have.",
+         fix="See get_params() for the estimator's parameters.")
+register("not-fitted", NotFittedError, "This {estimator} instance is not fitted yet. Call 'fit' first.",
+         cause="A fitted attribute (ending in _) was read before fit().",
+         fix="Call fit(tasks) first.")
+register("validation-value", P, "validation must be a fraction in (0, 1) or a row count >= 1; got {value!r}.",
+         cause="The validation split is neither a fraction between 0 and 1 nor a positive row count.",
+         fix="Pass e.g. 0.05 (5% of each task's rows) or 50 (rows per task), or leave it unset to use cv.")
+register("structure-prior-shape", P,
+         "structure_log_prior must be a callable or an array of shape {shape}; got {got}.",
+         cause="A structure prior array whose shape is not (tasks, variables, variables).",
+         fix="Pass an array with one (parent, child) matrix per task, or a function f(task, parent, child).")
+register("cv-value", P, "cv must be an integer >= 2; got {value!r}.",
+         cause="A cross-validation fold count below 2 or not a whole number.",
+         fix="Pass 2 or more folds (5 is the default), or --validation for the paper's single split.")
+register("empty-grid", P, "penalty_grid is empty.",
+         cause="An empty list of penalties to choose from.",
+         fix="Pass at least one penalty in [0, 1], or leave penalty_grid unset for the default grid.")
+register("edge-penalty-unknown-variable", P, "edge_penalty: unknown variable in edge ({u!r}, {v!r}).",
+         cause="edge_penalty names a variable that no task has.",
+         fix="Check the spelling against the column names.")
+register("identical-needs-shared-variables", P, "{what} needs tasks over the same variables.",
+         cause="The identical-structure method (one graph for all tasks) needs every task to have the same columns.",
+         fix="Give all tasks the same columns, or use the multitask learner, which allows partly shared variables.")
+register("start-count", P, "start must give one graph per task ({k}); got {n}.",
+         cause="A list of start graphs whose length differs from the number of tasks.",
+         fix="Pass one graph per task, in the order of the tasks.")
+
+
 def edge_matrix(edges, names, what):
     """Boolean matrix ``M[u, v]`` for a list of ``(parent, child)`` names."""
     n = len(names)
@@ -63,12 +122,12 @@ def edge_matrix(edges, names, what):
         try:
             u, v = e
         except (TypeError, ValueError):
-            raise InvalidParameterError(f"{what} must be (parent, child) pairs; got {e!r}.") from None
+            raise error("edge-pair", what=what, value=e) from None
         for x in (u, v):
             if x not in index:
-                raise InvalidParameterError(f"{what}: unknown variable {x!r} in edge ({u!r}, {v!r}).")
+                raise error("edge-unknown-variable", what=what, name=x, u=u, v=v)
         if u == v:
-            raise InvalidParameterError(f"{what}: self-loop on {u!r}.")
+            raise error("edge-self-loop", what=what, name=u)
         m[index[u], index[v]] = True
     return m
 
@@ -77,7 +136,7 @@ def check_counts(**counts):
     """Each keyword must be an integer >= 0 (restart counts, tabu settings)."""
     for name, value in counts.items():
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise InvalidParameterError(f"{name} must be an integer >= 0; got {value!r}.")
+            raise error("count-argument", name=name, value=value)
 
 
 def as_parent_sets(graph, names, what="start"):
@@ -97,7 +156,7 @@ def as_parent_sets(graph, names, what="start"):
     try:
         DAG(parents, names)
     except CycleError:
-        raise CycleError(f"{what} graph is not a DAG: it has a directed cycle.") from None
+        raise error("start-cyclic", what=what) from None
     return parents
 
 
@@ -107,24 +166,21 @@ def check_constraints(parents, required, forbidden, names, max_parents, what="st
     both = required & forbidden
     if both.any():
         u, v = np.argwhere(both)[0]
-        raise InvalidParameterError(f"edge ({names[u]!r}, {names[v]!r}) is both required and forbidden.")
+        raise error("required-and-forbidden", u=names[u], v=names[v])
     parents = [set(p) for p in parents]
     for u, v in np.argwhere(required):
         parents[v].add(int(u))
     for v in range(n):
         bad = [u for u in parents[v] if forbidden[u, v]]
         if bad:
-            raise InvalidParameterError(
-                f"{what} graph has the forbidden edge ({names[bad[0]]!r}, {names[v]!r})."
-            )
+            raise error("start-forbidden-edge", what=what, u=names[bad[0]], v=names[v])
         if max_parents is not None and len(parents[v]) > max_parents:
-            raise InvalidParameterError(
-                f"{what} graph gives {names[v]!r} {len(parents[v])} parents; max_parents is {max_parents}."
-            )
+            raise error("start-too-many-parents", what=what, name=names[v], n_parents=len(parents[v]),
+                        limit=max_parents)
     try:
         DAG(parents, names)
     except CycleError:
-        raise CycleError(f"required edges make the {what} graph cyclic.") from None
+        raise error("required-cyclic", what=what) from None
     return parents
 
 
@@ -234,15 +290,13 @@ class _Estimator:
         valid = self.get_params()
         for k, v in params.items():
             if k not in valid:
-                raise InvalidParameterError(f"{type(self).__name__} has no parameter {k!r}.")
+                raise error("estimator-parameter", estimator=type(self).__name__, name=k)
             setattr(self, k, v)
         return self
 
     def _check_fitted(self, attr):
         if not hasattr(self, attr):
-            raise NotFittedError(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' first."
-            )
+            raise error("not-fitted", estimator=type(self).__name__)
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -441,9 +495,7 @@ def _check_validation(validation):
         isinstance(validation, float) and 0 < validation < 1
     )
     if not ok:
-        raise InvalidParameterError(
-            f"validation must be a fraction in (0, 1) or a row count >= 1; got {validation!r}."
-        )
+        raise error("validation-value", value=validation)
     return validation
 
 
@@ -461,9 +513,7 @@ def _edge_log_prior_array(structure_log_prior, taskset):
         return arr
     arr = np.asarray(structure_log_prior, dtype=float)
     if arr.shape != (k, n, n):
-        raise InvalidParameterError(
-            f"structure_log_prior must be a callable or an array of shape {(k, n, n)}; got {arr.shape}."
-        )
+        raise error("structure-prior-shape", shape=(k, n, n), got=arr.shape)
     return arr
 
 
@@ -729,12 +779,12 @@ def learn_structures(
     if validation is not None:
         _check_validation(validation)
     elif isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
-        raise InvalidParameterError(f"cv must be an integer >= 2; got {cv!r}.")
+        raise error("cv-value", value=cv)
     rule = selection_rule or ("max" if validation is not None else "one-se")
     check_option("selection_rule", rule, RULES)
     grid = tuple(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
     if not grid:
-        raise InvalidParameterError("penalty_grid is empty.")
+        raise error("empty-grid")
     # delta = 0 (independent learning) is always a candidate: the guard compares with it.
     grid = tuple(sorted({check_penalty(p, "penalty_grid value") for p in grid} | {0.0}))
     required = edge_matrix(required_edges, names, "required_edges")
@@ -745,7 +795,7 @@ def learn_structures(
         m = {v: i for i, v in enumerate(names)}
         for (u, v), val in dict(edge_penalty).items():
             if u not in m or v not in m:
-                raise InvalidParameterError(f"edge_penalty: unknown variable in edge ({u!r}, {v!r}).")
+                raise error("edge-penalty-unknown-variable", u=u, v=v)
             edge_pen[m[u], m[v]] = edge_pen[m[v], m[u]] = check_penalty(val, f"edge_penalty[({u!r}, {v!r})]")
     prior_kwargs = dict(prior=prior, n_tasks=k, reversal=reversal, weights=pair_weights, edge_penalty=edge_pen)
     make_prior(penalty=0.0 if penalty == "auto" else penalty, **prior_kwargs)  # validate once, early
@@ -764,14 +814,14 @@ def learn_structures(
     check_option("start", start, ("auto", "single-task", "identical", "empty")) if isinstance(start, str) else None
     shared_variables = not np.any(ts.local_index < 0)
     if start == "identical" and not shared_variables:
-        raise InvalidParameterError("start='identical' needs tasks over the same variables.")
+        raise error("identical-needs-shared-variables", what="start='identical'")
     search_kwargs.update(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_joint_restarts)
 
     def starts_for(datasets, scorers, restarts):
         """Start configurations (first = primary), single-task results, and whether the first are optima."""
         if not isinstance(start, str):
             if len(start) != k:
-                raise InvalidParameterError(f"start must give one graph per task ({k}); got {len(start)}.")
+                raise error("start-count", k=k, n=len(start))
             return [("given", [as_parent_sets(g, d.names, f"start graph of task {d.name!r}")
                                for g, d in zip(start, datasets)])], None
         if start == "empty":
@@ -932,7 +982,7 @@ def learn_identical_structures(
 
     ts = make_taskset(tasks, task_column=task_column)
     if np.any(ts.local_index < 0):
-        raise InvalidParameterError("learn_identical_structures needs tasks over the same variables.")
+        raise error("identical-needs-shared-variables", what="learn_identical_structures")
     shared, res = _identical_search(
         ts, ess=equivalent_sample_size, max_parents=check_max_parents(max_parents), tabu_length=tabu_length,
         max_tabu_iter=max_tabu_iter, n_restarts=n_restarts, rng=check_random_state(random_state),

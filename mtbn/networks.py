@@ -40,6 +40,7 @@ from mtbn._validation import check_positive, check_random_state
 from mtbn.data import MAX_STATES, DiscreteData
 from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
 from mtbn.graph import partial_topological_order
+from mtbn.messages import error, register
 
 __all__ = [
     "BayesianNetwork",
@@ -62,6 +63,59 @@ _ROW_SUM_TOL = 1e-6
 
 #: Largest number of entries a CPT may have (guards against memory blow-ups).
 _MAX_CPT_SIZE = 10**8
+
+register("network-unknown-variable", InvalidParameterError, "the network has no variable {name!r}.",
+         cause="A variable was looked up by a name the network does not have.",
+         fix="Use one of the network's names (network.names); names are case-sensitive.")
+register("network-index-type", InvalidParameterError, "{what} must hold integer indices; got {value!r}.",
+         cause="A parent set holds something other than a whole number (a name, a fraction, a bool, None).",
+         fix="Give parents as integer indices into the list of variable names.")
+register("network-lengths", InvalidParameterError, "{what} must have one entry per variable ({n}); got {got}.",
+         cause="The list named has more or fewer entries than there are variable names.",
+         fix="Give exactly one entry per variable, in the order of the names.")
+register("network-duplicate-variable", InvalidParameterError, "duplicate variable name {name!r}.",
+         cause="Two variables of the network have the same name.",
+         fix="Give every variable a distinct name.")
+register("network-no-states", InvalidParameterError, "variable {name!r} has no states.",
+         cause="A variable's list of state labels is empty.",
+         fix="Give the variable at least one state label (at least two for it to vary).")
+register("network-too-many-states", InvalidParameterError,
+         "variable {name!r} has {n_states} states; at most {max_states}.",
+         cause="A variable has more state labels than mtbn can code (one byte per cell).",
+         fix="Merge or bin the variable's states so that it has at most the number shown.")
+register("network-duplicate-state", InvalidParameterError, "variable {name!r}: duplicate state {state!r}.",
+         cause="A variable's list of state labels has the same label twice.",
+         fix="Make the variable's state labels distinct.")
+register("network-parent-range", InvalidParameterError,
+         "variable {name!r}: parent index {parent} is out of range [0, {n}).",
+         cause="A parent index is negative or not smaller than the number of variables.",
+         fix="Give parents as indices from 0 to the number of variables minus one.")
+register("network-self-parent", CycleError,
+         "variable {name!r} is its own parent: a directed cycle {name!r} -> {name!r}.",
+         cause="A variable lists its own index among its parents.",
+         fix="Remove the variable from its own parent set.")
+register("network-repeated-parent", InvalidParameterError, "variable {name!r} has a repeated parent.",
+         cause="A variable's parent set lists the same parent index twice.",
+         fix="List each parent of the variable once.")
+register("network-cpt-shape", InvalidParameterError,
+         "variable {name!r}: CPT must have shape {expected} (parent arities, then the variable's own); got {shape}.",
+         cause="A conditional probability table does not have one axis per parent (in parent order) followed by the "
+               "variable's own axis, each as long as the number of states.",
+         fix="Reshape the table to the shape shown, with the variable's own state on the last axis.")
+register("network-cpt-size", InvalidParameterError, "variable {name!r}: CPT of {size} entries is too large.",
+         cause="The variable and its parents have so many state combinations that its table would exceed 10^8 entries.",
+         fix="Give the variable fewer parents or parents with fewer states.")
+register("network-cpt-values", InvalidParameterError,
+         "variable {name!r}: probabilities must be finite and non-negative.",
+         cause="A conditional probability table has a negative, infinite or NaN entry.",
+         fix="Replace the entry by a probability between 0 and 1.")
+register("network-cpt-row-sum", InvalidParameterError,
+         "variable {name!r}: CPT row for parent states {config} sums to {total!r}, not 1 (tolerance {tol}).",
+         cause="For the parent configuration shown, the probabilities of the variable's states do not add up to one.",
+         fix="Normalise each row of the table over its last axis (divide by the row sum).")
+register("network-cycle", CycleError, "the parent structure has a directed cycle through variable {name!r}: {cycle}.",
+         cause="Following parents from the variable named leads back to it, along the cycle shown.",
+         fix="Remove or reverse one edge of the cycle shown.")
 
 
 # ---------------------------------------------------------------------------
@@ -167,7 +221,7 @@ class BayesianNetwork:
         try:
             return self._index[name]
         except KeyError:
-            raise InvalidParameterError(f"the network has no variable {name!r}.") from None
+            raise error("network-unknown-variable", name=name) from None
 
     def topological_order(self):
         """Variable indices, parents first (Kahn's algorithm, smallest index first).
@@ -211,9 +265,9 @@ def _as_index(value, what):
     try:
         index = int(value)
     except (TypeError, ValueError):
-        raise InvalidParameterError(f"{what} must hold integer indices; got {value!r}.") from None
+        raise error("network-index-type", what=what, value=value) from None
     if index != value or isinstance(value, bool):
-        raise InvalidParameterError(f"{what} must hold integer indices; got {value!r}.")
+        raise error("network-index-type", what=what, value=value)
     return index
 
 
@@ -221,27 +275,23 @@ def _check_lengths(names, states, parents, cpts):
     n = len(names)
     for what, seq in (("states", states), ("parents", parents), ("cpts", cpts)):
         if len(seq) != n:
-            raise InvalidParameterError(
-                f"{what} must have one entry per variable ({n}); got {len(seq)}."
-            )
+            raise error("network-lengths", what=what, n=n, got=len(seq))
 
 
 def _check_names_and_states(names, states):
     seen = set()
     for name in names:
         if name in seen:
-            raise InvalidParameterError(f"duplicate variable name {name!r}.")
+            raise error("network-duplicate-variable", name=name)
         seen.add(name)
     for name, st in zip(names, states):
         if not st:
-            raise InvalidParameterError(f"variable {name!r} has no states.")
+            raise error("network-no-states", name=name)
         if len(st) > MAX_STATES:
-            raise InvalidParameterError(
-                f"variable {name!r} has {len(st)} states; at most {MAX_STATES}."
-            )
+            raise error("network-too-many-states", name=name, n_states=len(st), max_states=MAX_STATES)
         if len(set(st)) != len(st):
             dup = next(s for s in st if st.count(s) > 1)
-            raise InvalidParameterError(f"variable {name!r}: duplicate state {dup!r}.")
+            raise error("network-duplicate-state", name=name, state=dup)
 
 
 def _check_parents(names, parents):
@@ -249,40 +299,28 @@ def _check_parents(names, parents):
     for v, ps in enumerate(parents):
         for p in ps:
             if not 0 <= p < n:
-                raise InvalidParameterError(
-                    f"variable {names[v]!r}: parent index {p} is out of range [0, {n})."
-                )
+                raise error("network-parent-range", name=names[v], parent=p, n=n)
             if p == v:
-                raise CycleError(
-                    f"variable {names[v]!r} is its own parent: a directed cycle "
-                    f"{names[v]!r} -> {names[v]!r}."
-                )
+                raise error("network-self-parent", name=names[v])
         if len(set(ps)) != len(ps):
-            raise InvalidParameterError(f"variable {names[v]!r} has a repeated parent.")
+            raise error("network-repeated-parent", name=names[v])
 
 
 def _check_cpt(names, arities, parents, v, cpt):
     name = names[v]
     expected = tuple(arities[p] for p in parents[v]) + (arities[v],)
     if cpt.shape != expected:
-        raise InvalidParameterError(
-            f"variable {name!r}: CPT must have shape {expected} (parent arities, then "
-            f"the variable's own); got {cpt.shape}."
-        )
+        raise error("network-cpt-shape", name=name, expected=expected, shape=cpt.shape)
     if cpt.size > _MAX_CPT_SIZE:
-        raise InvalidParameterError(f"variable {name!r}: CPT of {cpt.size} entries is too large.")
+        raise error("network-cpt-size", name=name, size=cpt.size)
     if not np.all(np.isfinite(cpt)) or np.any(cpt < 0):
-        raise InvalidParameterError(
-            f"variable {name!r}: probabilities must be finite and non-negative."
-        )
+        raise error("network-cpt-values", name=name)
     rows = cpt.reshape(-1, arities[v]).sum(axis=1)
     bad = np.flatnonzero(np.abs(rows - 1.0) > _ROW_SUM_TOL)
     if bad.size:
         config = np.unravel_index(bad[0], expected[:-1]) if parents[v] else ()
-        raise InvalidParameterError(
-            f"variable {name!r}: CPT row for parent states {tuple(int(c) for c in config)} "
-            f"sums to {rows[bad[0]]!r}, not 1 (tolerance {_ROW_SUM_TOL})."
-        )
+        raise error("network-cpt-row-sum", name=name, config=tuple(int(c) for c in config), total=rows[bad[0]],
+                    tol=_ROW_SUM_TOL)
 
 
 def _check_acyclic(names, parents):
@@ -299,10 +337,7 @@ def _check_acyclic(names, parents):
         v = min(p for p in parents[v] if p in left)
     cycle = path[seen[v]:][::-1]
     shown = " -> ".join(repr(names[c]) for c in cycle + [cycle[0]])
-    raise CycleError(
-        f"the parent structure has a directed cycle through variable "
-        f"{names[cycle[0]]!r}: {shown}."
-    )
+    raise error("network-cycle", name=names[cycle[0]], cycle=shown)
 
 
 # ---------------------------------------------------------------------------
@@ -329,18 +364,27 @@ def _posterior_mean_cpt(child_codes, config, parent_arities, arity, ess):
     return theta.reshape(tuple(int(a) for a in parent_arities) + (arity,))
 
 
+register("network-graph-node", InvalidParameterError,
+         "the graph has node {node!r}, which is not a variable of the data.",
+         cause="The networkx graph given as the structure has a node that is not among the variables fitted.",
+         fix="Remove the node from the graph, or fit on data (or names) that include it.")
+
+
 def _parents_from_graph(graph, names):
     """Parent index tuples from a networkx DiGraph over ``names``."""
     index = {n: i for i, n in enumerate(names)}
     unknown = [n for n in graph.nodes if n not in index]
     if unknown:
-        raise InvalidParameterError(
-            f"the graph has node {unknown[0]!r}, which is not a variable of the data."
-        )
+        raise error("network-graph-node", node=unknown[0])
     parents = [[] for _ in names]
     for u, v in graph.edges:
         parents[index[v]].append(index[u])
     return tuple(tuple(sorted(ps)) for ps in parents)
+
+
+register("network-data-type", InvalidDataError, "data must be a DiscreteData; got {type_name}.",
+         cause="Something other than a DiscreteData (e.g. a DataFrame or an array) was passed as the data.",
+         fix="Wrap the data first, e.g. with mtbn.data.from_dataframe or mtbn.data.read_csv.")
 
 
 def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
@@ -380,7 +424,7 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
         The structure has a directed cycle.
     """
     if not isinstance(data, DiscreteData):
-        raise InvalidDataError(f"data must be a DiscreteData; got {type(data).__name__}.")
+        raise error("network-data-type", type_name=type(data).__name__)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     names = data.names if names is None else tuple(str(n) for n in names)
     columns = [_data_column(data, n) for n in names]
@@ -388,9 +432,7 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
         parents = _parents_from_graph(parents, names)
     parents = tuple(tuple(_as_index(p, "parents") for p in ps) for ps in parents)
     if len(parents) != len(names):
-        raise InvalidParameterError(
-            f"parents must have one entry per variable ({len(names)}); got {len(parents)}."
-        )
+        raise error("network-lengths", what="parents", n=len(names), got=len(parents))
     _check_parents(names, parents)
     _check_acyclic(names, parents)
     states = tuple(data.states[c] for c in columns)
@@ -401,27 +443,34 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
         parent_arities = [arities[p] for p in ps]
         size = int(np.prod(parent_arities + [arities[v]], dtype=object))
         if size > _MAX_CPT_SIZE:
-            raise InvalidParameterError(
-                f"variable {names[v]!r}: CPT of {size} entries is too large."
-            )
+            raise error("network-cpt-size", name=names[v], size=size)
         config = _config_codes(codes, [columns[p] for p in ps], parent_arities)
         child = codes[:, columns[v]].astype(np.int64)
         cpts.append(_posterior_mean_cpt(child, config, parent_arities, arities[v], ess))
     return BayesianNetwork(names, states, parents, cpts)
 
 
+register("network-missing-column", InvalidDataError, "task {task!r} has no column for network variable {name!r}.",
+         cause="The network (or the names asked for) has a variable that the task's data has no column for.",
+         fix="Add the column to the data, or use a network over the task's columns; names are matched exactly.")
+
+
 def _data_column(data, name):
     try:
         return data._index[name]
     except KeyError:
-        raise InvalidDataError(
-            f"task {data.name!r} has no column for network variable {name!r}."
-        ) from None
+        raise error("network-missing-column", task=data.name, name=name) from None
 
 
 # ---------------------------------------------------------------------------
 # Log-likelihood
 # ---------------------------------------------------------------------------
+
+
+register("network-unknown-state", InvalidDataError,
+         "task {task!r}, column {column!r}: state {label!r} is unknown to the network (its states: {states}).",
+         cause="A value observed in the data is not one of the network's states for that variable.",
+         fix="Recode the column to the network's state labels (listed; they are matched exactly), or drop the rows.")
 
 
 def _recode_column(data, column, target_states):
@@ -437,22 +486,24 @@ def _recode_column(data, column, target_states):
         if label in pos:
             lut[k] = pos[label]
         elif used[k]:
-            raise InvalidDataError(
-                f"task {data.name!r}, column {data.names[column]!r}: state {label!r} "
-                f"is unknown to the network (its states: "
-                f"{', '.join(map(repr, target_states))})."
-            )
+            raise error("network-unknown-state", task=data.name, column=data.names[column], label=label,
+                        states=", ".join(map(repr, target_states)))
     return lut[codes]
 
 
 def _network_codes(network, data):
     """One intp code array per network variable, matched to ``data`` by name."""
     if not isinstance(data, DiscreteData):
-        raise InvalidDataError(f"data must be a DiscreteData; got {type(data).__name__}.")
+        raise error("network-data-type", type_name=type(data).__name__)
     return [
         _recode_column(data, _data_column(data, name), network.states[v])
         for v, name in enumerate(network.names)
     ]
+
+
+register("network-empty-task", InvalidDataError, "task {task!r} has no rows: the mean is undefined.",
+         cause="The mean log-likelihood was asked for on a task with no rows.",
+         fix="Pass data with at least one row, or use per_row=True to get an empty array.")
 
 
 def log_likelihood(network, data, *, per_row=False):
@@ -489,7 +540,7 @@ def log_likelihood(network, data, *, per_row=False):
     if per_row:
         return total
     if data.n_samples == 0:
-        raise InvalidDataError(f"task {data.name!r} has no rows: the mean is undefined.")
+        raise error("network-empty-task", task=data.name)
     return float(total.mean())
 
 
@@ -503,6 +554,11 @@ def _cumulative_table(cpt):
     arity = cpt.shape[-1]
     cum = np.cumsum(cpt.reshape(-1, arity), axis=1)
     return cum / cum[:, -1:]
+
+
+register("network-sample-size", InvalidParameterError, "n_samples must be an integer >= 0; got {value!r}.",
+         cause="The number of rows to sample is negative, fractional or not a number.",
+         fix="Pass a whole number of rows, 0 or more.")
 
 
 def sample(network, n_samples, *, random_state=None):
@@ -530,7 +586,7 @@ def sample(network, n_samples, *, random_state=None):
         or not isinstance(n_samples, (int, np.integer))
         or n_samples < 0
     ):
-        raise InvalidParameterError(f"n_samples must be an integer >= 0; got {n_samples!r}.")
+        raise error("network-sample-size", value=n_samples)
     n_samples = int(n_samples)
     rng = check_random_state(random_state)
     arities = network.arities
@@ -559,6 +615,117 @@ _TOKEN_RE = re.compile(
 )
 
 
+register("bif-unterminated-quote", InvalidDataError, "BIF parse error at line {line}: unterminated quoted string.",
+         cause="A double quote opens a name or label that is never closed.",
+         fix="Close the quoted text with a double quote on the line shown (or remove the stray quote).")
+register("bif-unexpected-end", InvalidDataError,
+         "BIF parse error at line {line}: unexpected end of text, expected {what}.",
+         cause="The text stops in the middle of a declaration, e.g. a block without its closing brace.",
+         fix="Complete the declaration at the end of the file (the file may be truncated).")
+register("bif-expected-punct", InvalidDataError, "BIF parse error at line {line}: expected {char!r}, found {value!r}.",
+         cause="A bracket, brace or semicolon that the BIF grammar needs at this point is missing.",
+         fix="Insert the character shown at the line shown, or fix the token found there.")
+register("bif-expected-word", InvalidDataError, "BIF parse error at line {line}: expected {what}, found {value!r}.",
+         cause="A punctuation character stands where a keyword, name or number is needed.",
+         fix="Put the item named at the line shown.")
+register("bif-list-punct", InvalidDataError, "BIF parse error at line {line}: unexpected {value!r} in a list.",
+         cause="A list of states, parents or parent states holds a bracket, brace, semicolon or '|'.",
+         fix="Separate list items by commas or spaces only, and quote names that contain punctuation.")
+register("bif-empty-item", InvalidDataError, "BIF parse error at line {line}: empty item in a comma-separated list.",
+         cause="A list has two commas in a row, or a comma at its start or end.",
+         fix="Remove the extra comma, or put the missing item between the commas.")
+register("bif-variable-name-punct", InvalidDataError,
+         "BIF parse error at line {line}: unexpected punctuation in a variable name.",
+         cause="The name after 'variable' contains a bracket, comma, semicolon or '|'.",
+         fix="Put the name in double quotes, or remove the punctuation from it.")
+register("bif-variable-no-name", InvalidDataError, "BIF parse error at line {line}: a variable without a name.",
+         cause="A 'variable' keyword is directly followed by its '{' block.",
+         fix="Write the variable's name between 'variable' and '{'.")
+register("bif-variable-type", InvalidDataError,
+         "BIF parse error at line {line}: variable {name!r} has type {kind!r}; only discrete is supported.",
+         cause="A variable is declared with a type other than 'discrete' (e.g. continuous).",
+         fix="Discretise the variable and declare it 'type discrete [ N ] { states };'.")
+register("bif-state-count", InvalidDataError,
+         "BIF parse error at line {line}: variable {name!r}: bad number of states {count!r}.",
+         cause="The count in 'type discrete [ N ]' is not a whole number.",
+         fix="Write the number of states as digits, e.g. '[ 3 ]'.")
+register("bif-state-count-mismatch", InvalidDataError,
+         "BIF parse error at line {line}: variable {name!r} declares {count} states but lists {n_listed}.",
+         cause="The count in 'type discrete [ N ]' differs from the number of state labels listed.",
+         fix="Make the count equal to the number of labels, or list the missing labels.")
+register("bif-variable-no-type", InvalidDataError,
+         "BIF parse error at line {line}: variable {name!r} has no 'type discrete' declaration.",
+         cause="A variable block does not declare its states.",
+         fix="Add 'type discrete [ N ] { s1, s2, ... };' to the variable's block.")
+register("bif-numbers-end", InvalidDataError, "BIF parse error at line {line}: unexpected end of text in {what}.",
+         cause="The text stops in the middle of a list of probabilities.",
+         fix="Complete the probabilities and close the block (the file may be truncated).")
+register("bif-probability-expected", InvalidDataError,
+         "BIF parse error at line {line}: expected a probability in {what}, found {value!r}.",
+         cause="A table, default or row entry starts with something that is not a number.",
+         fix="Write the probabilities as numbers separated by commas, ended by ';'.")
+register("bif-no-probabilities", InvalidDataError, "BIF parse error at line {line}: no probabilities in {what}.",
+         cause="A table, default or row entry has no numbers.",
+         fix="Give the entry one probability per state of the variable (per parent configuration for a table).")
+register("bif-header-bars", InvalidDataError,
+         "BIF parse error at line {line}: more than one '|' in a probability header.",
+         cause="The header 'probability ( child | parents )' has a second '|'.",
+         fix="Write one '|' between the child and its comma-separated parents.")
+register("bif-block-no-variable", InvalidDataError,
+         "BIF parse error at line {line}: a probability block without a variable.",
+         cause="A 'probability ( )' header names no child variable.",
+         fix="Write the child's name first in the header, e.g. 'probability ( child | parent )'.")
+register("bif-block-punct", InvalidDataError,
+         "BIF parse error at line {line}: unexpected {value!r} in the probability block of {child!r}.",
+         cause="A probability block holds punctuation where a 'table', 'default' or '(' row is expected.",
+         fix="Remove the stray character; rows read '(parent states) p1, p2;'.")
+register("bif-undeclared-variable", InvalidDataError,
+         "BIF parse error at line {line}: probability block refers to undeclared variable {name!r}.",
+         cause="A probability header names a child or parent with no 'variable' declaration (even ignoring case).",
+         fix="Declare the variable, or fix the spelling of the name in the header.")
+register("bif-table-size", InvalidDataError,
+         "BIF parse error at line {line}: the table of {child!r} has {n_values} values; expected {expected}.",
+         cause="A 'table' entry does not have one value per combination of the child's and its parents' states.",
+         fix="Give the number of values shown (child state varying slowest, then the parents in header order).")
+register("bif-row-size", InvalidDataError,
+         "BIF parse error at line {line}: a row of {child!r} has {n_values} values; expected {arity}.",
+         cause="A row or 'default' entry does not have one probability per state of the child.",
+         fix="Give one probability per state of the child, in the order of its declared states.")
+register("bif-row-parent-count", InvalidDataError,
+         "BIF parse error at line {line}: a row of {child!r} names {n_labels} parent states; expected {n_parents}.",
+         cause="The '(...)' of a row lists more or fewer parent states than the header has parents.",
+         fix="List one state per parent, in the order of the header.")
+register("bif-row-unknown-state", InvalidDataError,
+         "BIF parse error at line {line}: a row of {child!r} has unknown state {label!r} of parent {parent!r}.",
+         cause="A row names a parent state that is not among that parent's declared states.",
+         fix="Use the parent's state labels exactly as declared (case-sensitive).")
+register("bif-row-twice", InvalidDataError,
+         "BIF parse error at line {line}: {child!r} has two rows for parent states {labels}.",
+         cause="Two rows of a probability block are for the same parent configuration.",
+         fix="Keep one row per parent configuration.")
+register("bif-row-missing", InvalidDataError,
+         "BIF parse error at line {line}: {child!r} has no probabilities for parent states {labels}.",
+         cause="A probability block has no row, table or default for the parent configuration shown.",
+         fix="Add a row for that configuration, or a 'default' row for all configurations not listed.")
+register("bif-variable-twice", InvalidDataError, "BIF parse error at line {line}: variable {name!r} is declared twice.",
+         cause="Two 'variable' blocks have the same name.",
+         fix="Remove or rename one of the two declarations.")
+register("bif-unexpected-keyword", InvalidDataError, "BIF parse error at line {line}: unexpected {keyword!r}.",
+         cause="A statement starts with a word other than 'network', 'variable' or 'probability'.",
+         fix="Remove the statement or fix the keyword; check for a missing '}' or ';' before it.")
+register("bif-no-variables", InvalidDataError, "BIF parse error at line {line}: no variables declared.",
+         cause="The text has no 'variable' block (it may be empty or not BIF at all).",
+         fix="Check that the file is a BIF network and declares its variables.")
+register("bif-blocks-twice", InvalidDataError,
+         "BIF parse error at line {line}: variable {child!r} has more than one probability block.",
+         cause="Two probability blocks are for the same variable (names compared ignoring case when not exact).",
+         fix="Keep one probability block per variable.")
+register("bif-no-block", InvalidDataError,
+         "BIF parse error at line {line}: variable {name!r} has no probability block.",
+         cause="A declared variable has no 'probability' block giving its table.",
+         fix="Add a probability block for the variable, or remove its declaration.")
+
+
 class _Tokens:
     """A cursor over BIF tokens ``(text, is_punct, offset)``."""
 
@@ -570,16 +737,17 @@ class _Tokens:
             if kind is None:
                 continue
             if kind == "bad":
-                self.fail("unterminated quoted string", m.start())
+                self.fail("bif-unterminated-quote", m.start())
             value = m.group(kind)
             self.items.append((value, kind == "punct", m.start()))
         self.pos = 0
 
-    def fail(self, message, offset=None):
+    def fail(self, code, offset=None, **fields):
+        """Raise the registered BIF parse error ``code`` at ``offset`` (default: the current token)."""
         if offset is None:
             offset = self.items[self.pos][2] if self.pos < len(self.items) else len(self.text)
         line = self.text.count("\n", 0, offset) + 1
-        raise InvalidDataError(f"BIF parse error at line {line}: {message}.")
+        raise error(code, line=line, **fields)
 
     def done(self):
         return self.pos >= len(self.items)
@@ -589,7 +757,7 @@ class _Tokens:
 
     def next(self, what="a token"):
         if self.done():
-            self.fail(f"unexpected end of text, expected {what}")
+            self.fail("bif-unexpected-end", what=what)
         item = self.items[self.pos]
         self.pos += 1
         return item
@@ -602,13 +770,13 @@ class _Tokens:
         value, punct, _ = self.next(repr(char))
         if not (punct and value == char):
             self.pos -= 1
-            self.fail(f"expected {char!r}, found {value!r}")
+            self.fail("bif-expected-punct", char=char, value=value)
 
     def word(self, what):
         value, punct, _ = self.next(what)
         if punct:
             self.pos -= 1
-            self.fail(f"expected {what}, found {value!r}")
+            self.fail("bif-expected-word", what=what, value=value)
         return value
 
     def until(self, closing):
@@ -647,7 +815,7 @@ def _split_items(tokens, tok, expected=None, commas_only=False):
     """
     for value, punct, offset in tokens:
         if punct and value != ",":
-            tok.fail(f"unexpected {value!r} in a list", offset)
+            tok.fail("bif-list-punct", offset, value=value)
     words = [value for value, punct, _ in tokens if not punct]
     if len(words) == len(tokens):
         if words and (commas_only or (expected == 1 and len(words) > 1)):
@@ -662,7 +830,7 @@ def _split_items(tokens, tok, expected=None, commas_only=False):
             current.append(value)
     items.append(" ".join(current))
     if any(not item for item in items):
-        tok.fail("empty item in a comma-separated list", tokens[0][2])
+        tok.fail("bif-empty-item", tokens[0][2])
     return items
 
 
@@ -670,10 +838,10 @@ def _parse_variable(tok):
     """``variable NAME { type discrete [ N ] { s1, s2 }; property ...; }``."""
     head = tok.until("{")
     if any(punct for _, punct, _ in head):
-        tok.fail("unexpected punctuation in a variable name", head[0][2])
+        tok.fail("bif-variable-name-punct", head[0][2])
     name = " ".join(v for v, _, _ in head)
     if not name:
-        tok.fail("a variable without a name")
+        tok.fail("bif-variable-no-name")
     states = None
     while not tok.is_punct("}"):
         value, punct, _ = tok.next("'}'")
@@ -682,7 +850,7 @@ def _parse_variable(tok):
         if not punct and value == "type":
             kind = tok.word("a variable type")
             if kind.lower() != "discrete":
-                tok.fail(f"variable {name!r} has type {kind!r}; only discrete is supported")
+                tok.fail("bif-variable-type", name=name, kind=kind)
             tok.expect("[")
             count = tok.word("the number of states")
             tok.expect("]")
@@ -691,15 +859,15 @@ def _parse_variable(tok):
             if tok.is_punct(";"):
                 tok.next()
             if not count.isdigit():
-                tok.fail(f"variable {name!r}: bad number of states {count!r}")
+                tok.fail("bif-state-count", name=name, count=count)
             states = _split_items(inner, tok, expected=int(count))
             if len(states) != int(count):
-                tok.fail(f"variable {name!r} declares {count} states but lists {len(states)}")
+                tok.fail("bif-state-count-mismatch", name=name, count=count, n_listed=len(states))
         else:
             tok.skip_statement()  # property or unknown statement
     tok.expect("}")
     if states is None:
-        tok.fail(f"variable {name!r} has no 'type discrete' declaration")
+        tok.fail("bif-variable-no-type", name=name)
     return name, states
 
 
@@ -709,7 +877,7 @@ def _parse_numbers(tok, what):
     while True:
         item = tok.peek()
         if item is None:
-            tok.fail(f"unexpected end of text in {what}")
+            tok.fail("bif-numbers-end", what=what)
         value, punct, _ = item
         if punct:
             if value == ",":
@@ -722,12 +890,12 @@ def _parse_numbers(tok, what):
             number = float(value)
         except ValueError:
             if not values:
-                tok.fail(f"expected a probability in {what}, found {value!r}")
+                tok.fail("bif-probability-expected", what=what, value=value)
             break
         values.append(number)
         tok.pos += 1
     if not values:
-        tok.fail(f"no probabilities in {what}")
+        tok.fail("bif-no-probabilities", what=what)
     return values
 
 
@@ -737,7 +905,7 @@ def _parse_probability(tok, declared):
     header = tok.until(")")
     bars = [i for i, (v, p, _) in enumerate(header) if p and v == "|"]
     if len(bars) > 1:
-        tok.fail("more than one '|' in a probability header", header[bars[1]][2])
+        tok.fail("bif-header-bars", header[bars[1]][2])
     if bars:
         child = " ".join(v for v, p, _ in header[: bars[0]] if not p)
         parents = _split_items(header[bars[0] + 1:], tok, commas_only=True)
@@ -747,7 +915,7 @@ def _parse_probability(tok, declared):
         items = [joined] if joined in declared else _split_items(header, tok)
         child, parents = items[0] if items else "", items[1:]
     if not child:
-        tok.fail("a probability block without a variable")
+        tok.fail("bif-block-no-variable")
     tok.expect("{")
     entries = []  # (kind, labels, values, offset)
     while not tok.is_punct("}"):
@@ -762,7 +930,7 @@ def _parse_probability(tok, declared):
         elif not punct:
             tok.skip_statement()  # property or unknown statement
         else:
-            tok.fail(f"unexpected {value!r} in the probability block of {child!r}", offset)
+            tok.fail("bif-block-punct", offset, value=value, child=child)
     tok.expect("}")
     return child, parents, entries
 
@@ -773,7 +941,7 @@ def _resolve_name(name, declared, lower, tok):
         return name
     match = lower.get(name.lower())
     if match is None:
-        tok.fail(f"probability block refers to undeclared variable {name!r}")
+        tok.fail("bif-undeclared-variable", name=name)
     return match
 
 
@@ -788,33 +956,27 @@ def _build_cpt(child, parents, entries, states, tok):
     for kind, labels, values, offset in entries:
         if kind == "table":
             if len(values) != q * arity:
-                tok.fail(
-                    f"the table of {child!r} has {len(values)} values; expected {q * arity}",
-                    offset,
-                )
+                tok.fail("bif-table-size", offset, child=child, n_values=len(values), expected=q * arity)
             # Child state varies slowest, then the parents in header order.
             cpt[:] = np.asarray(values).reshape(arity, q).T
             filled[:] = True
             continue
         if len(values) != arity:
-            tok.fail(f"a row of {child!r} has {len(values)} values; expected {arity}", offset)
+            tok.fail("bif-row-size", offset, child=child, n_values=len(values), arity=arity)
         if kind == "default":
             default = values
             continue
         if len(labels) != len(parents):
-            tok.fail(
-                f"a row of {child!r} names {len(labels)} parent states; expected {len(parents)}",
-                offset,
-            )
+            tok.fail("bif-row-parent-count", offset, child=child, n_labels=len(labels), n_parents=len(parents))
         j = 0
         for p, label in zip(parents, labels):
             try:
                 k = states[p].index(label)
             except ValueError:
-                tok.fail(f"a row of {child!r} has unknown state {label!r} of parent {p!r}", offset)
+                tok.fail("bif-row-unknown-state", offset, child=child, label=label, parent=p)
             j = j * len(states[p]) + k
         if filled[j]:
-            tok.fail(f"{child!r} has two rows for parent states {tuple(labels)}", offset)
+            tok.fail("bif-row-twice", offset, child=child, labels=tuple(labels))
         cpt[j] = values
         filled[j] = True
     if default is not None:
@@ -823,7 +985,7 @@ def _build_cpt(child, parents, entries, states, tok):
     if not filled.all():
         missing = np.unravel_index(int(np.flatnonzero(~filled)[0]), cards)
         labels = tuple(states[p][k] for p, k in zip(parents, missing))
-        tok.fail(f"{child!r} has no probabilities for parent states {labels}")
+        tok.fail("bif-row-missing", child=child, labels=labels)
     return cpt.reshape(cards + (arity,))
 
 
@@ -848,14 +1010,14 @@ def _parse_bif(text):
         elif keyword == "variable":
             name, st = _parse_variable(tok)
             if name in states:
-                tok.fail(f"variable {name!r} is declared twice")
+                tok.fail("bif-variable-twice", name=name)
             states[name] = st
         elif keyword == "probability":
             blocks_entry = _parse_probability(tok, states)
             blocks.setdefault(blocks_entry[0], []).append(blocks_entry)
         else:
             tok.pos -= 1
-            tok.fail(f"unexpected {keyword!r}")
+            tok.fail("bif-unexpected-keyword", keyword=keyword)
     net = _assemble(states, blocks, tok)
     if encoded:
         net = BayesianNetwork([_bif_decode(n) for n in net.names],
@@ -866,7 +1028,7 @@ def _parse_bif(text):
 def _assemble(states, blocks, tok):
     names = list(states)
     if not names:
-        tok.fail("no variables declared")
+        tok.fail("bif-no-variables")
     lower = {}
     for n in names:
         lower.setdefault(n.lower(), n)
@@ -874,7 +1036,7 @@ def _assemble(states, blocks, tok):
     for raw, found in blocks.items():
         child = _resolve_name(raw, states, lower, tok)
         if child in resolved or len(found) > 1:
-            tok.fail(f"variable {child!r} has more than one probability block")
+            tok.fail("bif-blocks-twice", child=child)
         _, parents, entries = found[0]
         parents = [_resolve_name(p, states, lower, tok) for p in parents]
         resolved[child] = (parents, entries)
@@ -882,7 +1044,7 @@ def _assemble(states, blocks, tok):
     parent_idx, cpts = [], []
     for n in names:
         if n not in resolved:
-            tok.fail(f"variable {n!r} has no probability block")
+            tok.fail("bif-no-block", name=n)
         parents, entries = resolved[n]
         parent_idx.append(tuple(index[p] for p in parents))
         cpts.append(_build_cpt(n, parents, entries, states, tok))
@@ -891,7 +1053,21 @@ def _assemble(states, blocks, tok):
     except CycleError:
         raise
     except InvalidParameterError as exc:
-        raise InvalidDataError(f"invalid BIF network: {exc}") from None
+        raise error("bif-invalid-network", detail=exc) from None
+
+
+register("bif-invalid-network", InvalidDataError, "invalid BIF network: {detail}",
+         cause="The BIF text parses, but the network it describes is inconsistent (the detail says how).",
+         fix="Correct the declaration or probability block named in the detail.")
+register("bif-read", InvalidDataError, "cannot read {path!r}: {reason}.",
+         cause="The BIF file named cannot be opened: it does not exist, is a folder, or is not readable.",
+         fix="Check the path and the file's permissions.")
+register("bif-source-type", InvalidParameterError, "source must be a path or a string of BIF text; got {type_name}.",
+         cause="read_bif was given something other than a path, a string or bytes.",
+         fix="Pass the path of a .bif or .bif.gz file, or the BIF text itself as a string.")
+register("bif-decompress", InvalidDataError, "cannot decompress BIF data: {reason}.",
+         cause="The data starts like a gzip file but is truncated or corrupt.",
+         fix="Download or copy the .bif.gz file again, or pass the uncompressed .bif file.")
 
 
 def _read_text(source):
@@ -904,18 +1080,14 @@ def _read_text(source):
         try:
             data = Path(source).read_bytes()
         except OSError as exc:
-            raise InvalidDataError(
-                f"cannot read {os.fspath(source)!r}: {exc.strerror or exc}."
-            ) from None
+            raise error("bif-read", path=os.fspath(source), reason=exc.strerror or exc) from None
     else:
-        raise InvalidParameterError(
-            f"source must be a path or a string of BIF text; got {type(source).__name__}."
-        )
+        raise error("bif-source-type", type_name=type(source).__name__)
     if data[:2] == b"\x1f\x8b":
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError) as exc:
-            raise InvalidDataError(f"cannot decompress BIF data: {exc}.") from None
+            raise error("bif-decompress", reason=exc) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
@@ -1069,6 +1241,12 @@ def _shipped_bytes(name):
         return fallback.read_bytes()
 
 
+register("network-unknown", InvalidParameterError,
+         "unknown network {name!r}: give one of {choices} or the path of a .bif / .bif.gz file.",
+         cause="The name is neither a network shipped with mtbn nor the path of an existing file.",
+         fix="Use one of the shipped names listed (case-insensitive), or check the file's path.")
+
+
 def load_network(name):
     """Load a shipped network by name, or a BIF file by path.
 
@@ -1092,10 +1270,7 @@ def load_network(name):
         return _parse_bif(_read_text(_shipped_bytes(name.lower())))
     if isinstance(name, (str, os.PathLike)) and Path(name).is_file():
         return read_bif(Path(name))
-    raise InvalidParameterError(
-        f"unknown network {name!r}: give one of {', '.join(map(repr, SHIPPED_NETWORKS))} "
-        "or the path of a .bif / .bif.gz file."
-    )
+    raise error("network-unknown", name=name, choices=", ".join(map(repr, SHIPPED_NETWORKS)))
 
 
 # ---------------------------------------------------------------------------
@@ -1147,15 +1322,24 @@ def to_pgmpy(network):
     return model
 
 
+register("pgmpy-state-mismatch", InvalidParameterError,
+         "CPD of {child!r} uses states {labels} for {parent!r}, whose own states are {target}.",
+         cause="In the pgmpy model, a child's CPD names other states for a parent than the parent's own CPD.",
+         fix="Give the CPDs the same state_names for each variable.")
+register("pgmpy-missing-cpd", InvalidParameterError, "node {node!r} of the pgmpy model has no CPD.",
+         cause="A node of the pgmpy model has no TabularCPD attached.",
+         fix="Add a CPD for every node (model.add_cpds) before converting.")
+register("pgmpy-unknown-evidence", InvalidParameterError, "CPD of {node!r} has unknown evidence {evidence!r}.",
+         cause="A CPD of the pgmpy model conditions on a variable that is not a node of the model.",
+         fix="Add the evidence variable to the model, or remove it from the CPD.")
+
+
 def _align_axis(values, axis, labels, target, child, parent):
     """Permute ``values`` along ``axis`` from ``labels`` order to ``target`` order."""
     if list(labels) == list(target):
         return values
     if sorted(labels) != sorted(target):
-        raise InvalidParameterError(
-            f"CPD of {child!r} uses states {list(labels)} for {parent!r}, whose own "
-            f"states are {list(target)}."
-        )
+        raise error("pgmpy-state-mismatch", child=child, labels=list(labels), parent=parent, target=list(target))
     return np.take(values, [list(labels).index(s) for s in target], axis=axis)
 
 
@@ -1183,7 +1367,7 @@ def from_pgmpy(model):
     for node in nodes:
         cpd = model.get_cpds(node)
         if cpd is None:
-            raise InvalidParameterError(f"node {node!r} of the pgmpy model has no CPD.")
+            raise error("pgmpy-missing-cpd", node=node)
         cpds[node] = cpd
 
     def labels(cpd, var):
@@ -1200,7 +1384,7 @@ def from_pgmpy(model):
         values = np.moveaxis(np.asarray(cpd.values, dtype=np.float64), 0, -1)
         for axis, e in enumerate(evidence):
             if e not in index:
-                raise InvalidParameterError(f"CPD of {node!r} has unknown evidence {e!r}.")
+                raise error("pgmpy-unknown-evidence", node=node, evidence=e)
             values = _align_axis(values, axis, labels(cpd, e), states[index[e]], node, e)
         parents.append(tuple(index[e] for e in evidence))
         tables.append(values)

@@ -42,6 +42,7 @@ import numpy as np
 from mtbn._validation import check_option, check_penalty
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import REVERSAL_COSTS
+from mtbn.messages import error, register
 
 __all__ = ["EditPrior", "PairedPrior", "make_prior", "PRIORS", "log1m"]
 
@@ -249,6 +250,27 @@ class PairedPrior(_PairPrior):
 #: Registry of priors: name -> class.
 PRIORS = {"paired": PairedPrior, "edit": EditPrior}
 
+register("prior-edge-penalty-shape", InvalidParameterError, "edge_penalty must be a square matrix over the variables.",
+         cause="The per-edge penalty matrix is not two-dimensional with as many rows as columns.",
+         fix="Pass an n x n matrix (n variables) whose entry [i, j] is the penalty of the pair i, j; NaN keeps the "
+             "global penalty.")
+register("prior-edge-penalty-range", InvalidParameterError, "edge_penalty values must be in [0, 1].",
+         cause="An entry of the per-edge penalty matrix is negative or above 1.",
+         fix="Give every entry a value between 0 and 1, or NaN to use the global penalty for that pair.")
+register("prior-weights-edit", InvalidParameterError, "pair weights apply to prior='paired' only.",
+         cause="Task-pair weights were given together with the Edit prior, which has no pairs to weight.",
+         fix="Use prior='paired' with the weights, or drop the weights.")
+register("prior-weights-shape", InvalidParameterError,
+         "pair weights must be a {k} x {k} matrix (one row and column per task); got shape {shape}.",
+         cause="The task-pair weight matrix does not have one row and one column per task.",
+         fix="Pass a k x k matrix for k tasks, with rows and columns in task order.")
+register("prior-weights-values", InvalidParameterError, "pair weights must be finite and non-negative.",
+         cause="The task-pair weight matrix has a negative, infinite or NaN entry.",
+         fix="Use weights >= 0 (0 leaves a pair of tasks uncoupled); replace NaN and infinite entries.")
+register("prior-weights-symmetric", InvalidParameterError, "pair weights must be a symmetric matrix.",
+         cause="The weight of task pair (s, t) differs from that of (t, s).",
+         fix="Pass a symmetric matrix, e.g. (w + w.T) / 2.")
+
 
 def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_penalty=None):
     """Validate the options and build the prior named ``prior``.
@@ -267,25 +289,23 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
     if edge_penalty is not None:
         edge_penalty = np.asarray(edge_penalty, dtype=float)
         if edge_penalty.ndim != 2 or edge_penalty.shape[0] != edge_penalty.shape[1]:
-            raise InvalidParameterError("edge_penalty must be a square matrix over the variables.")
+            raise error("prior-edge-penalty-shape")
         bad = edge_penalty[~np.isnan(edge_penalty)]
         if np.any((bad < 0) | (bad > 1)):
-            raise InvalidParameterError("edge_penalty values must be in [0, 1].")
+            raise error("prior-edge-penalty-range")
         edge_penalty = np.where(np.isnan(edge_penalty), penalty, edge_penalty)
     if prior == "edit":
         if weights is not None:
-            raise InvalidParameterError("pair weights apply to prior='paired' only.")
+            raise error("prior-weights-edit")
         return EditPrior(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         if w.shape != (n_tasks, n_tasks):
-            raise InvalidParameterError(
-                f"pair weights must be a {n_tasks} x {n_tasks} matrix (one row and column per task); got shape {w.shape}."
-            )
+            raise error("prior-weights-shape", k=n_tasks, shape=w.shape)
         if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise InvalidParameterError("pair weights must be finite and non-negative.")
+            raise error("prior-weights-values")
         if not np.allclose(w, w.T, rtol=0, atol=1e-12):
-            raise InvalidParameterError("pair weights must be a symmetric matrix.")
+            raise error("prior-weights-symmetric")
         weights = w
     return PairedPrior(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)
 

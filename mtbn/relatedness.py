@@ -35,6 +35,7 @@ from mtbn._validation import check_n_jobs, check_option, check_penalty, check_ra
 from mtbn.selection import ValidationScores
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
 from mtbn.graph import DAG, edit_distance
 from mtbn.learn import _split_rows, learn_structure, learn_structures
 from mtbn.networks import fit_parameters, log_likelihood
@@ -86,9 +87,7 @@ class RelatednessResult:
     def from_task(self, name):
         """Distances from task ``name`` to every other task (a pandas Series)."""
         if name not in self.names:
-            raise InvalidParameterError(
-                f"unknown task {name!r}; tasks are {', '.join(map(repr, self.names))}."
-            )
+            raise error("unknown-task", task=name, names=", ".join(map(repr, self.names)))
         return self.distance.loc[name].drop(name)
 
 
@@ -99,6 +98,26 @@ def _mask_pairs(free_edges):
 def _masked_edges(graph, mask):
     return [e for e in graph.edges(names=True) if frozenset(e) not in mask]
 
+
+register("n-folds-value", InvalidParameterError, "n_folds must be an integer >= 2; got {value!r}.",
+         cause="The indirect measure's cross-fitting needs at least two folds.",
+         fix="Pass 2 or more folds (10 is the default).")
+register("too-few-rows-for-folds", InvalidParameterError, "task {task!r} has {n_rows} rows, fewer than n_folds={n_folds}.",
+         cause="A task is too small to split into the requested number of folds.",
+         fix="Use fewer folds, or leave the small task out.")
+register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",
+         cause="The number of tasks to select is neither 'auto', 'gap' nor a whole number.",
+         fix="Pass 'auto' (chosen on validation rows), 'gap' (the largest gap in distances) or a count.")
+register("n-select-range", InvalidParameterError,
+         "n must be 'auto', 'gap' or an integer in [0, {n_others}] (the other tasks); got {value}.",
+         cause="More tasks were asked for than there are besides the principal task.",
+         fix="Ask for at most the number of other tasks.")
+register("unknown-principal", InvalidParameterError, "principal task {task!r} is not one of the tasks ({names}).",
+         cause="The principal task is not among the tasks given (for CSV files, a task's name is its file stem).",
+         fix="Use one of the names listed.")
+register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' or an integer in [1, {k}]; got {value!r}.",
+         cause="A cluster count below 1, above the number of tasks, or not a whole number.",
+         fix="Pass 'auto' (chosen on validation rows) or a count from 1 to the number of tasks.")
 
 def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
                        random_state=0, solver="auto", **learn_kwargs):
@@ -190,10 +209,10 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     check_n_jobs(n_jobs)
     ts = make_taskset(tasks)
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
-        raise InvalidParameterError(f"n_folds must be an integer >= 2; got {n_folds!r}.")
+        raise error("n-folds-value", value=n_folds)
     for d in ts.tasks:
         if d.n_samples < n_folds:
-            raise InvalidParameterError(f"task {d.name!r} has {d.n_samples} rows, fewer than n_folds={n_folds}.")
+            raise error("too-few-rows-for-folds", task=d.name, n_rows=d.n_samples, n_folds=n_folds)
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
     keys = [zlib.crc32(n.encode("utf-8")) for n in ts.names]
@@ -329,7 +348,7 @@ def _check_n(n):
         return n
     if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0:
         return int(n)
-    raise InvalidParameterError(f"n must be 'auto', 'gap' or an integer >= 0; got {n!r}.")
+    raise error("n-select-value", value=n)
 
 
 def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
@@ -366,15 +385,12 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     """
     ts = make_taskset(tasks)
     if principal not in ts.names:
-        raise InvalidParameterError(
-            f"principal task {principal!r} is not one of the tasks ({', '.join(map(repr, ts.names))})."
-        )
+        raise error("unknown-principal", task=principal, names=", ".join(map(repr, ts.names)))
     check_option("measure", measure, MEASURES)
     check_n_jobs(n_jobs)
     n = _check_n(n)
     if isinstance(n, int) and n > ts.n_tasks - 1:
-        raise InvalidParameterError(
-            f"n must be 'auto', 'gap' or an integer in [0, {ts.n_tasks - 1}] (the other tasks); got {n}.")
+        raise error("n-select-range", n_others=ts.n_tasks - 1, value=n)
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
@@ -516,7 +532,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     names = list(ts.names)
     k = len(names)
     if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
-        raise InvalidParameterError(f"n_clusters must be 'auto' or an integer in [1, {k}]; got {n_clusters!r}.")
+        raise error("n-clusters-value", k=k, value=n_clusters)
     check_n_jobs(n_jobs)
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)

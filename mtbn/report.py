@@ -36,7 +36,8 @@ import sys
 
 import numpy as np
 
-from mtbn.exceptions import MtbnError
+from mtbn.exceptions import InvalidParameterError, MtbnError
+from mtbn.messages import error, register
 from mtbn.relatedness import ClusteringResult, RelatednessResult, SelectionResult
 
 __all__ = [
@@ -70,12 +71,17 @@ _GREY, _GREEN, _RED, _ORANGE, _BLUE = "#8c8c8c", "#1a9850", "#d73027", "#f28e2b"
 # ---------------------------------------------------------------------------
 
 
+register("matplotlib-missing", MtbnError, "the reports need matplotlib; install it with: pip install 'mtbn[plots]'.",
+         cause="Plots and reports were asked for without matplotlib installed.",
+         fix="Install it (pip install 'mtbn[plots]'); bench runs without it when given --no-plots.")
+
+
 def _figure(figsize):
     """A new matplotlib Figure (no pyplot state, Agg backend)."""
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the environment
-        raise MtbnError("the reports need matplotlib; install it with: pip install 'mtbn[plots]'.") from None
+        raise error("matplotlib-missing") from None
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
@@ -1161,11 +1167,14 @@ def clustering_report_markdown(result, options=None):
 # ---------------------------------------------------------------------------
 
 
+register("report-result-type", InvalidParameterError, "{where} needs a {expected}; got {got}.",
+         cause="A report writer was given the result of another function.",
+         fix="Pass the result of the matching function (e.g. select_tasks for write_selection_report).")
+
+
 def _check_type(result, cls, where):
     if not isinstance(result, cls):
-        from mtbn.exceptions import InvalidParameterError
-
-        raise InvalidParameterError(f"{where} needs a {cls.__name__}; got {type(result).__name__}.")
+        raise error("report-result-type", where=where, expected=cls.__name__, got=type(result).__name__)
 
 
 def _write_text(path, text):

@@ -28,6 +28,11 @@ import numpy as np
 
 from mtbn._validation import check_option, check_positive
 from mtbn.data import DiscreteData
+from mtbn.messages import error, register
+
+register("scorer-data-type", TypeError, "data must be a DiscreteData; got {got}.",
+         cause="A scorer was built from raw data instead of integer-coded data.",
+         fix="Code the data first with mtbn.data.from_dataframe or read_csv (learn_structure does this for you).")
 
 __all__ = [
     "BDeuScore",
@@ -109,7 +114,7 @@ class _CountingScore:
 
     def __init__(self, data):
         if not isinstance(data, DiscreteData):
-            raise TypeError(f"data must be a DiscreteData; got {type(data).__name__}.")
+            raise error("scorer-data-type", got=type(data).__name__)
         self.data = data
         self.n_vars = data.n_vars
         self.n_samples = data.n_samples

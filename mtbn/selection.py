@@ -32,12 +32,30 @@ Rules (candidates ordered from the simplest, e.g. the weakest coupling):
 import numpy as np
 
 from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
 
 __all__ = ["kfold_splits", "holdout_splits", "ValidationScores", "RULES"]
 
 RULES = ("max", "one-se")
 TIE = 1e-12
 
+
+register("kfold-no-rows", InvalidParameterError, "kfold_splits needs at least one row.",
+         cause="Cross-validation folds were asked for a task without rows.",
+         fix="Give every task at least one row.")
+register("validation-too-large", InvalidParameterError,
+         "{name}={value!r} leaves no training rows in task {task!r} ({n_rows} rows).",
+         cause="The validation split holds out every row of a small task.",
+         fix="Hold out fewer rows (a smaller count or fraction), or use cross-validation (--cv).")
+register("no-candidates", InvalidParameterError, "no candidates to choose from.",
+         cause="A choice by held-out log-likelihood was asked among no candidates (an empty grid or list).",
+         fix="Give at least one candidate.")
+register("nothing-held-out", InvalidParameterError, "no task has held-out rows to score the candidates on.",
+         cause="Every task is too small (one row) to hold rows out for validation.",
+         fix="Give a penalty instead of 'auto' (e.g. --penalty 0.5), or more rows.")
+register("selection-rule", InvalidParameterError, "rule must be one of {rules}; got {value!r}.",
+         cause="An unknown rule for choosing among candidates.",
+         fix="Use 'one-se' (the simplest candidate within one standard error of the best) or 'max'.")
 
 def kfold_splits(n_rows, k, rng):
     """``k`` folds of ``range(n_rows)``: a list of ``(train, held_out)`` sorted index arrays.
@@ -49,7 +67,7 @@ def kfold_splits(n_rows, k, rng):
     that row in every fold and is left out of the held-out scores.
     """
     if n_rows < 1:
-        raise InvalidParameterError("kfold_splits needs at least one row.")
+        raise error("kfold-no-rows")
     if n_rows == 1:
         return [(np.zeros(1, dtype=int), np.zeros(0, dtype=int)) for _ in range(k)]
     parts = np.array_split(rng.permutation(n_rows), k)
@@ -71,7 +89,7 @@ def holdout_splits(n_rows, validation, rng, task, name="validation"):
         n_val = int(round(float(validation) * n_rows))
     n_val = max(1, n_val)
     if n_val >= n_rows:
-        raise InvalidParameterError(f"{name}={validation!r} leaves no training rows in task {task!r} ({n_rows} rows).")
+        raise error("validation-too-large", name=name, value=validation, task=task, n_rows=n_rows)
     perm = rng.permutation(n_rows)
     return [(np.sort(perm[n_val:]), np.sort(perm[:n_val]))]
 
@@ -90,11 +108,11 @@ class ValidationScores:
     def __init__(self, rows):
         self.rows = [[np.asarray(r, dtype=float) for r in cand] for cand in rows]
         if not self.rows:
-            raise InvalidParameterError("no candidates to choose from.")
+            raise error("no-candidates")
         # Tasks without held-out rows (a one-row task) are left out of the means.
         self.scored = np.array([len(r) > 0 for r in self.rows[0]])
         if not self.scored.any():
-            raise InvalidParameterError("no task has held-out rows to score the candidates on.")
+            raise error("nothing-held-out")
         self.k = int(self.scored.sum())
         self.means = np.array([np.mean(self.task_means(c)[self.scored]) for c in range(len(self.rows))])
         self.ses = np.array([np.sqrt(sum(r.var(ddof=1) / len(r) if len(r) > 1 else 0.0 for r in cand)) / self.k
@@ -120,7 +138,7 @@ class ValidationScores:
     def choose(self, rule="one-se"):
         """The candidate the rule picks (see the module docstring)."""
         if rule not in RULES:
-            raise InvalidParameterError(f"rule must be one of {RULES}; got {rule!r}.")
+            raise error("selection-rule", rules=RULES, value=rule)
         b = self.best()
         if rule == "max":
             return b

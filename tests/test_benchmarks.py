@@ -332,3 +332,12 @@ def test_a_damaged_trial_file_is_run_again_on_resume(full_run, tmp_path):
     cols = [c for c in RESULT_COLUMNS if c != "seconds"]
     pd.testing.assert_frame_equal(pd.read_csv(trial)[cols], good[cols])
     assert len(results) == len(good)
+
+
+def test_pooled_on_relabelled_tasks_uses_every_tasks_states():
+    # In alarm-unrelated a column name holds different variables (and states) in
+    # different tasks; POOLED must learn on the union of the states, not task 0's.
+    from mtbn.evaluate import run_trial
+
+    rows = run_trial("alarm-unrelated", 0, n_tasks=2, n_train=100, n_test=200, methods=("pooled",), n_restarts=0)
+    assert len(rows) == 2 and all(np.isfinite(r["kl"]) for r in rows)

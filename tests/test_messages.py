@@ -10,8 +10,9 @@ from mtbn.messages import REGISTRY, markdown
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 SOURCES = sorted(p for p in (ROOT / "mtbn").glob("*.py") if p.name != "messages.py")
 # A message built by hand: an error class (or argparse's) called with text.
-HAND_MADE = re.compile(r"\b(InvalidDataError|InvalidParameterError|CycleError|NotFittedError|ArgumentTypeError|"
-                       r"_UsageError|_usage_error)\(\s*f?[\"']")
+HAND_MADE = re.compile(r"\b(InvalidDataError|InvalidParameterError|CycleError|NotFittedError|MtbnError|TypeError|ValueError|"
+                       r"ArgumentTypeError|"
+                       r"_UsageError|_usage_error)\(\s*(?!\"[a-z0-9]+(?:-[a-z0-9]+)*\"\s*[,)])f?[\"']")
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: p.name)

@@ -88,8 +88,12 @@ def test_kfold_splits_partition_the_rows():
     assert sorted(held.tolist()) == list(range(23))
     for train, h in folds:
         assert set(train).isdisjoint(h) and len(train) + len(h) == 23
-    with pytest.raises(InvalidParameterError, match="cv=5"):
-        kfold_splits(4, 5, np.random.default_rng(0))
+    # fewer rows than folds: each row held out once, the remaining folds hold out nothing
+    small = kfold_splits(4, 5, np.random.default_rng(0))
+    assert sorted(np.concatenate([h for _, h in small]).tolist()) == [0, 1, 2, 3]
+    assert [len(h) for _, h in small].count(0) == 1
+    with pytest.raises(InvalidParameterError, match="at least one row"):
+        kfold_splits(0, 5, np.random.default_rng(0))
 
 
 # --- the guard ----------------------------------------------------------------

@@ -22,9 +22,9 @@ import os
 import numpy as np
 import pandas as pd
 from _common import OUT, jobs, progress
-from scipy import stats
 
 from mtbn.evaluate import run_benchmark
+from mtbn.stats import paired_comparison
 
 METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle")
 DEFAULT_PROBLEMS = ("sachs", "sachs-ind", "sachs-unrelated", "hepar2", "hepar2-ind", "win95pts", "win95pts-ind",
@@ -46,9 +46,11 @@ def summarise_cell(problem, rows, results):
         for col in ("edit_distance", "cpdag_shd", "kl"):
             row[f"{m}:{col}"] = per.loc[m][col].mean()
     for col in ("edit_distance", "kl"):
-        a, b = per.loc["mtl"][col], per.loc["stl"][col]
-        row[f"diff:{col}"] = float((a - b).mean())
-        row[f"p:{col}"] = float(stats.ttest_rel(a, b).pvalue) if not np.allclose(a, b) else 1.0
+        c = paired_comparison(per.loc["mtl"][col].values, per.loc["stl"][col].values)
+        row[f"diff:{col}"], row[f"p:{col}"] = c["mean_diff"], c["p_t"]
+        row[f"ci:{col}"] = (c["ci_low"], c["ci_high"])
+    c = paired_comparison(per.loc["mtl"]["edit_distance"].values, per.loc["mtl-paper"]["edit_distance"].values)
+    row["diff:paper"], row["p:paper"] = c["mean_diff"], c["p_t"]
     mtl = results[results["method"] == "mtl"].groupby("trial").first()
     row["penalty"] = float(np.median(mtl["penalty"]))
     row["guard"] = int((mtl["transfer"].isin(["none", "rejected"])).sum())
@@ -59,30 +61,35 @@ def summarise_cell(problem, rows, results):
 
 def table(rows):
     head = ("| problem | rows | trials | ED STL | ED MTL | ED MTL-PAPER | ED ORACLE | ED IDENT | ED POOLED "
-            "| CPDAG STL | CPDAG MTL | KL STL | KL MTL | KL MTL-PAPER | p ED (MTL-STL) | p KL (MTL-STL) "
-            "| median delta | guard fired | MTL = STL |")
-    lines = [head, "|---" * 19 + "|"]
+            "| CPDAG STL | CPDAG MTL | KL STL | KL MTL | KL MTL-PAPER | ED MTL-STL (95% CI), p | KL MTL-STL, p "
+            "| ED MTL-(MTL-PAPER), p | median 1-delta | guard fired | MTL = STL |")
+    lines = [head, "|---" * 20 + "|"]
     for r in rows:
-        def p(col):
-            sign = "+" if r[f"diff:{col}"] > 0 else "-"
-            star = " *" if r[f"p:{col}"] < 0.05 else ""
-            return f"{sign}{r[f'p:{col}']:.2g}{star}"
+        def p(key):
+            value = r[f"p:{key}"]
+            return "n/a" if value != value else f"{value:.2g}" + (" *" if value < 0.05 else "")
 
+        lo, hi = r["ci:edit_distance"]
+        ci = "" if lo != lo else f" ({lo:+.1f}, {hi:+.1f})"
         lines.append(
             f"| {r['problem']} | {r['rows']} | {r['trials']} | {r['stl:edit_distance']:.1f} | "
             f"{r['mtl:edit_distance']:.1f} | {r['mtl-paper:edit_distance']:.1f} | {r['mtl-oracle:edit_distance']:.1f} | "
             f"{r['identical:edit_distance']:.1f} | {r['pooled:edit_distance']:.1f} | {r['stl:cpdag_shd']:.1f} | "
             f"{r['mtl:cpdag_shd']:.1f} | {r['stl:kl']:.4f} | {r['mtl:kl']:.4f} | {r['mtl-paper:kl']:.4f} | "
-            f"{p('edit_distance')} | {p('kl')} | {1 - r['penalty']:.0e} | {r['guard']}/{r['trials']} | "
+            f"{r['diff:edit_distance']:+.2f}{ci}, {p('edit_distance')} | {r['diff:kl']:+.4f}, {p('kl')} | "
+            f"{r['diff:paper']:+.2f}, {p('paper')} | {1 - r['penalty']:.0e} | {r['guard']}/{r['trials']} | "
             f"{r['equal_stl']}/{r['trials']} |")
-    ed_stl = np.mean([r["stl:edit_distance"] for r in rows if "unrelated" not in r["problem"]])
-    ed_mtl = np.mean([r["mtl:edit_distance"] for r in rows if "unrelated" not in r["problem"]])
-    lines += ["", f"Mean ED over the related-task cells: STL {ed_stl:.2f}, MTL {ed_mtl:.2f} "
-                  f"({100 * (ed_stl - ed_mtl) / ed_stl:+.1f}% reduction).",
-              "p: paired t-test over trials of MTL minus STL (sign: + means MTL has the larger value, i.e. worse); "
-              "* p < 0.05. median delta: median of 1 - delta chosen by MTL (1e+00 = delta 0). guard fired: trials "
-              "where MTL returned the independent solution (rule chose delta 0, or the guard rejected the choice). "
-              "MTL = STL: trials where MTL's per-task ED, CPDAG SHD and KL equal STL's."]
+    related = [r for r in rows if "unrelated" not in r["problem"]]
+    ed_stl = np.mean([r["stl:edit_distance"] for r in related])
+    ed_mtl = np.mean([r["mtl:edit_distance"] for r in related])
+    cell_red = np.mean([(r["stl:edit_distance"] - r["mtl:edit_distance"]) / r["stl:edit_distance"] for r in related])
+    lines += ["", f"Related-task cells ({len(related)}): mean ED STL {ed_stl:.2f}, MTL {ed_mtl:.2f} "
+                  f"({100 * (ed_stl - ed_mtl) / ed_stl:+.1f}% reduction of the pooled mean; mean of the cells' "
+                  f"own reductions {100 * cell_red:+.1f}%).",
+              "Differences are MTL minus STL (or minus MTL-PAPER): negative = MTL lower (better); p: paired t-test "
+              "over trials, * p < 0.05, uncorrected. median 1-delta: of the penalty MTL chose (1e+00 = delta 0). "
+              "guard fired: trials where MTL returned the independent solution (the rule chose delta 0, or the guard "
+              "rejected the choice). MTL = STL: trials where MTL's per-task ED, CPDAG SHD and KL equal STL's."]
     return "\n".join(lines)
 
 

@@ -24,14 +24,20 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   names (each variable keeps its states, parents and CPT), so an edge
   between two names in one task says nothing about the others. Multitask
   learning should not help here; the negative-transfer guard should fire.
-* ``alarm-comp``: ALARM split into four connected components
-  (:data:`ALARM_COMPONENTS`, 7, 8, 8 and 14 nodes). Changing a component
+* ``alarm-comp``: ALARM split into the paper's four components
+  (:data:`PAPER_ALARM_COMPONENTS`: its node numbers read as positions in the
+  BIF file's variable order; 7, 8, 8 and 14 nodes, not all connected), and
+  ``alarm-comp-connected``, our earlier split into four connected
+  components (:data:`ALARM_COMPONENTS`, also 7, 8, 8 and 14). Changing a component
   draws a new random DAG over its nodes with the same number of internal
   edges (each node keeps at most 4 parents in all), and new Dirichlet(1) CPTs
   for its nodes; edges from outside the component into it are kept, and the
   rest of the network (edges and parameters) is unchanged. The five tasks
-  change components {}, {1}, {2}, {3}, {1, 3}; :func:`make_component_pool`
-  gives the 15 tasks that change every non-empty subset of components.
+  change components {}, {1}, {2}, {3}, {1, 3}; each task redraws its changed
+  components independently of the other tasks (two tasks that change the
+  same component get different random sub-DAGs and CPTs there).
+  :func:`make_component_pool` gives the 15 tasks that change every
+  non-empty subset of components.
 """
 
 import itertools
@@ -46,6 +52,8 @@ from mtbn.networks import BayesianNetwork, load_network
 __all__ = [
     "PROBLEMS",
     "ALARM_COMPONENTS",
+    "PAPER_ALARM_COMPONENTS",
+    "COMPONENT_SPLITS",
     "make_problem",
     "make_perturbed_tasks",
     "relabel",
@@ -55,9 +63,23 @@ __all__ = [
     "random_cpts",
 ]
 
+#: The paper's ALARM-COMP split (Section 2.3.4): "nodes 1-7 in the first
+#: component, nodes 9-14, 21 and 34 in the second, nodes 8, 27-31, 36 and 37
+#: in the third and the rest in the fourth", with node i read as the i-th
+#: variable of the ALARM BIF file (the bnlearn repository's order, which
+#: ``load_network("alarm").names`` keeps). Component sizes 7, 8, 8, 14 with
+#: 7, 4, 5 and 11 internal edges.
+PAPER_ALARM_COMPONENTS = (
+    ("HISTORY", "CVP", "PCWP", "HYPOVOLEMIA", "LVEDVOLUME", "LVFAILURE", "STROKEVOLUME"),
+    ("HRBP", "HREKG", "ERRCAUTER", "HRSAT", "INSUFFANESTH", "ANAPHYLAXIS", "SAO2", "CATECHOL"),
+    ("ERRLOWOUTPUT", "DISCONNECT", "MINVOLSET", "VENTMACH", "VENTTUBE", "VENTLUNG", "CO", "BP"),
+    ("TPR", "EXPCO2", "KINKEDTUBE", "MINVOL", "FIO2", "PVSAT", "PAP", "PULMEMBOLUS", "SHUNT", "INTUBATION",
+     "PRESS", "VENTALV", "ARTCO2", "HR"),
+)
+
 #: ALARM split into four connected components (chosen from the graph: the
 #: cardiac-volume block, the heart-rate/output block, the ventilator block
-#: and the rest). The paper's node numbering cannot be reproduced.
+#: and the rest): the ``alarm-comp-connected`` problem.
 ALARM_COMPONENTS = (
     ("HYPOVOLEMIA", "LVFAILURE", "HISTORY", "LVEDVOLUME", "CVP", "PCWP", "STROKEVOLUME"),
     ("HR", "HRBP", "HREKG", "HRSAT", "ERRCAUTER", "ERRLOWOUTPUT", "CO", "BP"),
@@ -68,6 +90,9 @@ ALARM_COMPONENTS = (
     ),
 )
 
+#: The component split of each ALARM-COMP problem.
+COMPONENT_SPLITS = {"alarm-comp": PAPER_ALARM_COMPONENTS, "alarm-comp-connected": ALARM_COMPONENTS}
+
 #: The five problems of the paper: name -> (network, independent parameters?).
 PROBLEMS = {
     "alarm": ("alarm", False),
@@ -75,6 +100,7 @@ PROBLEMS = {
     "insurance": ("insurance", False),
     "insurance-ind": ("insurance", True),
     "alarm-comp": ("alarm", None),
+    "alarm-comp-connected": ("alarm", None),
     **{f"{net}{suffix}": (net, ind) for net in ("sachs", "hepar2", "win95pts", "andes")
        for suffix, ind in (("", False), ("-ind", True))},
     "alarm-unrelated": ("alarm", "unrelated"),
@@ -298,8 +324,8 @@ def _changed_network(net, comps, changed, rng):
     return BayesianNetwork(net.names, net.states, parents, cpts)
 
 
-def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 2)), components=ALARM_COMPONENTS,
-                         random_state=None):
+def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 2)),
+                         components=PAPER_ALARM_COMPONENTS, random_state=None):
     """Tasks that each change some components of ``network`` (ALARM-COMP).
 
     Parameters
@@ -320,7 +346,7 @@ def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 
     return [_changed_network(net, comps, tuple(ch), rng) for ch in changed]
 
 
-def make_component_pool(network="alarm", *, components=ALARM_COMPONENTS, random_state=None):
+def make_component_pool(network="alarm", *, components=PAPER_ALARM_COMPONENTS, random_state=None):
     """The principal (original) network plus one task per non-empty subset of components.
 
     Returns
@@ -341,17 +367,18 @@ def make_component_pool(network="alarm", *, components=ALARM_COMPONENTS, random_
 def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
     """The true task networks of one of :data:`PROBLEMS`.
 
-    ``alarm-comp`` ignores ``p_del`` and uses the paper's five tasks (or the
-    first ``n_tasks`` of them).
+    ``alarm-comp`` and ``alarm-comp-connected`` ignore ``p_del`` and use the
+    paper's five tasks (or the first ``n_tasks`` of them).
     """
     check_option("problem", problem, PROBLEMS)
     name, independent = PROBLEMS[problem]
-    if problem == "alarm-comp":
+    if problem in COMPONENT_SPLITS:
         changed = ((), (0,), (1,), (2,), (0, 2))
         if n_tasks > len(changed):
             extra = [s for r in range(1, 5) for s in itertools.combinations(range(4), r) if s not in changed]
             changed = changed + tuple(extra)
-        return make_component_tasks(name, changed=changed[:n_tasks], random_state=random_state)
+        return make_component_tasks(name, changed=changed[:n_tasks], components=COMPONENT_SPLITS[problem],
+                                    random_state=random_state)
     rng = check_random_state(random_state)
     tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent is True,
                                     random_state=rng)

@@ -47,7 +47,7 @@ import warnings
 
 import numpy as np
 
-from mtbn.benchmarks import make_problem
+from mtbn.benchmarks import COMPONENT_SPLITS, make_problem
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.graph import DAG
@@ -270,6 +270,8 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
                   n_restarts=n_restarts)
+    if problem in COMPONENT_SPLITS:  # the split is part of the problem (it changed once)
+        config["components"] = [list(c) for c in COMPONENT_SPLITS[problem]]
     os.makedirs(os.path.join(out, "trials"), exist_ok=True)
     cfg_path = os.path.join(out, "config.json")
     if os.path.exists(cfg_path):

@@ -20,6 +20,7 @@ import pytest
 
 from mtbn.benchmarks import (
     ALARM_COMPONENTS,
+    PAPER_ALARM_COMPONENTS,
     make_component_pool,
     make_component_tasks,
     make_perturbed_tasks,
@@ -149,20 +150,31 @@ def _inside(edges, comp):
     return {(u, v) for u, v in edges if u in s and v in s}
 
 
-def test_component_tasks_change_only_their_components(alarm):
+def test_paper_components_are_the_papers_node_numbers_in_bif_order(alarm):
+    # Section 2.3.4: nodes 1-7; 9-14, 21 and 34; 8, 27-31, 36 and 37; the rest.
+    numbers = [range(1, 8), [9, 10, 11, 12, 13, 14, 21, 34], [8, 27, 28, 29, 30, 31, 36, 37]]
+    taken = {i for c in numbers for i in c}
+    numbers.append([i for i in range(1, 38) if i not in taken])
+    assert [sorted(c) for c in PAPER_ALARM_COMPONENTS] == [sorted(alarm.names[i - 1] for i in c) for c in numbers]
+    assert [len(c) for c in PAPER_ALARM_COMPONENTS] == [7, 8, 8, 14]
+    assert set(ALARM_COMPONENTS[0]) == set(PAPER_ALARM_COMPONENTS[0])  # the one component both splits share
+
+
+@pytest.mark.parametrize("components", [PAPER_ALARM_COMPONENTS, ALARM_COMPONENTS], ids=["paper", "connected"])
+def test_component_tasks_change_only_their_components(alarm, components):
     changed = ((), (0,), (1,), (2,), (0, 2), (3,))
-    tasks = make_component_tasks(alarm, changed=changed, random_state=7)
+    tasks = make_component_tasks(alarm, changed=changed, components=components, random_state=7)
     assert len(tasks) == len(changed)
     orig = set(alarm.edges)
     for ch, task in zip(changed, tasks):
         assert task.names == alarm.names and task.states == alarm.states
         edges = set(task.edges)
-        inside_changed = set().union(*(_inside(orig | edges, ALARM_COMPONENTS[c]) for c in ch)) if ch else set()
+        inside_changed = set().union(*(_inside(orig | edges, components[c]) for c in ch)) if ch else set()
         assert orig - inside_changed == edges - inside_changed
         for c in ch:
-            assert len(_inside(edges, ALARM_COMPONENTS[c])) == len(_inside(orig, ALARM_COMPONENTS[c]))
+            assert len(_inside(edges, components[c])) == len(_inside(orig, components[c]))
         assert nx.is_directed_acyclic_graph(task.to_networkx())
-        changed_nodes = {n for c in ch for n in ALARM_COMPONENTS[c]}
+        changed_nodes = {n for c in ch for n in components[c]}
         for v, name in enumerate(alarm.names):
             if name not in changed_nodes:
                 assert task.parents[v] == alarm.parents[v]
@@ -175,13 +187,13 @@ def test_component_tasks_change_only_their_components(alarm):
 
 
 def test_component_pool_has_one_task_per_nonempty_subset(alarm):
-    principal, pool, changed = make_component_pool(alarm, random_state=2)
+    principal, pool, changed = make_component_pool(alarm, random_state=2)  # the paper's split by default
     assert principal.edges == alarm.edges
     expected = {s for r in range(1, 5) for s in itertools.combinations(range(4), r)}
     assert len(pool) == len(changed) == 15
     assert {tuple(sorted(c)) for c in changed} == expected
     for ch, task in zip(changed, pool):
-        untouched = {n for c in range(4) if c not in ch for n in ALARM_COMPONENTS[c]}
+        untouched = {n for c in range(4) if c not in ch for n in PAPER_ALARM_COMPONENTS[c]}
         for name in untouched:
             v = alarm.index(name)
             assert task.parents[v] == alarm.parents[v]
@@ -341,3 +353,29 @@ def test_pooled_on_relabelled_tasks_uses_every_tasks_states():
 
     rows = run_trial("alarm-unrelated", 0, n_tasks=2, n_train=100, n_test=200, methods=("pooled",), n_restarts=0)
     assert len(rows) == 2 and all(np.isfinite(r["kl"]) for r in rows)
+
+
+def test_make_problem_uses_the_papers_split_and_keeps_ours_as_a_variant(alarm):
+    from mtbn.benchmarks import make_problem
+
+    for problem, comps in (("alarm-comp", PAPER_ALARM_COMPONENTS), ("alarm-comp-connected", ALARM_COMPONENTS)):
+        tasks = make_problem(problem, random_state=3)
+        changed_nodes = {n for n in alarm.names
+                         if tasks[2].parents[alarm.index(n)] != alarm.parents[alarm.index(n)]
+                         or not np.array_equal(tasks[2].cpts[alarm.index(n)], alarm.cpts[alarm.index(n)])}
+        assert changed_nodes and changed_nodes <= set(comps[1])  # task 3 changes component 2 only
+
+
+def test_a_bench_folder_of_the_former_split_is_not_resumed(tmp_path):
+    import json
+
+    out = tmp_path / "comp"
+    run_benchmark("alarm-comp", str(out), n_trials=1, **BENCH)
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["components"][1] == list(PAPER_ALARM_COMPONENTS[1])
+    del cfg["components"]  # as written before the split changed
+    (out / "config.json").write_text(json.dumps(cfg))
+    from mtbn.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="holds a run with other settings"):
+        run_benchmark("alarm-comp", str(out), n_trials=1, **BENCH)

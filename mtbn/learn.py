@@ -278,7 +278,35 @@ def learn_structure(
 
 
 class _Estimator:
-    """get_params / set_params from the ``__init__`` signature (sklearn style)."""
+    """get_params / set_params from the ``__init__`` signature (sklearn style).
+
+    Also the scikit-learn estimator protocol without importing scikit-learn
+    at ``import mtbn``: ``__sklearn_tags__`` (built lazily, only when
+    scikit-learn asks), ``__sklearn_is_fitted__``, and a
+    :class:`~mtbn.exceptions.NotFittedError` for every fitted attribute
+    (names in ``_fitted``) read before ``fit``.
+    """
+
+    _fitted = ()
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: a fitted attribute before fit.
+        if name in type(self)._fitted:
+            raise error("not-fitted", estimator=type(self).__name__)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __sklearn_is_fitted__(self):
+        return "result_" in self.__dict__
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        # Inputs are DataFrames of state labels (categorical, strings), not numeric arrays.
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
+                    input_tags=InputTags(two_d_array=False, categorical=True, string=True,
+                                         dict=self._takes_dict, allow_nan=False))
+
+    _takes_dict = False
 
     def get_params(self, deep=True):
         import inspect
@@ -295,8 +323,14 @@ class _Estimator:
         return self
 
     def _check_fitted(self, attr):
-        if not hasattr(self, attr):
+        if attr not in self.__dict__:
             raise error("not-fitted", estimator=type(self).__name__)
+
+    def _fit_params(self, **overrides):
+        """The constructor's parameters, with the fit-time arguments given (not None) taking precedence."""
+        params = self.get_params()
+        params.update({k: v for k, v in overrides.items() if v is not None})
+        return params
 
     def __repr__(self):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -306,36 +340,56 @@ class _Estimator:
 class StructureLearner(_Estimator):
     """Single-task structure learner (estimator shell around :func:`learn_structure`).
 
-    After ``fit(data)``: ``graph_`` (networkx.DiGraph), ``dag_`` (DAG),
-    ``log_score_``, ``network_`` (pgmpy DiscreteBayesianNetwork with CPTs),
-    ``search_result_``.
+    Parameters are those of :func:`learn_structure`, except that the name of
+    the scoring function is ``scoring`` (``score`` is the estimator's
+    scikit-learn method). After ``fit(data)``: ``graph_``
+    (networkx.DiGraph), ``dag_`` (DAG), ``log_score_``, ``network_`` (pgmpy
+    DiscreteBayesianNetwork with CPTs), ``bayesian_network_`` (mtbn
+    BayesianNetwork), ``search_result_``. ``score_samples(data)`` and
+    ``score(data)`` give held-out log-likelihoods, so the learner works with
+    scikit-learn's model selection (e.g. ``GridSearchCV`` over
+    ``equivalent_sample_size``).
     """
+
+    _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_")
 
     def __init__(
         self,
         *,
-        score="bdeu",
+        scoring="bdeu",
         equivalent_sample_size=1.0,
         max_parents=None,
+        required_edges=None,
+        forbidden_edges=None,
+        start=None,
         tabu_length=10,
         max_tabu_iter=10,
         n_restarts=50,
+        max_iter=None,
         random_state=0,
     ):
-        self.score = score
+        self.scoring = scoring
         self.equivalent_sample_size = equivalent_sample_size
         self.max_parents = max_parents
+        self.required_edges = required_edges
+        self.forbidden_edges = forbidden_edges
+        self.start = start
         self.tabu_length = tabu_length
         self.max_tabu_iter = max_tabu_iter
         self.n_restarts = n_restarts
+        self.max_iter = max_iter
         self.random_state = random_state
 
-    def fit(self, data, *, required_edges=None, forbidden_edges=None, start=None):
+    def fit(self, data, y=None, *, required_edges=None, forbidden_edges=None, start=None):
+        """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
         from mtbn.networks import fit_parameters
 
         d = as_discrete_data(data)
-        res = learn_structure(d, required_edges=required_edges, forbidden_edges=forbidden_edges, start=start, **self.get_params())
-        self.search_result_ = res
+        params = self._fit_params(required_edges=required_edges, forbidden_edges=forbidden_edges, start=start)
+        params["score"] = params.pop("scoring")
+        res = learn_structure(d, **params)
+        self.__dict__.pop("_network_cache", None)
+        self.result_ = self.search_result_ = res
         self.dag_ = res.graph
         self.graph_ = res.graph.to_networkx()
         self.log_score_ = res.log_score
@@ -346,11 +400,24 @@ class StructureLearner(_Estimator):
 
     @property
     def network_(self):
-        """The fitted network as a pgmpy ``DiscreteBayesianNetwork``."""
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then the same object)."""
         self._check_fitted("bayesian_network_")
-        from mtbn.networks import to_pgmpy
+        if "_network_cache" not in self.__dict__:
+            from mtbn.networks import to_pgmpy
 
-        return to_pgmpy(self.bayesian_network_)
+            self._network_cache = to_pgmpy(self.bayesian_network_)
+        return self._network_cache
+
+    def score_samples(self, data):
+        """Log-likelihood of each row of ``data`` under the fitted network (natural log)."""
+        from mtbn.networks import log_likelihood
+
+        self._check_fitted("bayesian_network_")
+        return log_likelihood(self.bayesian_network_, as_discrete_data(data), per_row=True)
+
+    def score(self, data, y=None):
+        """Mean log-likelihood per row of ``data`` (higher is better)."""
+        return float(np.mean(self.score_samples(data)))
 
 
 # ---------------------------------------------------------------------------
@@ -1012,6 +1079,10 @@ class MultitaskStructureLearner(_Estimator):
     ['a', 'b']
     """
 
+    _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_",
+               "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_")
+    _takes_dict = True
+
     def __init__(
         self,
         *,
@@ -1033,8 +1104,15 @@ class MultitaskStructureLearner(_Estimator):
         tabu_length=10,
         max_tabu_iter=10,
         n_joint_restarts=20,
+        max_iter=None,
+        structure_log_prior=None,
+        edge_penalty=None,
+        required_edges=None,
+        forbidden_edges=None,
+        task_column=None,
         random_state=0,
         n_jobs=None,
+        progress=None,
     ):
         self.prior = prior
         self.penalty = penalty
@@ -1054,14 +1132,24 @@ class MultitaskStructureLearner(_Estimator):
         self.tabu_length = tabu_length
         self.max_tabu_iter = max_tabu_iter
         self.n_joint_restarts = n_joint_restarts
+        self.max_iter = max_iter
+        self.structure_log_prior = structure_log_prior
+        self.edge_penalty = edge_penalty
+        self.required_edges = required_edges
+        self.forbidden_edges = forbidden_edges
+        self.task_column = task_column
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.progress = progress
 
-    def fit(self, tasks, *, task_column=None, required_edges=None, forbidden_edges=None, edge_penalty=None):
-        res = learn_structures(
-            tasks, task_column=task_column, required_edges=required_edges,
-            forbidden_edges=forbidden_edges, edge_penalty=edge_penalty, **self.get_params(),
-        )
+    def fit(self, tasks, y=None, *, task_column=None, required_edges=None, forbidden_edges=None, edge_penalty=None):
+        """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
+
+        The keyword arguments, when given, override the constructor's.
+        """
+        res = learn_structures(tasks, **self._fit_params(task_column=task_column, required_edges=required_edges,
+                                                         forbidden_edges=forbidden_edges, edge_penalty=edge_penalty))
+        self.__dict__.pop("_networks_cache", None)
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))
@@ -1077,8 +1165,27 @@ class MultitaskStructureLearner(_Estimator):
 
     @property
     def networks_(self):
-        """Task name -> pgmpy ``DiscreteBayesianNetwork`` with CPTs."""
+        """Task name -> pgmpy ``DiscreteBayesianNetwork`` with CPTs (built once per fit, then the same objects)."""
         self._check_fitted("bayesian_networks_")
-        from mtbn.networks import to_pgmpy
+        if "_networks_cache" not in self.__dict__:
+            from mtbn.networks import to_pgmpy
 
-        return {n: to_pgmpy(b) for n, b in self.bayesian_networks_.items()}
+            self._networks_cache = {n: to_pgmpy(b) for n, b in self.bayesian_networks_.items()}
+        return self._networks_cache
+
+    def score(self, tasks, y=None):
+        """Mean over the tasks of the mean log-likelihood per row of each task's data (higher is better).
+
+        ``tasks`` as for ``fit``; every task name must be one the learner was fitted on.
+        """
+        from mtbn.data import _as_named_items
+        from mtbn.networks import log_likelihood
+
+        self._check_fitted("bayesian_networks_")
+        values = []
+        for name, data in _as_named_items(tasks, self.task_column):
+            if name not in self.bayesian_networks_:
+                raise error("unknown-task", task=name, names=", ".join(map(repr, self.bayesian_networks_)))
+            values.append(np.mean(log_likelihood(self.bayesian_networks_[name], as_discrete_data(data, name=name),
+                                                 per_row=True)))
+        return float(np.mean(values))

@@ -1,0 +1,111 @@
+"""The scikit-learn estimator contract of StructureLearner and MultitaskStructureLearner (issue 14)."""
+
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from mtbn.exceptions import NotFittedError
+from mtbn.learn import MultitaskStructureLearner, StructureLearner, learn_structure, learn_structures
+from mtbn.networks import load_network, sample
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.base import clone  # noqa: E402
+from sklearn.utils import estimator_checks as ec  # noqa: E402
+from sklearn.utils.validation import check_is_fitted  # noqa: E402
+
+ESTIMATORS = [StructureLearner(n_restarts=0), MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0)]
+IDS = ["single", "multi"]
+
+
+@pytest.fixture(scope="module")
+def asia_frames():
+    net = load_network("asia")
+    return {name: sample(net, 400, random_state=seed).to_dataframe() for name, seed in (("a", 1), ("b", 2))}
+
+
+def test_importing_mtbn_does_not_import_sklearn():
+    code = "import sys, mtbn, mtbn.learn; print('sklearn' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+@pytest.mark.parametrize("check", [
+    ec.check_get_params_invariance, ec.check_set_params, ec.check_no_attributes_set_in_init,
+    ec.check_parameters_default_constructible, ec.check_estimator_cloneable, ec.check_estimator_repr,
+    ec.check_estimator_tags_renamed, ec.check_valid_tag_types, ec.check_do_not_raise_errors_in_init_or_set_params,
+    ec.check_estimators_unfitted,
+], ids=lambda c: c.__name__)
+def test_sklearn_estimator_checks_that_apply(estimator, check):
+    # The remaining checks fit on numeric arrays; these learners take tables of
+    # state labels (their tags say so), so those checks do not apply.
+    check(type(estimator).__name__, clone(estimator))
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_every_fitted_attribute_raises_not_fitted_before_fit(estimator):
+    est = clone(estimator)
+    for attr in type(est)._fitted:
+        with pytest.raises(NotFittedError, match="not fitted yet"):
+            getattr(est, attr)
+        assert not hasattr(est, attr)
+    with pytest.raises(sklearn.exceptions.NotFittedError):
+        check_is_fitted(est)
+    with pytest.raises(AttributeError):
+        est.no_such_attribute  # noqa: B018 - an ordinary missing attribute is still an AttributeError
+    tags = est.__sklearn_tags__()
+    assert tags.requires_fit and not tags.target_tags.required and tags.input_tags.categorical
+
+
+def test_fitted_learners_pass_check_is_fitted_pickle_and_clone(asia_frames):
+    single = StructureLearner(n_restarts=0).fit(asia_frames["a"])
+    multi = MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0).fit(asia_frames)
+    for est in (single, multi):
+        check_is_fitted(est)
+        again = pickle.loads(pickle.dumps(est))
+        assert again.get_params().keys() == est.get_params().keys()
+        assert not hasattr(clone(est), "result_")
+    assert multi.networks_["a"] is multi.networks_["a"]  # built once: a user's change is kept
+    assert single.network_ is single.network_
+    multi.networks_["a"].name = "changed"
+    assert multi.networks_["a"].name == "changed"
+
+
+def test_estimators_take_every_learn_structures_option(asia_frames):
+    import inspect
+
+    api = set(inspect.signature(learn_structures).parameters) - {"tasks"}
+    assert api <= set(MultitaskStructureLearner().get_params())
+    single_api = set(inspect.signature(learn_structure).parameters) - {"data", "scorer", "perturbation", "score"}
+    assert single_api | {"scoring"} <= set(StructureLearner().get_params())  # score is the method; scoring the name
+    # constructor and fit-time constraints give the same result; fit-time arguments win
+    forbidden = [("asia", "tub"), ("tub", "asia")]
+    a = MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0, forbidden_edges=forbidden)
+    b = MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0)
+    a.fit(asia_frames)
+    b.fit(asia_frames, forbidden_edges=forbidden)
+    assert {n: sorted(g.edges) for n, g in a.graphs_.items()} == {n: sorted(g.edges) for n, g in b.graphs_.items()}
+    for g in a.graphs_.values():
+        assert not g.has_edge("asia", "tub") and not g.has_edge("tub", "asia")
+
+
+def test_score_is_the_held_out_log_likelihood_and_grid_search_uses_it(asia_frames):
+    from sklearn.model_selection import GridSearchCV
+
+    from mtbn.networks import log_likelihood
+
+    frame = asia_frames["a"]
+    est = StructureLearner(n_restarts=0).fit(frame.iloc[:300])
+    expected = np.mean(log_likelihood(est.bayesian_network_, frame.iloc[300:].reset_index(drop=True)
+                                      .pipe(lambda df: __import__("mtbn").data.from_dataframe(df)), per_row=True))
+    assert est.score(frame.iloc[300:]) == pytest.approx(expected)
+    search = GridSearchCV(StructureLearner(n_restarts=0), {"equivalent_sample_size": [1.0, 10.0]}, cv=3).fit(frame)
+    assert search.best_params_["equivalent_sample_size"] in (1.0, 10.0)
+    assert np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+    multi = MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0).fit(asia_frames)
+    per_task = [np.mean(log_likelihood(multi.bayesian_networks_[n],
+                                       __import__("mtbn").data.from_dataframe(asia_frames[n]), per_row=True))
+                for n in ("a", "b")]
+    assert multi.score(asia_frames) == pytest.approx(np.mean(per_task))

@@ -148,7 +148,11 @@ def _write_task_outputs(out, name, dag, network):
     from mtbn.networks import write_bif
 
     write_bif(network, os.path.join(out, f"{name}.bif"))  # first: it refuses labels BIF cannot hold
-    with open(os.path.join(out, f"{name}.edges.csv"), "w", encoding="utf-8", newline="") as fh:
+    _write_edges(os.path.join(out, f"{name}.edges.csv"), dag)
+
+
+def _write_edges(path, dag):
+    with open(path, "w", encoding="utf-8", newline="") as fh:
         fh.write("source,target\n")
         for u, v in dag.edges(names=True):
             fh.write(f"{_csv_cell(u)},{_csv_cell(v)}\n")
@@ -266,10 +270,34 @@ def cmd_learn(args):
         if res.transfer is not None:
             summary["transfer"] = res.transfer
             print(res.transfer["message"])
+    boot = None
+    if args.bootstrap:
+        from mtbn.bootstrap import bootstrap_structures
+
+        boot = bootstrap_structures(
+            taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty if args.prior != "none" else 0.0,
+            reversal=args.reversal, equivalent_sample_size=args.ess, max_parents=args.max_parents,
+            n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
+            random_state=args.seed, n_jobs=args.jobs, progress=progress)
+        averaged = {name: boot.averaged_network(name) for name in taskset.names}
+        summary["bootstrap"] = {
+            "n_boot": args.bootstrap, "penalty": boot.penalty,
+            "thresholds": {name: thr for name, (_, thr) in averaged.items()},
+            "files": "bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
+                     "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
+                     "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold)",
+        }
     summary["seconds"] = time.perf_counter() - t0
     with _staged_output(args.out) as out:
         for t, task in enumerate(taskset.tasks):
             _write_task_outputs(out, task.name, res.graphs[t], res.networks[t])
+        if boot is not None:
+            folder = os.path.join(out, "bootstrap")
+            os.makedirs(folder)
+            boot.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
+            for name, (dag, _) in averaged.items():
+                boot.strength(name).to_csv(os.path.join(folder, f"{name}.strength.csv"), index=False)
+                _write_edges(os.path.join(folder, f"{name}.averaged.edges.csv"), dag)
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
             json.dump(summary, fh, indent=2)
     print(f"learned {len(taskset)} task(s) in {summary['seconds']:.2f} s; wrote {args.out}")
@@ -582,7 +610,11 @@ def build_parser():
     p.add_argument("--joint-restarts", default=20, type=_nonneg_int, metavar="N",
                    help="random restarts of the joint search per start (default 20)")
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
-                   help="parallel jobs for the penalty grid (default 1; -1 = all cores)")
+                   help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
+    p.add_argument("--bootstrap", default=0, type=_nonneg_int, metavar="B",
+                   help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
+                   "and across tasks, and averaged networks, to DIR/bootstrap/ (default 0: none; each "
+                   "replicate costs about one multitask search)")
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
     p.set_defaults(func=cmd_learn)

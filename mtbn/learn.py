@@ -1066,7 +1066,9 @@ class MultitaskStructureLearner(_Estimator):
     ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
     ``log_score_``, ``penalty_path_``, ``transfer_`` (the negative-transfer
     guard's verdict, see :class:`MultitaskResult`), ``n_iter_``,
-    ``search_result_``, ``result_``.
+    ``search_result_``, ``result_``; with ``n_bootstrap=B > 0`` also
+    ``bootstrap_`` (:class:`mtbn.bootstrap.BootstrapResult`: B replicates
+    at the chosen penalty, see :func:`mtbn.bootstrap.bootstrap_structures`).
 
     Examples
     --------
@@ -1113,6 +1115,7 @@ class MultitaskStructureLearner(_Estimator):
         random_state=0,
         n_jobs=None,
         progress=None,
+        n_bootstrap=0,
     ):
         self.prior = prior
         self.penalty = penalty
@@ -1141,15 +1144,24 @@ class MultitaskStructureLearner(_Estimator):
         self.random_state = random_state
         self.n_jobs = n_jobs
         self.progress = progress
+        self.n_bootstrap = n_bootstrap
 
     def fit(self, tasks, y=None, *, task_column=None, required_edges=None, forbidden_edges=None, edge_penalty=None):
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
 
         The keyword arguments, when given, override the constructor's.
         """
-        res = learn_structures(tasks, **self._fit_params(task_column=task_column, required_edges=required_edges,
-                                                         forbidden_edges=forbidden_edges, edge_penalty=edge_penalty))
+        params = self._fit_params(task_column=task_column, required_edges=required_edges,
+                                  forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
+        n_bootstrap = params.pop("n_bootstrap")
+        res = learn_structures(tasks, **params)
         self.__dict__.pop("_networks_cache", None)
+        self.__dict__.pop("bootstrap_", None)
+        if n_bootstrap:
+            # The estimator is the front end: it may call the bootstrap layer above learn_structures.
+            from mtbn.bootstrap import bootstrap_structures
+
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty))
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))

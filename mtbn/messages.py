@@ -41,7 +41,7 @@ REGISTRY = {}
 
 # The modules whose messages the documentation lists, in the order of the layers.
 MODULES = ("_validation", "data", "score", "graph", "priors", "search", "joint", "selection", "networks",
-           "learn", "metrics", "stats", "relatedness", "benchmarks", "evaluate", "report", "cli")
+           "learn", "metrics", "stats", "bootstrap", "relatedness", "benchmarks", "evaluate", "report", "cli")
 
 
 def register(code, kind, template, *, cause, fix, module=None):

@@ -1,0 +1,138 @@
+"""Bootstrap edge confidence for several tasks (issue 13)."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.bootstrap import bootstrap_structures, strength_threshold
+from mtbn.cli import main
+from mtbn.exceptions import InvalidParameterError
+from mtbn.learn import MultitaskStructureLearner, learn_structures
+from mtbn.networks import load_network, sample
+
+FAST = dict(penalty=0.9, n_restarts=1, n_joint_restarts=0)
+
+
+@pytest.fixture(scope="module")
+def asia_tasks():
+    net = load_network("asia")
+    return {name: sample(net, 300, random_state=seed).to_dataframe() for name, seed in (("a", 1), ("b", 2), ("c", 3))}
+
+
+@pytest.fixture(scope="module")
+def boot(asia_tasks):
+    return bootstrap_structures(asia_tasks, n_boot=6, random_state=4, **FAST)
+
+
+def test_counts_are_the_replicates_learned_by_hand(asia_tasks, boot):
+    # Rebuild every replicate independently: same row draws, same learner, then count.
+    from mtbn.data import make_taskset
+
+    ts = make_taskset(asia_tasks)
+    base = int(np.random.default_rng(4).integers(0, 2**31 - 1))
+    counts = np.zeros((3, len(ts.variables), len(ts.variables)))
+    pos = {v: i for i, v in enumerate(ts.variables)}
+    for b in range(6):
+        rng = np.random.default_rng([base, b])
+        data = {n: d.take(np.sort(rng.integers(0, d.n_samples, d.n_samples))) for n, d in zip(ts.names, ts.tasks)}
+        res = learn_structures(data, random_state=base, **FAST)
+        for t, g in enumerate(res.graphs):
+            for u, v in g.edges(names=True):
+                counts[t, pos[u], pos[v]] += 1
+    np.testing.assert_array_equal(boot.edge_frequency(), counts / 6)
+    assert boot.penalties == [0.9] * 6
+
+
+def test_frequencies_are_consistent(boot):
+    freq, adj = boot.edge_frequency(), boot.adjacency_frequency()
+    np.testing.assert_allclose(adj, freq + np.swapaxes(freq, 1, 2))  # a DAG never has both u->v and v->u
+    np.testing.assert_array_equal(adj, np.swapaxes(adj, 1, 2))
+    table = boot.strength("a")
+    assert ((table["strength"] > 0) & (table["strength"] <= 1)).all()
+    pairs = table.groupby(table[["from", "to"]].apply(lambda r: tuple(sorted(r)), axis=1))["direction"].sum()
+    np.testing.assert_allclose(pairs.values, 1.0)
+    edges = boot.edge_table()
+    shares = edges[["all_tasks", "one_task", "none"]]
+    assert (shares.sum(axis=1) <= 1 + 1e-12).all() and (edges["n_tasks"] == 3).all()
+    # an adjacency present in every replicate of every task is "in all tasks" every time
+    full = edges[(edges[["strength:a", "strength:b", "strength:c"]] == 1).all(axis=1)]
+    assert len(full) and (full["all_tasks"] == 1).all()
+
+
+def test_strong_edges_are_certain_and_a_noise_column_is_not(asia_tasks):
+    rng = np.random.default_rng(0)
+    tasks = {n: df.assign(noise=rng.choice(["x", "y"], len(df))) for n, df in asia_tasks.items()}
+    res = bootstrap_structures(tasks, n_boot=6, random_state=1, **FAST)
+    adj = res.adjacency_frequency()
+    i = res.variables.index
+    for t in range(3):
+        assert adj[t, i("either"), i("xray")] == 1.0 and adj[t, i("bronc"), i("dysp")] == 1.0
+        assert adj[t, i("noise")].max() <= 0.5
+
+
+def test_identical_for_any_n_jobs_and_reproducible(asia_tasks, boot):
+    again = bootstrap_structures(asia_tasks, n_boot=6, random_state=4, n_jobs=2, **FAST)
+    np.testing.assert_array_equal(again.edges, boot.edges)
+    other = bootstrap_structures(asia_tasks, n_boot=6, random_state=5, **FAST)
+    assert other.edges.shape == boot.edges.shape
+
+
+def test_threshold_rule_on_hand_made_strengths():
+    # Clear separation: the threshold is the smallest strength of the strong group.
+    assert strength_threshold([0, 0, 0, 0, 0.9, 1, 1]) == 0.9
+    # L1 cost by hand for [0.2, 0.8]: F = 0 on [0, .2), 1/2 on [.2, .8), 1 on [.8, 1).
+    # t = 0.2 (level 0): 0.6 * 1/2 + 0.2 * 1 = 0.5; t = 0.8 (level 1/2): 0.2 * 1/2 + 0.2 * 1/2 = 0.2.
+    assert strength_threshold([0.2, 0.8]) == 0.8
+    assert strength_threshold([0.0, 0.0]) == 1.0
+
+
+def test_averaged_network_is_a_dag_with_the_strong_edges(boot):
+    dag, threshold = boot.averaged_network("a")
+    g = dag.to_networkx()
+    import networkx as nx
+
+    assert nx.is_directed_acyclic_graph(g) and 0 < threshold <= 1
+    strength = boot.strength("a")
+    strong = strength[strength["strength"] >= threshold]
+    assert {frozenset(e) for e in g.edges} == {frozenset((f, t)) for f, t in zip(strong["from"], strong["to"])}
+    everything, _ = boot.averaged_network("a", threshold=0.0)
+    assert everything.n_edges >= dag.n_edges
+    with pytest.raises(InvalidParameterError, match="threshold"):
+        boot.averaged_network("a", threshold=2)
+    with pytest.raises(InvalidParameterError, match="unknown task"):
+        boot.strength("zz")
+
+
+def test_differences_between_two_tasks(boot):
+    table = boot.difference_frequency("a", "b")
+    adj = boot.edges | np.swapaxes(boot.edges, 2, 3)
+    i = boot.variables.index
+    for _, r in table.iterrows():
+        expected = np.mean(adj[:, 0, i(r["x"]), i(r["y"])] != adj[:, 1, i(r["x"]), i(r["y"])])
+        assert r["differs"] == pytest.approx(expected)
+
+
+def test_bad_arguments():
+    with pytest.raises(InvalidParameterError, match="n_boot"):
+        bootstrap_structures({"a": pd.DataFrame({"x": ["u", "v"]})}, n_boot=0)
+
+
+def test_estimator_and_cli_bootstrap(asia_tasks, tmp_path, capsys):
+    est = MultitaskStructureLearner(n_bootstrap=3, **FAST).fit(asia_tasks)
+    assert est.bootstrap_.n_boot == 3 and est.bootstrap_.penalty == est.penalty_ == 0.9
+    paths = []
+    for name, df in asia_tasks.items():
+        df.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(str(tmp_path / f"{name}.csv"))
+    out = tmp_path / "out"
+    assert main(["learn", *paths, "--out", str(out), "--penalty", "0.9", "--restarts", "1", "--joint-restarts", "0",
+                 "--bootstrap", "3"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["bootstrap"]["n_boot"] == 3 and set(summary["bootstrap"]["thresholds"]) == {"a", "b", "c"}
+    edges = pd.read_csv(out / "bootstrap" / "edges.csv")
+    assert {"x", "y", "strength:a", "all_tasks", "one_task"} <= set(edges.columns)
+    for name in "abc":
+        assert (out / "bootstrap" / f"{name}.strength.csv").is_file()
+        assert (out / "bootstrap" / f"{name}.averaged.edges.csv").read_text().startswith("source,target")

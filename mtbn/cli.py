@@ -440,7 +440,7 @@ def cmd_relatedness(args):
     progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
     if args.measure == "direct":
         rel = direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
-                                 equivalent_sample_size=args.ess, n_jobs=args.jobs)
+                                 equivalent_sample_size=args.ess, n_jobs=args.jobs, noise_floor=args.noise_floor)
     else:
         rel = indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
                                    n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
@@ -469,7 +469,7 @@ def cmd_select(args):
         tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
         penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
         equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
-        n_folds=args.folds, random_state=args.seed, n_jobs=args.jobs, progress=progress,
+        n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
     )
     options = _options_of(args)
     options["inputs"] = list(args.csv)
@@ -501,8 +501,8 @@ def cmd_cluster(args):
     res = cluster_tasks(
         tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
         validation=args.validation, relatedness_penalty=args.relatedness_penalty, equivalent_sample_size=args.ess,
-        n_restarts=args.restarts, max_clusters=args.max_clusters, random_state=args.seed, n_jobs=args.jobs,
-        progress=progress,
+        n_restarts=args.restarts, max_clusters=args.max_clusters, noise_floor=args.noise_floor, random_state=args.seed,
+        n_jobs=args.jobs, progress=progress,
     )
     options = _options_of(args)
     options["inputs"] = list(args.csv)
@@ -549,6 +549,13 @@ def _add_run_args(p, common_help):
     p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
+
+
+def _add_noise_floor_arg(p):
+    p.add_argument("--noise-floor", default=10, type=_nonneg_int, metavar="B",
+                   help="direct measure: permutation replicates for the noise floor, the distance tasks that differ "
+                   "only by chance stay within; distances within it are marked and never split (default 10; 0 = "
+                   "none; each replicate costs one joint search of all tasks)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -691,6 +698,7 @@ def build_parser():
                    help="direct: multitask penalty delta used to learn the structures (default 0.9)")
     p.add_argument("--folds", default=10, type=_folds_arg, metavar="K",
                    help="indirect: number of cross-validation folds (default 10)")
+    _add_noise_floor_arg(p)
     _add_run_args(p, common_help)
     p.set_defaults(func=cmd_relatedness)
 
@@ -718,6 +726,7 @@ def build_parser():
                    help="cross-validation folds of the indirect measure (default 10)")
     p.add_argument("--max-tasks", default=None, type=_nonneg_int, metavar="K",
                    help="largest N tried by --n auto (default: all)")
+    _add_noise_floor_arg(p)
     _add_run_args(p, common_help)
     p.set_defaults(func=cmd_select)
 
@@ -738,6 +747,7 @@ def build_parser():
                        "rows per task held out to choose the number of clusters with --n auto")
     p.add_argument("--max-clusters", default=None, type=_nonneg_int, metavar="K",
                    help="largest number of clusters tried by --n auto (default: all)")
+    _add_noise_floor_arg(p)
     _add_run_args(p, common_help)
     p.set_defaults(func=cmd_cluster)
     return parser

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
-from mtbn.selection import ValidationScores
-from mtbn.data import make_taskset
+from mtbn.selection import RULES, ValidationScores
+from mtbn.data import DiscreteData, make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.graph import DAG, edit_distance
@@ -50,6 +50,7 @@ __all__ = [
     "select_tasks",
     "cluster_tasks",
     "gap_size",
+    "noise_floor",
     "MEASURES",
 ]
 
@@ -75,6 +76,13 @@ class RelatednessResult:
     search : MultitaskSearchResult or None
         Direct only: the joint search that learned the structures (solver,
         moves, configurations evaluated per step).
+    floor : float, optional
+        Direct only, with ``noise_floor``: the distance that tasks differing
+        only by chance stay within (see :func:`noise_floor`); a distance no
+        larger is within noise. NaN when it cannot be computed (tasks over
+        different variables).
+    null_max : ndarray, optional
+        The permutation replicates' largest distances the floor comes from.
     """
 
     measure: str
@@ -83,6 +91,24 @@ class RelatednessResult:
     graphs: dict
     log_likelihood: object = None
     search: object = None
+    floor: float = None
+    null_max: object = None
+
+    def within_noise(self):
+        """Square boolean DataFrame: distance <= the noise floor (None without a floor)."""
+        if self.floor is None or np.isnan(self.floor):
+            return None
+        return self.distance <= self.floor
+
+    def floor_table(self):
+        """``noise_floor.csv``: each permutation replicate's largest distance, and the floor (None without)."""
+        import pandas as pd
+
+        if self.floor is None:
+            return None
+        reps = [] if self.null_max is None else list(self.null_max)
+        return pd.DataFrame({"replicate": [str(i) for i in range(len(reps))] + ["floor"],
+                             "largest_distance": reps + [self.floor]})
 
     def from_task(self, name):
         """Distances from task ``name`` to every other task (a pandas Series)."""
@@ -119,8 +145,75 @@ register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' o
          cause="A cluster count below 1, above the number of tasks, or not a whole number.",
          fix="Pass 'auto' (chosen on validation rows) or a count from 1 to the number of tasks.")
 
+register("noise-floor-replicates", InvalidParameterError,
+         "noise_floor must be True, False or a number of permutation replicates >= 2; got {value!r}.",
+         cause="A noise floor is a quantile over permutation replicates, so it needs at least two.",
+         fix="Pass True (10 replicates), an integer >= 2, or False / 0 for no floor.")
+
+
+def _null_replicate(codes, variables, states, sizes, r, seed, mask, reversal, kwargs):
+    perm = np.random.default_rng([seed, r, 6]).permutation(len(codes))
+    parts = np.split(perm, np.cumsum(sizes)[:-1])
+    data = {f"pseudo{i}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo{i}") for i, p in enumerate(parts)}
+    res = learn_structures(data, **kwargs)
+    edges = [_masked_edges(g, mask) for g in res.graphs]
+    k = len(edges)
+    return max(edit_distance(edges[a], edges[b], reversal=reversal) for a in range(k) for b in range(a + 1, k))
+
+
+def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
+                random_state=0, solver="auto", n_perm=10, quantile=0.95, n_jobs=None, **learn_kwargs):
+    """The noise floor of the direct measure: how far apart tasks land when they differ only by chance.
+
+    A permutation null: the rows of all tasks are pooled and dealt at random
+    into pseudo-tasks of the original sizes, so that the pseudo-tasks come
+    from one distribution; they are learned jointly exactly as
+    :func:`direct_relatedness` learns the tasks (same number of tasks, same
+    sizes, same penalty), and the largest pairwise distance among them is
+    recorded. The floor is the ``quantile`` of that largest distance over
+    ``n_perm`` replicates (an observed value: the next one up; with fewer
+    than 20 replicates the 0.95 quantile is their maximum), so that "every distance is within the floor"
+    holds for identical tasks with probability about ``quantile`` (a
+    family-wise level over all pairs). Needs tasks over the same variables
+    (returns NaN otherwise) and at least two tasks. Replicates run in
+    parallel through joblib; results do not depend on ``n_jobs``.
+
+    Returns
+    -------
+    floor : float
+    null_max : ndarray
+        The largest pseudo-task distance of each replicate.
+    """
+    import warnings
+
+    from joblib import Parallel, delayed
+
+    from mtbn.exceptions import TransferWarning
+
+    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 2:
+        raise error("noise-floor-replicates", value=n_perm)
+    ts = make_taskset(tasks)
+    if ts.n_tasks < 2 or np.any(ts.local_index < 0):
+        return float("nan"), np.zeros(0)
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(0, 2**31 - 1))
+    mask = _mask_pairs(free_edges)
+    edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
+    kwargs = dict(learn_kwargs, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
+                  random_state=seed, solver=solver)
+    codes = np.concatenate([ts.global_codes(t) for t in range(ts.n_tasks)])
+    sizes = [d.n_samples for d in ts.tasks]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TransferWarning)
+        null_max = Parallel(n_jobs=n_jobs)(
+            delayed(_null_replicate)(codes, ts.variables, ts.states, sizes, r, seed, mask, reversal, kwargs)
+            for r in range(n_perm))
+    null_max = np.asarray(null_max, dtype=float)
+    return float(np.quantile(null_max, quantile, method="higher")), null_max
+
+
 def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
-                       random_state=0, solver="auto", **learn_kwargs):
+                       random_state=0, solver="auto", noise_floor=False, **learn_kwargs):
     """Direct task distances: edit distances of structures learned jointly at a mild penalty.
 
     Parameters
@@ -136,6 +229,12 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
         counts it once; "double" matches the Paired prior's default).
     n_restarts, random_state, solver, **learn_kwargs
         Passed to :func:`mtbn.learn.learn_structures`.
+    noise_floor : bool or int, default False
+        Also compute the noise floor (:func:`noise_floor` with 10
+        permutation replicates, or as many as given: each one more joint
+        search of all tasks) into ``floor``, so that
+        :meth:`RelatednessResult.within_noise` can tell which distances are
+        no larger than chance.
 
     Returns
     -------
@@ -144,6 +243,12 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
     import pandas as pd
 
     ts = make_taskset(tasks)
+    floor = null_max = None
+    if noise_floor:
+        n_perm = 10 if noise_floor is True else noise_floor
+        floor, null_max = _noise_floor(ts, penalty=penalty, prior=prior, free_edges=free_edges, reversal=reversal,
+                                       n_restarts=n_restarts, random_state=random_state, solver=solver,
+                                       n_perm=n_perm, **learn_kwargs)
     check_penalty(penalty)
     edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
     res = learn_structures(ts, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
@@ -157,7 +262,11 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
         for b in range(a + 1, k):
             D[a, b] = D[b, a] = edit_distance(edges[a], edges[b], reversal=reversal)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
-                             dict(zip(names, res.graphs)), search=res.search)
+                             dict(zip(names, res.graphs)), search=res.search, floor=floor,
+                             null_max=null_max)
+
+
+_noise_floor = noise_floor  # direct_relatedness's argument of the same name hides the function
 
 
 def _restrict(graph, names, keep):
@@ -285,8 +394,14 @@ class SelectionResult:
         The first ``n_selected`` of ``order``.
     how : str
         How ``n_selected`` was chosen: "given", "gap" or "validation".
-    validation_curve : list of (int, float)
-        Validation log-likelihood of the principal against N (``how="validation"``).
+    validation_curve : list of (int, float, float)
+        ``(N, validation log-likelihood per row, paired standard error of its
+        difference from the best N)`` for the N tried (``how="validation"``).
+    rule : str
+        The rule that chose N from the validation curve.
+    n_within_noise : int
+        The smallest N allowed: every task within noise of the principal
+        (and any closer one) is selected.
     gap : int
         The number of tasks before the largest gap in the sorted distances.
     graph : DAG
@@ -314,6 +429,8 @@ class SelectionResult:
     relatedness: RelatednessResult
     penalty: float = float("nan")
     extra: dict = field(default_factory=dict)
+    n_within_noise: int = 0
+    rule: str = "one-se"
 
     def to_dict(self):
         """JSON-ready summary (``selected.json``)."""
@@ -327,7 +444,10 @@ class SelectionResult:
             "how": self.how,
             "gap": int(self.gap),
             "penalty": None if np.isnan(self.penalty) else float(self.penalty),
-            "validation_curve": [{"n": int(n), "validation_log_likelihood": float(v)} for n, v in self.validation_curve],
+            "validation_curve": [{"n": int(c[0]), "validation_log_likelihood": float(c[1]),
+                                  "se_vs_best": float(c[2]) if len(c) > 2 else None} for c in self.validation_curve],
+            "n_within_noise": int(self.n_within_noise),
+            "noise_floor": self.relatedness.floor,
             "edges": [list(e) for e in self.graph.edges(names=True)],
         }
 
@@ -353,7 +473,8 @@ def _check_n(n):
 
 def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
                  validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50,
-                 max_tasks=None, n_folds=10, random_state=0, n_jobs=None, progress=None):
+                 max_tasks=None, n_folds=10, noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None,
+                 progress=None):
     """Select related tasks for a principal task and learn its network with them.
 
     Parameters
@@ -378,6 +499,15 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         Largest N tried by ``n="auto"`` (default: all).
     n_folds : int, default 10
         Folds of the indirect measure.
+    noise_floor : bool or int, default True
+        Direct measure: compute the noise floor (:func:`noise_floor`; True =
+        10 permutation replicates, an int = that many) and never leave out a
+        task whose distance from the principal is within it (``n="auto"``
+        and ``"gap"`` select at least every such task).
+    selection_rule : {"one-se", "max"}, default "one-se"
+        ``n="auto"``: the smallest N whose validation log-likelihood is within
+        one paired standard error of the best (toward less transfer, as for
+        the penalty), or the best N.
 
     Returns
     -------
@@ -389,6 +519,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     check_option("measure", measure, MEASURES)
     check_n_jobs(n_jobs)
     n = _check_n(n)
+    check_option("selection_rule", selection_rule, RULES)
     if isinstance(n, int) and n > ts.n_tasks - 1:
         raise error("n-select-range", n_others=ts.n_tasks - 1, value=n)
     say = progress or (lambda message: None)
@@ -406,7 +537,8 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     rel_kwargs = dict(n_restarts=n_restarts, random_state=seed)
     if measure == "direct":
         rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
-                                 equivalent_sample_size=equivalent_sample_size, **rel_kwargs)
+                                 equivalent_sample_size=equivalent_sample_size, noise_floor=noise_floor,
+                                 **rel_kwargs)
     else:
         rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
                                    n_folds=n_folds, n_jobs=n_jobs, **rel_kwargs)
@@ -415,13 +547,17 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     order = sorted(others, key=lambda x: (np.isnan(dist[x]), float(dist[x]) if not np.isnan(dist[x]) else 0.0,
                                           others.index(x)))
     gap = gap_size([dist[x] for x in order])
+    within = rel.within_noise()
+    # Tasks within noise of the principal are never left out (nor any task closer than one of them).
+    n_min = max((order.index(x) + 1 for x in order if within is not None and within.loc[principal, x]), default=0)
     learn_kwargs = dict(penalty=penalty, validation=validation, equivalent_sample_size=equivalent_sample_size,
                         n_restarts=n_restarts, n_jobs=n_jobs)
     curve = []
     if n == "auto":
         limit = len(order) if max_tasks is None else min(int(max_tasks), len(order))
+        limit = max(limit, n_min)
         candidates, rows = [], []
-        for N in range(limit + 1):
+        for N in range(n_min, limit + 1):
             say(f"learning with the {N} closest task(s)")
             graph, pen, _ = _learn_principal(datasets, principal, order[:N], learn_kwargs=learn_kwargs,
                                              random_state=seed)
@@ -430,11 +566,13 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
             rows.append([log_likelihood(net, sel_valid, per_row=True)])
             candidates.append((N, graph, pen))
         scores = ValidationScores(rows)
-        curve = [(N, float(m)) for (N, _, _), m in zip(candidates, scores.means)]
-        n_sel, graph, pen = candidates[scores.choose("max")]
+        best = scores.best()
+        curve = [(N, float(m), scores.difference(c, best)[1]) for c, ((N, _, _), m) in
+                 enumerate(zip(candidates, scores.means))]
+        n_sel, graph, pen = candidates[scores.choose(selection_rule)]
         how = "validation"
     else:
-        n_sel = gap if n == "gap" else min(n, len(order))
+        n_sel = max(gap, n_min) if n == "gap" else min(n, len(order))
         how = "gap" if n == "gap" else "given"
         graph, pen, _ = _learn_principal(datasets, principal, order[:n_sel], learn_kwargs=learn_kwargs,
                                          random_state=seed)
@@ -443,7 +581,8 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     stl_graph = learn_structure(datasets[principal], equivalent_sample_size=equivalent_sample_size,
                                 n_restarts=n_restarts, random_state=seed).graph
     return SelectionResult(principal, order, {x: float(dist[x]) for x in order}, n_sel, order[:n_sel], how, curve,
-                           gap, graph, network, stl_graph, rel, pen)
+                           gap, graph, network, stl_graph, rel, pen, n_within_noise=n_min,
+                           rule=selection_rule)
 
 
 # ---------------------------------------------------------------------------
@@ -462,11 +601,14 @@ class ClusteringResult:
     n_clusters : int
     linkage : ndarray
         scipy average-link linkage matrix on the direct distance.
-    validation_curve : list of (int, float)
-        Mean validation log-likelihood over tasks against the number of clusters.
+    validation_curve : list of (int, float, float)
+        ``(number of clusters, mean validation log-likelihood per row over
+        tasks, paired standard error of its difference from the best)``.
     graphs : dict of name -> DAG
     networks : dict of name -> BayesianNetwork
     relatedness : RelatednessResult
+    rule : str
+        The rule that chose the number of clusters.
     """
 
     labels: dict
@@ -476,13 +618,15 @@ class ClusteringResult:
     graphs: dict
     networks: dict
     relatedness: RelatednessResult
+    rule: str = "one-se"
 
     def to_dict(self):
         return {
             "labels": {k: int(v) for k, v in self.labels.items()},
             "n_clusters": int(self.n_clusters),
-            "validation_curve": [{"n_clusters": int(c), "validation_log_likelihood": float(v)}
-                                 for c, v in self.validation_curve],
+            "validation_curve": [{"n_clusters": int(c[0]), "validation_log_likelihood": float(c[1]),
+                                  "se_vs_best": float(c[2]) if len(c) > 2 else None} for c in self.validation_curve],
+            "noise_floor": self.relatedness.floor,
         }
 
 
@@ -517,12 +661,19 @@ def _learn_clusters(datasets, labels, names, learn_kwargs, seed, ess):
 
 def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
                   relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50, max_clusters=None,
-                  random_state=0, n_jobs=None, progress=None):
+                  noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None, progress=None):
     """Cluster tasks (average link on the direct distance) and learn within each cluster.
 
     ``n_clusters="auto"`` chooses the number of clusters by the mean
     validation log-likelihood over tasks (``selection_validation`` rows of
-    each task held out); an int fixes it.
+    each task held out); an int fixes it. With ``noise_floor=True`` (default;
+    an int sets the number of permutation replicates, True = 10) the direct
+    distances come with a noise floor (:func:`noise_floor`), and ``"auto"`` never separates two tasks whose
+    distance is within noise (identical tasks end in one cluster).
+    ``selection_rule="one-se"`` (default) takes the largest number of
+    clusters whose validation log-likelihood is within one paired standard
+    error of the best (toward less transfer, as for the penalty); ``"max"``
+    the best.
 
     Returns
     -------
@@ -534,6 +685,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
         raise error("n-clusters-value", k=k, value=n_clusters)
     check_n_jobs(n_jobs)
+    check_option("selection_rule", selection_rule, RULES)
     say = progress or (lambda message: None)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
@@ -549,7 +701,9 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
             train[name], valid[name] = d.take(tr), d.take(va)
     say(f"direct relatedness of {k} tasks")
     rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
-                             equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed)
+                             equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed,
+                             noise_floor=noise_floor)
+    within = rel.within_noise()
     curve = []
     if n_clusters == "auto":
         top = k if max_clusters is None else max(1, min(int(max_clusters), k))
@@ -558,6 +712,8 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
             labels, Z = average_link_clusters(rel.distance.values, c)
             if candidates and len(set(labels)) == len(set(candidates[-1][0])):
                 continue  # the cut gives the same partition as before
+            if within is not None and np.any(within.values & (labels[:, None] != labels[None, :])):
+                continue  # it would separate tasks whose distance is within noise
             say(f"learning within {len(set(labels))} cluster(s)")
             graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
             per_task = []
@@ -567,9 +723,12 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
                 per_task.append(log_likelihood(net, valid[name], per_row=True))
             rows.append(per_task)
             candidates.append((labels, graphs))
-        scores = ValidationScores(rows)
-        curve = [(len(set(lab)), float(m)) for (lab, _), m in zip(candidates, scores.means)]
-        labels, graphs = candidates[scores.choose("max")]
+        # Candidates from the most clusters (least transfer) to the fewest, for the one-SE rule.
+        scores = ValidationScores(rows[::-1])
+        best = scores.best()
+        ses = [scores.difference(c, best)[1] for c in range(len(rows))][::-1]
+        curve = [(len(set(lab)), float(m), se) for (lab, _), m, se in zip(candidates, scores.means[::-1], ses)]
+        labels, graphs = candidates[::-1][scores.choose(selection_rule)]
         _, Z = average_link_clusters(rel.distance.values, 1)
     else:
         labels, Z = average_link_clusters(rel.distance.values, int(n_clusters))
@@ -580,7 +739,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         for name in names
     }
     return ClusteringResult({n: int(l) for n, l in zip(names, labels)}, len(set(labels)), Z, curve, graphs,
-                            networks, rel)
+                            networks, rel, rule=selection_rule)
 
 
 

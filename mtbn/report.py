@@ -119,16 +119,25 @@ def _fmt(value, digits=6):
 
 
 def _curve_points(curve):
-    """``[(x, y), ...]`` from a validation curve given as pairs or as to_dict() records."""
+    """``[(x, y), ...]`` from a validation curve given as tuples or as to_dict() records."""
     points = []
     for item in curve or ():
         if isinstance(item, dict):
             x = item.get("n", item.get("n_clusters"))
             y = item.get("validation_log_likelihood")
         else:
-            x, y = item
+            x, y = item[:2]
         points.append((int(x), float(y)))
     return points
+
+
+def _curve_ses(curve):
+    """The paired standard errors (vs the best point) of a curve, or None when it has none."""
+    ses = []
+    for item in curve or ():
+        se = item.get("se_vs_best") if isinstance(item, dict) else (item[2] if len(item) > 2 else None)
+        ses.append(np.nan if se is None else float(se))
+    return ses if ses and not np.all(np.isnan(ses)) else None
 
 
 def _best_point(points):
@@ -396,7 +405,12 @@ def plot_validation_curve(curve, xlabel, *, chosen=None, title=None, ylabel="val
         ax.set_axis_off()
         return _png(fig)
     xs, ys = zip(*points)
-    ax.plot(xs, ys, marker="o", color=_BLUE, linewidth=1.5)
+    ses = _curve_ses(curve)
+    if ses is not None:
+        ax.errorbar(xs, ys, yerr=ses, marker="o", color=_BLUE, linewidth=1.5, capsize=3,
+                    label="error bars: paired SE vs the best point")
+    else:
+        ax.plot(xs, ys, marker="o", color=_BLUE, linewidth=1.5)
     if chosen is None:
         chosen = _best_point(points)[0]
     hit = [(x, y) for x, y in points if x == chosen]
@@ -769,6 +783,17 @@ def _matrix_sections(page, rel, heatmap_order=None):
     else:
         page.para("Edit distances between the learned structures (symmetric). Smaller = more related.")
     page.table(["task"] + names, _matrix_rows(rel.distance), numeric=range(1, len(names) + 1))
+    within = rel.within_noise() if hasattr(rel, "within_noise") else None
+    if within is not None:
+        page.heading("Noise floor")
+        page.para(f"Distances no larger than {_fmt(rel.floor)} are within noise. The floor comes from a "
+                  "permutation null: the rows of all tasks are pooled and dealt at random into pseudo-tasks of "
+                  "the same sizes (so they differ only by chance), learned jointly as above, and the largest "
+                  "distance among them is recorded; the floor is the 95th percentile (an observed value) of that "
+                  f"largest distance over {len(rel.null_max)} replicates. A distance within it is no evidence that two tasks "
+                  "differ.")
+        pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:] if within.loc[a, b]]
+        page.para("Pairs within noise: " + (", ".join(f"{a} - {b}" for a, b in pairs) if pairs else "none") + ".")
     if rel.log_likelihood is not None:
         page.figure(
             lambda: plot_distance_heatmap(rel.log_likelihood, "Held-out log-likelihood per row (higher = better)",
@@ -826,8 +851,13 @@ def _selection_page(result, options=None, draw=True):
         "gap": "N is the number of tasks before the largest gap in the sorted distances (\"gap hunting\", "
                "paper Figure 2.12).",
         "validation": "N was chosen on a validation split of the principal's rows, held out of every learned "
-                      "structure and separate from the split that picks the penalty: the N with the highest "
-                      "validation log-likelihood per row (the smallest such N on ties).",
+                      "structure and separate from the split that picks the penalty: "
+                      + ("the smallest N whose validation log-likelihood per row is within one paired standard "
+                         "error of the best (toward less transfer)" if getattr(result, "rule", "max") == "one-se"
+                         else "the N with the highest validation log-likelihood per row (the smallest on ties)")
+                      + (f"; N was at least {result.n_within_noise}, the tasks within noise of the principal "
+                         "(distance no larger than their distance to themselves under resampling)"
+                         if getattr(result, "n_within_noise", 0) else "") + ".",
     }.get(result.how, result.how)
     gap_note = ""
     lo = hi = float("nan")
@@ -1073,9 +1103,13 @@ def _clustering_page(result, options=None, draw=True):
     _measure_paragraphs(page, rel, delta=options.get("relatedness_penalty", 0.9))
     if auto:
         how = ("The number of clusters was chosen on a small validation split of every task (held out of the "
-               "structures): the number with the highest mean validation log-likelihood per row over the tasks "
-               "(the smallest such number on ties). Cuts that give the same partition as a smaller number are "
-               "not repeated.")
+               "structures): "
+               + ("the largest number whose mean validation log-likelihood per row over the tasks is within one "
+                  "paired standard error of the best (toward less transfer)" if result.rule == "one-se"
+                  else "the number with the highest mean validation log-likelihood per row over the tasks")
+               + ". Cuts that give the same partition as a smaller number are not repeated"
+               + ("; cuts that would separate two tasks whose distance is within noise (no larger than a "
+                  "task's distance to itself under resampling) are not tried" if rel.floor else "") + ".")
     else:
         how = "The number of clusters was given by the user."
     page.box([f"<strong>Clusters:</strong> {result.n_clusters}", f"<strong>How chosen:</strong> {_e(how)}"],
@@ -1188,6 +1222,9 @@ def _write_matrices(rel, out_dir):
     if rel.log_likelihood is not None:
         paths["loglik"] = os.path.join(out_dir, "loglik.csv")
         rel.log_likelihood.to_csv(paths["loglik"], float_format="%.17g")
+    if getattr(rel, "floor", None) is not None and rel.null_max is not None and len(rel.null_max):
+        paths["noise_floor"] = os.path.join(out_dir, "noise_floor.csv")
+        rel.floor_table().to_csv(paths["noise_floor"], index=False, float_format="%.17g")
     return paths
 
 

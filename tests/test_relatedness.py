@@ -204,7 +204,7 @@ def test_select_all_gives_the_multitask_graph_of_all_tasks(seeded_tasks):
 
 
 def test_select_gap_uses_the_largest_gap(tasks):
-    res = select_tasks(tasks, "v0", n="gap", n_restarts=0, penalty=0.9)
+    res = select_tasks(tasks, "v0", n="gap", n_restarts=0, penalty=0.9, noise_floor=False)
     dists = [res.distances[t] for t in res.order]
     assert dists == sorted(dists)
     assert sorted(res.order) == ["a0", "a1", "v1"]
@@ -278,3 +278,40 @@ def test_cluster_tasks_separates_two_networks(asia):
 ])
 def test_gap_size_hand_lists(distances, expected):
     assert gap_size(distances) == expected
+
+
+def test_identical_tasks_are_within_noise_one_cluster_and_all_selected():
+    # Three samples of one network: their direct distances must not exceed the
+    # permutation noise floor, so clustering keeps them together and selection
+    # keeps them all (issue 13).
+    from mtbn.networks import load_network, sample
+    from mtbn.relatedness import cluster_tasks, direct_relatedness, select_tasks
+
+    net = load_network("sachs")
+    tasks = {f"t{i}": sample(net, 300, random_state=10 + i).to_dataframe() for i in range(3)}
+    kw = dict(n_restarts=1, random_state=0, noise_floor=4)
+    rel = direct_relatedness(tasks, **kw)
+    assert rel.floor >= 0 and len(rel.null_max) == 4
+    assert rel.floor == rel.null_max.max()  # with 4 replicates the 0.95 quantile is the largest
+    assert rel.within_noise().values.all()
+    assert cluster_tasks(tasks, **kw).n_clusters == 1
+    sel = select_tasks(tasks, "t0", **kw)
+    assert sel.n_selected == 2 and sel.n_within_noise == 2
+
+
+def test_unrelated_tasks_are_not_within_noise():
+    from mtbn.benchmarks import make_problem
+    from mtbn.networks import sample
+    from mtbn.relatedness import direct_relatedness
+
+    nets = make_problem("sachs-unrelated", n_tasks=3, random_state=1)
+    tasks = {f"t{i}": sample(n, 1000, random_state=i).to_dataframe() for i, n in enumerate(nets)}
+    rel = direct_relatedness(tasks, n_restarts=1, random_state=0, noise_floor=4)
+    off = ~np.eye(3, dtype=bool)
+    assert not rel.within_noise().values[off].any()
+    # the floor is the same for any n_jobs, and absent for tasks over different variables
+    from mtbn.relatedness import noise_floor
+
+    assert noise_floor(tasks, n_restarts=1, n_perm=4, n_jobs=2)[0] == noise_floor(tasks, n_restarts=1, n_perm=4)[0]
+    partial = dict(tasks, t2=tasks["t2"].drop(columns=[tasks["t2"].columns[0]]))
+    assert np.isnan(noise_floor(partial, n_restarts=1, n_perm=2)[0])

@@ -72,6 +72,15 @@ def _fit(graph, data, ess):
     return fit_parameters([tuple(sorted(p)) for p in graph.parents], data, equivalent_sample_size=ess)
 
 
+def _fit_all(graphs, train, ess):
+    """Every method's CPTs are fitted the same way: on each task's own rows and states.
+
+    (The multitask learner's own networks use the union of the tasks' states for a
+    shared column, which differs from a task's own states when columns are relabelled.)
+    """
+    return [_fit(g, d, ess) for g, d in zip(graphs, train)]
+
+
 register("method-penalty-type", InvalidParameterError, "method {method!r}: the penalty after '@' must be a number.",
          cause="A method written mtl@DELTA whose DELTA is not a number.",
          fix="Write e.g. mtl@0.9.")
@@ -159,12 +168,12 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
         stl_graphs = stl.graphs
         secs = time.perf_counter() - t0
         if "stl" in methods:
-            record("stl", stl_graphs, [_fit(g, d, ess) for g, d in zip(stl_graphs, train)], secs)
+            record("stl", stl_graphs, _fit_all(stl_graphs, train, ess), secs)
     if "identical" in methods:
         t0 = time.perf_counter()
         graphs, _ = learn_identical_structures(train, equivalent_sample_size=k * ess, n_restarts=n_restarts,
                                                random_state=int(rng.integers(2**31)))
-        record("identical", graphs, [_fit(g, d, ess) for g, d in zip(graphs, train)], time.perf_counter() - t0)
+        record("identical", graphs, _fit_all(graphs, train, ess), time.perf_counter() - t0)
     if "pooled" in methods:
         t0 = time.perf_counter()
         # One state list per variable across the tasks (they differ when the tasks' columns are relabelled).
@@ -189,13 +198,13 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
                                    force_transfer=split is not None, equivalent_sample_size=ess,
                                    penalty_grid=penalty_grid, n_restarts=n_restarts, random_state=seed_m)
         if method in methods:
-            record(method, res.graphs, res.networks, time.perf_counter() - t0, res.penalty,
+            record(method, res.graphs, _fit_all(res.graphs, train, ess), time.perf_counter() - t0, res.penalty,
                    res.transfer["status"])
         if method == "mtl-paper" and "mtl-oracle" in methods:
             dists = [np.mean([edit_distance(g, td) for g, td in zip(p.graphs, true_dags)]) for p in res.penalty_path]
             best = int(np.argmin(dists))
             point = res.penalty_path[best]
-            record("mtl-oracle", point.graphs, [_fit(g, d, ess) for g, d in zip(point.graphs, train)],
+            record("mtl-oracle", point.graphs, _fit_all(point.graphs, train, ess),
                    0.0, point.penalty)
     for method in methods:
         if not method.startswith("mtl@"):
@@ -203,7 +212,7 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
         delta = float(method[4:])
         t0 = time.perf_counter()
         res = learn_structures(train, penalty=delta, start=stl_graphs, equivalent_sample_size=ess)
-        record(method, res.graphs, res.networks, time.perf_counter() - t0, delta)
+        record(method, res.graphs, _fit_all(res.graphs, train, ess), time.perf_counter() - t0, delta)
     return rows
 
 

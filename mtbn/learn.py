@@ -584,20 +584,25 @@ def _edge_log_prior_array(structure_log_prior, taskset):
     return arr
 
 
-def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names):
-    """Single-task solutions per task (local indices)."""
-    out = []
-    for t, scorer in enumerate(scorers):
-        req, forb = local_constraints(scorer, local_index[t], required, forbidden)
-        start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(scorer.n_vars)]
-        out.append(
-            hill_climb(
-                scorer, start, max_parents=max_parents, required=req, forbidden=forb,
-                tabu_length=10, max_tabu_iter=10, n_restarts=n_restarts,
-                rng=np.random.default_rng(seeds[t]), names=scorer.data.names,
-            )
-        )
-    return out
+def _stl_one(scorer, local_index, max_parents, required, forbidden, n_restarts, seed):
+    req, forb = local_constraints(scorer, local_index, required, forbidden)
+    start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(scorer.n_vars)]
+    return hill_climb(
+        scorer, start, max_parents=max_parents, required=req, forbidden=forb,
+        tabu_length=10, max_tabu_iter=10, n_restarts=n_restarts,
+        rng=np.random.default_rng(seed), names=scorer.data.names,
+    )
+
+
+def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names, n_jobs=None):
+    """Single-task solutions per task (local indices); tasks in parallel with ``n_jobs`` (same results)."""
+    args = [(scorer, local_index[t], max_parents, required, forbidden, n_restarts, seeds[t])
+            for t, scorer in enumerate(scorers)]
+    if n_jobs in (None, 1) or len(scorers) < 2:
+        return [_stl_one(*a) for a in args]
+    from joblib import Parallel, delayed
+
+    return Parallel(n_jobs=n_jobs)(delayed(_stl_one)(*a) for a in args)
 
 
 def _point_rng(base, penalty, label):
@@ -897,7 +902,8 @@ def learn_structures(
         if start in ("auto", "single-task"):
             say(f"single-task searches for {len(datasets)} task(s)")
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
-                              n_restarts=restarts, seeds=seeds, local_index=ts.local_index, names=names)
+                              n_restarts=restarts, seeds=seeds, local_index=ts.local_index, names=names,
+                              n_jobs=n_jobs)
             out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
         if start in ("auto", "identical") and shared_variables and k > 1:
             say("identical-structure (TSK) search")

@@ -208,3 +208,15 @@ def test_warm_start_never_scores_below_the_cold_search():
     for c, w in zip(cold.penalty_path, warm.penalty_path):
         assert c.penalty == w.penalty
         assert w.log_score >= c.log_score - 1e-7
+
+
+def test_single_task_starts_run_in_parallel_with_identical_results():
+    from mtbn.learn import learn_structures
+    from mtbn.networks import load_network, sample
+
+    net = load_network("asia")
+    tasks = {f"t{i}": sample(net, 300, random_state=i).to_dataframe() for i in range(4)}
+    one = learn_structures(tasks, prior="none", n_restarts=3, n_jobs=1)
+    two = learn_structures(tasks, prior="none", n_restarts=3, n_jobs=2)
+    assert [sorted(g.edges(names=True)) for g in one.graphs] == [sorted(g.edges(names=True)) for g in two.graphs]
+    assert [r.log_score for r in one.single_task] == [r.log_score for r in two.single_task]

@@ -7,10 +7,19 @@ the variable names and, per variable, the list of state labels. State labels
 are kept verbatim as strings: ``"None"``, ``"NA"``, ``"null"`` or ``"3"`` are
 ordinary states, never missing values or numbers.
 
+DataFrame columns keep their type for the user (``DiscreteData.kinds``):
+integer, float and boolean columns are ordered by value (``2 < 10``,
+``False < True``) and come back as those values wherever mtbn hands a model
+out (pgmpy state names, so ``evidence={"smoke": 1}`` works); a pandas
+``category`` column keeps its declared levels in their order, unused levels
+included (they count in the arity, as bnlearn counts factor levels); text
+columns are sorted. A column mixing types (the number 1 and the text "1") is
+an error. CSV cells are text.
+
 A :class:`TaskSet` holds several tasks whose variable sets may differ but
 overlap. A variable shared by several tasks has one state list (the declared
-one, or else the sorted union of the labels seen in any task), so that its
-arity is the same in every task.
+one, or else the union of the labels seen in any task, ordered as above), so
+that its arity is the same in every task.
 
 Missing values (an empty CSV cell, an empty string, or a NaN / None object in
 a DataFrame) are an error unless ``dropna=True`` asks to drop the incomplete
@@ -170,12 +179,18 @@ class DiscreteData:
         ``len(states[v])`` (declared states never observed still count).
     name : str
         The task name.
+    kinds : tuple, optional
+        Per variable, the Python type its labels came from: ``"int"``,
+        ``"float"``, ``"bool"`` or None (strings). Labels are always
+        strings inside mtbn; the kind turns them back into the user's values
+        at the boundaries (pgmpy models get ``1`` or ``True`` as state names).
     """
 
     codes: np.ndarray
     names: tuple
     states: tuple
     name: str = "data"
+    kinds: tuple = None
     _index: dict = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -213,7 +228,7 @@ class DiscreteData:
 
     def take(self, rows):
         """A new DiscreteData with only ``rows`` (indices or a boolean mask)."""
-        return DiscreteData(self.codes[rows], self.names, self.states, self.name)
+        return DiscreteData(self.codes[rows], self.names, self.states, self.name, self.kinds)
 
     def with_states(self, states):
         """Recode onto larger state lists (``states[v]`` must contain the old ones)."""
@@ -226,7 +241,7 @@ class DiscreteData:
                 raise error("unknown-state", task=self.name, column=self.names[v], state=exc.args[0],
                             allowed=", ".join(map(repr, new))) from None
             codes[:, v] = lut[self.codes[:, v]] if len(old) else 0
-        return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name)
+        return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name, self.kinds)
 
     def to_dataframe(self):
         """The data as a pandas DataFrame of state labels (strings)."""
@@ -357,6 +372,65 @@ def _column_labels(series, task, column):
     return values.astype(str).astype(object)
 
 
+register("mixed-types", D, "task {task!r}, column {column!r} mixes {a} and {b} values (e.g. {x!r} and {y!r}).",
+         cause="One column holds values of different Python types, e.g. the number 1 and the text '1', which "
+               "would otherwise merge into one state or look like two.",
+         fix="Convert the column to one type first (e.g. df[column].astype(str) or pd.to_numeric).")
+
+_KIND_OF = {bool: "bool", int: "int", float: "float", str: None}
+
+
+def _value_kind(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool
+    if isinstance(value, (int, np.integer)):
+        return int
+    if isinstance(value, (float, np.floating)):
+        return float
+    return str
+
+
+def _column_kind(series, task, column):
+    """``(kind, declared order or None)`` of a column: the type its labels turn back into."""
+    import pandas as pd
+
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = list(series.cat.categories)
+        kinds = {_value_kind(c) for c in cats}
+        kind = _KIND_OF[kinds.pop()] if len(kinds) == 1 else None
+        return kind, [str(c) for c in cats]
+    k = series.dtype.kind
+    if k == "b":
+        return "bool", None
+    if k in "iu":
+        return "int", None
+    if k == "f":
+        return "float", None
+    values = [x for x in series.tolist() if not _is_missing_scalar(x)]
+    types = {}
+    for x in values:
+        types.setdefault(_value_kind(x), x)
+    if int in types and float in types:
+        types.pop(int)  # 1 and 1.5: numbers, read as floats
+    if len(types) > 1:
+        (ta, xa), (tb, xb) = sorted(types.items(), key=lambda kv: kv[0].__name__)[:2]
+        raise error("mixed-types", task=task, column=column, a=ta.__name__, b=tb.__name__, x=xa, y=xb)
+    return (_KIND_OF[next(iter(types))] if types else None), None
+
+
+def _is_missing_scalar(x):
+    return x is None or (isinstance(x, (float, np.floating)) and np.isnan(x)) or (isinstance(x, str) and x == "")
+
+
+def _ordered_states(labels, kind):
+    """Observed labels in the order of their values: numbers numerically, False before True, text sorted."""
+    if kind in ("int", "float"):
+        return sorted(labels, key=float)
+    if kind == "bool":
+        return sorted(labels, key=lambda s: s == "True")
+    return sorted(labels)
+
+
 def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
     """Integer-code one pandas DataFrame.
 
@@ -395,6 +469,7 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
     if df.shape[0] == 0:
         raise error("no-rows", task=name)
     labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    kinds = [_column_kind(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
     missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
     any_missing = np.logical_or.reduce(missing)
     if any_missing.any():
@@ -426,13 +501,20 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
                             declared=", ".join(map(repr, st)))
             lut = np.array([pos[u] for u in uniq.tolist()], dtype=np.int64)
         else:
-            st = tuple(uniq.tolist())
-            lut = np.arange(len(st), dtype=np.int64)
+            kind, order = kinds[j]
+            if order is not None:  # a pandas category: its declared levels, unused ones included
+                st = tuple(order)
+            else:
+                st = tuple(_ordered_states(uniq.tolist(), kind))
+            pos = {s: k for k, s in enumerate(st)}
+            lut = np.array([pos[u] for u in uniq.tolist()], dtype=np.int64)
         if len(st) > MAX_STATES:
             raise error("too-many-states", task=name, column=col, n_states=len(st), limit=MAX_STATES)
         codes[:, j] = lut[inverse.reshape(-1)]
         state_lists.append(st)
-    return DiscreteData(codes, tuple(names), tuple(state_lists), str(name))
+    kind_list = tuple(k for k, _ in kinds)
+    return DiscreteData(codes, tuple(names), tuple(state_lists), str(name),
+                        kind_list if any(k is not None for k in kind_list) else None)
 
 
 def read_csv(path, *, name=None, states=None, dropna=False):
@@ -557,11 +639,17 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
     given_order = {}  # state order of DiscreteData inputs (treated as declared)
     for name, obj in items:
         if isinstance(obj, DiscreteData):
-            coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name))
+            coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name,
+                                                                   obj.kinds))
             for v, st in zip(obj.names, obj.states):
                 given_order.setdefault(v, st)
         else:
             coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
+            import pandas as pd
+
+            for col in obj.columns:  # a category's declared levels, in their order (unused ones too)
+                if isinstance(obj[col].dtype, pd.CategoricalDtype):
+                    given_order.setdefault(str(col), tuple(str(c) for c in obj[col].cat.categories))
     for d in coded:
         if d.n_samples == 0 or d.n_vars == 0:
             raise error("empty-task", task=d.name)
@@ -574,6 +662,11 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
                 seen[v] = len(variables)
                 variables.append(v)
     declared = dict(states or {})
+    # A variable's kind across tasks: the common one, or None (text) when tasks disagree.
+    union_kinds = {}
+    for v in variables:
+        ks = {(d.kinds[d._index[v]] if d.kinds else None) for d in coded if v in d._index}
+        union_kinds[v] = ks.pop() if len(ks) == 1 else None
     union = []
     for v in variables:
         if v in declared:
@@ -590,7 +683,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
                 if v in d._index:
                     labels.update(d.states[d._index[v]])
             first = given_order.get(v, ())
-            st = tuple(first) + tuple(sorted(labels - set(first)))
+            st = tuple(first) + tuple(_ordered_states(labels - set(first), union_kinds.get(v)))
             if len(st) > MAX_STATES:
                 raise error("too-many-states-across-tasks", column=v, n_states=len(st), limit=MAX_STATES)
         union.append(st)

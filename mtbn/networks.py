@@ -148,9 +148,9 @@ class BayesianNetwork:
         The parent structure has a directed cycle.
     """
 
-    __slots__ = ("_names", "_states", "_parents", "_cpts", "_index")
+    __slots__ = ("_names", "_states", "_parents", "_cpts", "_index", "_kinds")
 
-    def __init__(self, names, states, parents, cpts):
+    def __init__(self, names, states, parents, cpts, kinds=None):
         names = tuple(str(n) for n in names)
         states = tuple(tuple(str(s) for s in st) for st in states)
         parents = tuple(tuple(_as_index(p, "parents") for p in ps) for ps in parents)
@@ -168,6 +168,7 @@ class BayesianNetwork:
         self._parents = parents
         self._cpts = cpts
         self._index = {n: i for i, n in enumerate(names)}
+        self._kinds = None if kinds is None or all(k is None for k in kinds) else tuple(kinds)
 
     # Read-only attributes --------------------------------------------------
 
@@ -190,6 +191,16 @@ class BayesianNetwork:
     def cpts(self):
         """The conditional probability tables (tuple of read-only arrays)."""
         return self._cpts
+
+    @property
+    def kinds(self):
+        """Per variable, the type its state labels stand for ("int", "float", "bool" or None), or None."""
+        return getattr(self, "_kinds", None)
+
+    def state_values(self, v):
+        """The states of variable ``v`` as the user's values (ints, floats, bools or the labels)."""
+        kind = None if self.kinds is None else self.kinds[v]
+        return [_label_value(s, kind) for s in self._states[v]]
 
     @property
     def n_vars(self):
@@ -249,7 +260,7 @@ class BayesianNetwork:
 
     def copy(self):
         """An independent copy (new CPT arrays)."""
-        return BayesianNetwork(self._names, self._states, self._parents, self._cpts)
+        return BayesianNetwork(self._names, self._states, self._parents, self._cpts, self.kinds)
 
     def __repr__(self):
         n_edges = sum(len(ps) for ps in self._parents)
@@ -436,6 +447,7 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
     _check_parents(names, parents)
     _check_acyclic(names, parents)
     states = tuple(data.states[c] for c in columns)
+    kinds = None if getattr(data, "kinds", None) is None else tuple(data.kinds[c] for c in columns)
     arities = [len(s) for s in states]
     codes = data.codes
     cpts = []
@@ -447,7 +459,18 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
         config = _config_codes(codes, [columns[p] for p in ps], parent_arities)
         child = codes[:, columns[v]].astype(np.int64)
         cpts.append(_posterior_mean_cpt(child, config, parent_arities, arities[v], ess))
-    return BayesianNetwork(names, states, parents, cpts)
+    return BayesianNetwork(names, states, parents, cpts, kinds)
+
+
+def _label_value(label, kind):
+    """A state label back as the user's value."""
+    if kind == "int":
+        return int(label)
+    if kind == "float":
+        return float(label)
+    if kind == "bool":
+        return label == "True"
+    return label
 
 
 register("network-missing-column", InvalidDataError, "task {task!r} has no column for network variable {name!r}.",
@@ -1306,8 +1329,8 @@ def to_pgmpy(network):
         ps = network.parents[v]
         arity = len(network.states[v])
         evidence = [network.names[p] for p in ps]
-        state_names = {name: list(network.states[v])}
-        state_names.update({network.names[p]: list(network.states[p]) for p in ps})
+        state_names = {name: network.state_values(v)}
+        state_names.update({network.names[p]: network.state_values(p) for p in ps})
         cpds.append(
             TabularCPD(
                 variable=name,

@@ -48,6 +48,7 @@ __all__ = [
     "plot_validation_curve",
     "plot_network_comparison",
     "plot_cluster_structures",
+    "plot_tasks",
     "selection_report_html",
     "selection_report_markdown",
     "relatedness_report_html",
@@ -569,6 +570,71 @@ def plot_cluster_structures(graphs, labels, *, max_tasks=16):
     fig.suptitle("Learned structures; grey = shared by every task of the cluster, colour = not shared by all",
                  fontsize=10)
     return _png(fig)
+
+
+def _edges_of(graph):
+    """(nodes, edges) of a DAG, a networkx DiGraph, an mtbn or a pgmpy network."""
+    if hasattr(graph, "edges") and callable(graph.edges) and hasattr(graph, "n_edges"):
+        return list(graph.names), list(graph.edges(names=True))
+    if hasattr(graph, "nodes") and callable(graph.nodes):
+        return [str(v) for v in graph.nodes()], [(str(u), str(v)) for u, v in graph.edges()]
+    return list(graph.names), list(graph.edges)
+
+
+def plot_tasks(graphs, *, axes=None, ncols=4, title=None):
+    """Every task's structure on one shared layout, each edge coloured by how many tasks have it.
+
+    Parameters
+    ----------
+    graphs : dict of name -> DAG, networkx.DiGraph or BayesianNetwork
+        One structure per task (e.g. ``learner.graphs_``).
+    axes : sequence of matplotlib Axes, optional
+        One per task, to draw into an existing figure; by default a new
+        figure with ``ncols`` panels per row.
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Dark grey: an edge every task has; from blue to red: edges fewer tasks
+        have (red: one task only). Node positions are the same in every panel.
+    """
+    from matplotlib.lines import Line2D
+
+    names = list(graphs)
+    parts = {t: _edges_of(graphs[t]) for t in names}
+    nodes = list(dict.fromkeys(v for t in names for v in parts[t][0]))
+    count = {}
+    for t in names:
+        for e in set(parts[t][1]):
+            count[e] = count.get(e, 0) + 1
+    k = len(names)
+    pos = _layout(nodes, list(count))
+    palette = {c: _RED if c == 1 else _GREY if c == k else ("#4e79a7", "#76b7b2", "#edc948", "#f28e2b")[(c - 2) % 4]
+               for c in range(1, k + 1)}
+    if axes is None:
+        cols = max(1, min(ncols, k))
+        rows = max(1, math.ceil(k / cols))
+        cell = 3.6 if len(nodes) <= 12 else 5.5 if len(nodes) <= 25 else 7.5
+        fig = _figure((cols * cell, rows * cell + 0.6))
+        axes = list(np.atleast_1d(fig.subplots(rows, cols)).ravel())
+    else:
+        axes = list(axes)
+        fig = axes[0].figure
+    for ax, t in zip(axes, names):
+        edges = parts[t][1]
+        groups = [([e for e in edges if count[e] == c], palette[c], "solid", 2.0 if c < k else 1.2)
+                  for c in range(1, k + 1)]
+        _draw_structure(ax, nodes, pos, groups, f"{t} ({len(edges)} edges)")
+    for ax in axes[k:]:
+        ax.set_axis_off()
+    handles = [Line2D([], [], color=palette[c], linewidth=2, label=f"in {c} of {k} task(s)")
+               for c in sorted({count[e] for e in count})]
+    if handles:
+        fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=9, frameon=False)
+    if title:
+        fig.suptitle(_tex(title))
+    return fig
 
 
 # ---------------------------------------------------------------------------

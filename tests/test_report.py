@@ -368,3 +368,26 @@ def test_html_renders_in_headless_chromium(select_dir, tmp_path):
     with Image.open(shot) as im:
         pixels = np.asarray(im.convert("L"))
     assert (pixels < 200).mean() > 0.01  # text and figures were drawn, not a blank page
+
+
+def test_plot_tasks_draws_every_task_on_one_layout_coloured_by_sharing():
+    import networkx as nx
+    from matplotlib.figure import Figure
+
+    from mtbn.graph import DAG
+    from mtbn.report import plot_tasks
+
+    names = ["a", "b", "c", "d"]
+    g1 = DAG([set(), {0}, {1}, set()], names)          # a->b, b->c
+    g2 = DAG([set(), {0}, set(), {2}], names)          # a->b, c->d
+    g3 = nx.DiGraph([("a", "b"), ("b", "c")])
+    g3.add_node("d")
+    fig = plot_tasks({"t1": g1, "t2": g2, "t3": g3}, ncols=2, title="three tasks")
+    assert isinstance(fig, Figure)
+    titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert titles == ["t1 (2 edges)", "t2 (2 edges)", "t3 (2 edges)"]
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert legend == ["in 1 of 3 task(s)", "in 2 of 3 task(s)", "in 3 of 3 task(s)"]  # c->d, b->c, a->b
+    target = Figure()
+    axes = target.subplots(1, 3)
+    assert plot_tasks({"t1": g1, "t2": g2, "t3": g3}, axes=axes) is target

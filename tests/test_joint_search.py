@@ -220,3 +220,57 @@ def test_single_task_starts_run_in_parallel_with_identical_results():
     two = learn_structures(tasks, prior="none", n_restarts=3, n_jobs=2)
     assert [sorted(g.edges(names=True)) for g in one.graphs] == [sorted(g.edges(names=True)) for g in two.graphs]
     assert [r.log_score for r in one.single_task] == [r.log_score for r in two.single_task]
+
+
+def _random_pair_problem(rng, k):
+    gains = rng.normal(0, 3, (k, 3))
+    gains[:, 0] = np.where(rng.random(k) < 0.5, 0.0, gains[:, 0])
+    gains[rng.random((k, 3)) < 0.2] = -np.inf
+    part = rng.random(k) < 0.85
+    gains[~part] = (0.0, -np.inf, -np.inf)
+    if rng.random() < 0.3:  # integer gains: many exact ties
+        gains = np.where(np.isfinite(gains), np.round(gains), gains)
+    return gains, part
+
+
+def test_paired_best_configuration_fast_path_equals_enumeration():
+    # The O(k^3) path must pick the same tie-broken configuration as brute-force enumeration,
+    # with and without an excluded configuration (the tabu phase's "best move that changes something").
+    from mtbn.joint import _best_by_enumeration, _paired_best_configuration
+    from mtbn.priors import PairedPrior
+
+    rng = np.random.default_rng(11)
+    for _ in range(800):
+        k = int(rng.integers(2, 8))
+        prior = PairedPrior(float(rng.choice([0.0, 0.3, 0.9, 0.999, 1.0])), k,
+                            reversal=str(rng.choice(["double", "single"])))
+        gains, part = _random_pair_problem(rng, k)
+        L = float(prior.log_factors(2)[0])
+        exclude = None
+        if rng.random() < 0.6:
+            exclude = tuple(int(rng.choice([s for s in range(3) if np.isfinite(gains[t, s])] or [0]))
+                            for t in range(k))
+        fast = _paired_best_configuration(prior, gains, part, L, 1e-7, exclude)
+        slow = _best_by_enumeration(prior, gains, part, L, 1e-7, exclude)
+        assert fast[0] == slow[0]
+        assert fast[1] == slow[1] or np.isclose(fast[1], slow[1])
+
+
+def test_paired_best_configuration_fast_path_equals_the_generic_path_beyond_enumeration():
+    # k = 9: too many configurations to enumerate; the generic path fixes tasks one by one with the
+    # branch-and-bound value oracle, the fast path with its count tables.
+    from mtbn.joint import best_configuration
+    from mtbn.priors import PairedPrior
+
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        k = 9
+        prior = PairedPrior(float(rng.choice([0.5, 0.99, 1.0])), k)
+        gains, part = _random_pair_problem(rng, k)
+        gains[~np.isfinite(gains).any(axis=1), 0] = 0.0  # every task has a legal state
+        L = float(prior.log_factors(2)[0])
+        for exclude in (None, tuple(int(np.argmax(g)) for g in gains)):
+            fast = best_configuration(prior, gains, part, L, solver="exact", exclude=exclude)
+            generic = best_configuration(prior, gains, part, L, solver="bnb", exclude=exclude)
+            assert fast[0] == generic[0]
+            assert np.isclose(fast[1], generic[1]) or fast[1] == generic[1]

@@ -24,33 +24,6 @@ def problems(k, n, rng):
     return out
 
 
-def _generic_best(prior, gains, part, log_factor, exclude):
-    k = gains.shape[0]
-
-    def values(gs):
-        b = len(gs)
-        P = np.broadcast_to(part, (b, k))
-        L = np.full(b, float(log_factor))
-        if exclude is None:
-            return joint.solve_pairs(prior, gs, P, L, "exact")
-        return joint.solve_excluding(prior, gs, P, L, np.broadcast_to(np.asarray(exclude), (b, k)), "exact")
-
-    best = float(values(gains[None])[0])
-    g = gains.copy()
-    states = []
-    for t in range(k):
-        trials = np.repeat(g[None], 3, axis=0)
-        for s in range(3):
-            trials[s, t] = -np.inf
-            trials[s, t, s] = g[t, s]
-        vals = values(trials)
-        ok = [s for s in range(3) if np.isfinite(gains[t, s]) and vals[s] >= best - joint.TIE_TOLERANCE]
-        chosen = ok[0] if ok else int(np.argmax(gains[t]))
-        g = trials[chosen]
-        states.append(chosen)
-    return tuple(states), best
-
-
 def main():
     rng = np.random.default_rng(0)
     print("| tasks k | exclude | generic ms | fast ms | ratio |")
@@ -65,7 +38,7 @@ def main():
             for g in probs:
                 ex = tuple(int(np.argmax(r)) for r in g) if exclude else None
                 t0 = time.perf_counter()
-                a = _generic_best(prior, g, part, L, ex)
+                a = joint._fixing_best_configuration(prior, g, part, L, "exact", joint.TIE_TOLERANCE, ex)
                 t1 = time.perf_counter()
                 b = joint._paired_best_configuration(prior, g, part, L, joint.TIE_TOLERANCE, ex)
                 t2 = time.perf_counter()

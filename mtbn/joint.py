@@ -317,6 +317,12 @@ def best_configuration(prior, gains, part, log_factor, solver="auto", tol=TIE_TO
     k = gains.shape[0]
     if k >= 2 and isinstance(prior, PairedPrior) and resolve_solver(prior, solver) == "exact":
         return _paired_best_configuration(prior, gains, part, log_factor, tol, exclude)
+    return _fixing_best_configuration(prior, gains, part, log_factor, solver, tol, exclude)
+
+
+def _fixing_best_configuration(prior, gains, part, log_factor, solver, tol, exclude):
+    """The generic path: fix tasks one by one with the solver's best value as an oracle."""
+    k = gains.shape[0]
 
     def values(gs):
         b = len(gs)

@@ -169,11 +169,14 @@ def _check_out(out):
     path = os.path.abspath(out)
     if os.path.exists(path) and not os.path.isdir(path):
         raise _usage_error("out-is-a-file", out=out)
-    probe = path
+    # The outputs are staged in a hidden folder beside --out, so its parent must be writable too.
+    probe = os.path.dirname(path)
     while not os.path.exists(probe):
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
         raise _usage_error("out-not-writable", out=out, probe=probe)
+    if os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK):
+        raise _usage_error("out-not-writable", out=out, probe=path)
 
 
 @contextlib.contextmanager
@@ -194,20 +197,32 @@ def _staged_output(out):
     os.chmod(stage, 0o777 & ~umask)
     try:
         yield stage
-    except BaseException:
+        if os.path.isdir(final) and not os.listdir(final):
+            os.rmdir(final)
+        if not os.path.exists(final):
+            os.replace(stage, final)
+            return
+        for root, _, files in os.walk(stage):
+            dest = os.path.normpath(os.path.join(final, os.path.relpath(root, stage)))
+            os.makedirs(dest, exist_ok=True)
+            for name in files:
+                _move_file(os.path.join(root, name), os.path.join(dest, name))
+    finally:
         shutil.rmtree(stage, ignore_errors=True)
-        raise
-    if os.path.isdir(final) and not os.listdir(final):
-        os.rmdir(final)
-    if not os.path.exists(final):
-        os.replace(stage, final)
-        return
-    for root, _, files in os.walk(stage):
-        dest = os.path.normpath(os.path.join(final, os.path.relpath(root, stage)))
-        os.makedirs(dest, exist_ok=True)
-        for name in files:
-            os.replace(os.path.join(root, name), os.path.join(dest, name))
-    shutil.rmtree(stage, ignore_errors=True)
+
+
+def _move_file(src, dst):
+    """Replace ``dst`` by ``src`` atomically, also when ``dst`` is on another file system (a mount point)."""
+    import errno
+
+    try:
+        os.replace(src, dst)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        tmp = f"{dst}.mtbn-partial"
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
 
 
 def cmd_learn(args):
@@ -551,8 +566,20 @@ def _add_run_args(p, common_help):
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
 
 
+def _noise_floor_arg(text):
+    value = _nonneg_int(text)
+    if value == 1:
+        raise error("option-noise-floor", value=text)
+    return value
+
+
+register("option-noise-floor", A, "must be 0 (no floor) or a number of replicates >= 2; got {value!r}",
+         cause="--noise-floor 1: a floor is a quantile over replicates, so one replicate cannot give it.",
+         fix="Write 0 for no floor or 2 or more (10 is the default).")
+
+
 def _add_noise_floor_arg(p):
-    p.add_argument("--noise-floor", default=10, type=_nonneg_int, metavar="B",
+    p.add_argument("--noise-floor", default=10, type=_noise_floor_arg, metavar="B",
                    help="direct measure: permutation replicates for the noise floor, the distance tasks that differ "
                    "only by chance stay within; distances within it are marked and never split (default 10; 0 = "
                    "none; each replicate costs one joint search of all tasks)")

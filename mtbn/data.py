@@ -419,7 +419,38 @@ def _column_kind(series, task, column):
 
 
 def _is_missing_scalar(x):
-    return x is None or (isinstance(x, (float, np.floating)) and np.isnan(x)) or (isinstance(x, str) and x == "")
+    import pandas as pd
+
+    if isinstance(x, str):
+        return x == ""
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _number_labels(labels):
+    """Labels of a numeric column, whole numbers written as integers ("1", not "1.0"), and the kind.
+
+    pandas stores an integer column with a missing value as floats; writing
+    whole numbers as integers keeps 1 and 1.0 one state across tasks.
+    """
+    out, whole = [], True
+    for text in labels.tolist():
+        try:
+            f = float(text)
+        except (TypeError, ValueError):
+            out.append(text)  # a missing cell: dropped or refused later
+            continue
+        if not np.isfinite(f):
+            out.append(text)  # NaN is a missing cell (dropped or refused later); inf stays as it is
+            whole = whole and np.isnan(f)
+        elif f == int(f):
+            out.append(str(int(f)))
+        else:
+            whole = False
+            out.append(text)
+    return np.array(out, dtype=object), ("int" if whole else "float")
 
 
 def _ordered_states(labels, kind):
@@ -470,6 +501,10 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
         raise error("no-rows", task=name)
     labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
     kinds = [_column_kind(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    for j, (kind, order) in enumerate(kinds):
+        if kind in ("int", "float") and order is None:
+            labels[j], kind = _number_labels(labels[j])
+            kinds[j] = (kind, None)
     missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
     any_missing = np.logical_or.reduce(missing)
     if any_missing.any():

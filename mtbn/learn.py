@@ -1087,7 +1087,7 @@ class MultitaskStructureLearner(_Estimator):
     ['a', 'b']
     """
 
-    _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_",
+    _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_", "task_column_",
                "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_")
     _takes_dict = True
 
@@ -1161,6 +1161,7 @@ class MultitaskStructureLearner(_Estimator):
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
         n_bootstrap = params.pop("n_bootstrap")
         res = learn_structures(tasks, **params)
+        self.task_column_ = params["task_column"]
         self.__dict__.pop("_networks_cache", None)
         self.__dict__.pop("bootstrap_", None)
         if n_bootstrap:
@@ -1201,7 +1202,7 @@ class MultitaskStructureLearner(_Estimator):
 
         self._check_fitted("bayesian_networks_")
         values = []
-        for name, data in _as_named_items(tasks, self.task_column):
+        for name, data in _as_named_items(tasks, self.task_column_):
             if name not in self.bayesian_networks_:
                 raise error("unknown-task", task=name, names=", ".join(map(repr, self.bayesian_networks_)))
             values.append(np.mean(log_likelihood(self.bayesian_networks_[name], as_discrete_data(data, name=name),

@@ -151,10 +151,11 @@ register("noise-floor-replicates", InvalidParameterError,
          fix="Pass True (10 replicates), an integer >= 2, or False / 0 for no floor.")
 
 
-def _null_replicate(codes, variables, states, sizes, r, seed, mask, reversal, kwargs):
+def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reversal, kwargs):
     perm = np.random.default_rng([seed, r, 6]).permutation(len(codes))
     parts = np.split(perm, np.cumsum(sizes)[:-1])
-    data = {f"pseudo{i}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo{i}") for i, p in enumerate(parts)}
+    data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
+            for lab, p in zip(labels, parts)}
     res = learn_structures(data, **kwargs)
     edges = [_masked_edges(g, mask) for g in res.graphs]
     k = len(edges)
@@ -201,12 +202,15 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
     kwargs = dict(learn_kwargs, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
                   random_state=seed, solver=solver)
-    codes = np.concatenate([ts.global_codes(t) for t in range(ts.n_tasks)])
-    sizes = [d.n_samples for d in ts.tasks]
+    # Pool in task-name order, so the floor does not depend on the order the tasks were given.
+    order = sorted(range(ts.n_tasks), key=lambda t: ts.names[t])
+    codes = np.concatenate([ts.global_codes(t) for t in order])
+    sizes = [ts.tasks[t].n_samples for t in order]
+    labels = [ts.names[t] for t in order]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
         null_max = Parallel(n_jobs=n_jobs)(
-            delayed(_null_replicate)(codes, ts.variables, ts.states, sizes, r, seed, mask, reversal, kwargs)
+            delayed(_null_replicate)(codes, ts.variables, ts.states, sizes, labels, r, seed, mask, reversal, kwargs)
             for r in range(n_perm))
     null_max = np.asarray(null_max, dtype=float)
     return float(np.quantile(null_max, quantile, method="higher")), null_max
@@ -538,7 +542,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     if measure == "direct":
         rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
                                  equivalent_sample_size=equivalent_sample_size, noise_floor=noise_floor,
-                                 **rel_kwargs)
+                                 n_jobs=n_jobs, **rel_kwargs)
     else:
         rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
                                    n_folds=n_folds, n_jobs=n_jobs, **rel_kwargs)
@@ -702,7 +706,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     say(f"direct relatedness of {k} tasks")
     rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
                              equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed,
-                             noise_floor=noise_floor)
+                             noise_floor=noise_floor, n_jobs=n_jobs)
     within = rel.within_noise()
     curve = []
     if n_clusters == "auto":
@@ -713,7 +717,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
             if candidates and len(set(labels)) == len(set(candidates[-1][0])):
                 continue  # the cut gives the same partition as before
             if within is not None and np.any(within.values & (labels[:, None] != labels[None, :])):
-                continue  # it would separate tasks whose distance is within noise
+                break  # it separates tasks within noise, and every finer cut (they are nested) does too
             say(f"learning within {len(set(labels))} cluster(s)")
             graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
             per_task = []

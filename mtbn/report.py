@@ -922,7 +922,8 @@ def _selection_page(result, options=None, draw=True):
                          "error of the best (toward less transfer)" if getattr(result, "rule", "max") == "one-se"
                          else "the N with the highest validation log-likelihood per row (the smallest on ties)")
                       + (f"; N was at least {result.n_within_noise}, the tasks within noise of the principal "
-                         "(distance no larger than their distance to themselves under resampling)"
+                         "(distance no larger than the noise floor, the distance tasks that differ only by chance "
+                         "stay within)"
                          if getattr(result, "n_within_noise", 0) else "") + ".",
     }.get(result.how, result.how)
     gap_note = ""
@@ -1174,8 +1175,9 @@ def _clustering_page(result, options=None, draw=True):
                   "paired standard error of the best (toward less transfer)" if result.rule == "one-se"
                   else "the number with the highest mean validation log-likelihood per row over the tasks")
                + ". Cuts that give the same partition as a smaller number are not repeated"
-               + ("; cuts that would separate two tasks whose distance is within noise (no larger than a "
-                  "task's distance to itself under resampling) are not tried" if rel.floor else "") + ".")
+               + ("; cuts that would separate two tasks whose distance is within the noise floor (the distance "
+                  "tasks that differ only by chance stay within) are not tried"
+                  if rel.within_noise() is not None else "") + ".")
     else:
         how = "The number of clusters was given by the user."
     page.box([f"<strong>Clusters:</strong> {result.n_clusters}", f"<strong>How chosen:</strong> {_e(how)}"],

@@ -315,3 +315,16 @@ def test_unrelated_tasks_are_not_within_noise():
     assert noise_floor(tasks, n_restarts=1, n_perm=4, n_jobs=2)[0] == noise_floor(tasks, n_restarts=1, n_perm=4)[0]
     partial = dict(tasks, t2=tasks["t2"].drop(columns=[tasks["t2"].columns[0]]))
     assert np.isnan(noise_floor(partial, n_restarts=1, n_perm=2)[0])
+
+
+def test_noise_floor_does_not_depend_on_the_order_of_the_tasks():
+    from mtbn.benchmarks import make_problem
+    from mtbn.networks import sample
+    from mtbn.relatedness import noise_floor
+
+    nets = make_problem("sachs", n_tasks=3, random_state=2)
+    tasks = {f"t{i}": sample(n, 200 + 50 * i, random_state=i).to_dataframe() for i, n in enumerate(nets)}
+    forward = noise_floor(tasks, n_restarts=1, n_perm=3)
+    backward = noise_floor(dict(reversed(list(tasks.items()))), n_restarts=1, n_perm=3)
+    assert forward[0] == backward[0]
+    np.testing.assert_array_equal(forward[1], backward[1])

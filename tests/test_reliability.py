@@ -377,3 +377,27 @@ def test_bench_does_not_claim_plots_without_matplotlib(tmp_path, capsys, monkeyp
     assert main(argv) == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     assert "no plots: matplotlib is not installed" in last and "and plots" not in last
+
+
+def test_out_whose_parent_is_not_writable_is_refused_before_learning(tmp_path, capsys):
+    import os
+
+    if os.geteuid() == 0:
+        pytest.skip("root can write anywhere")
+    parent = tmp_path / "locked"
+    (parent / "out").mkdir(parents=True)
+    parent.chmod(0o555)
+    try:
+        paths = _write_pair(tmp_path)
+        assert main(["learn", *paths, "--out", str(parent / "out"), "--prior", "none"]) == 2
+        assert "cannot be created or written" in capsys.readouterr().err
+    finally:
+        parent.chmod(0o755)
+
+
+def test_noise_floor_of_one_replicate_is_an_option_error(tmp_path, capsys):
+    paths = _write_pair(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["relatedness", *paths, "--measure", "direct", "--noise-floor", "1", "--out", str(tmp_path / "r")])
+    assert exc.value.code == 2
+    assert "argument --noise-floor: must be 0 (no floor) or a number of replicates >= 2" in capsys.readouterr().err

@@ -77,3 +77,23 @@ def test_pgmpy_queries_take_the_users_values_and_bif_round_trips(frame, tmp_path
     assert back.names == b.names and back.states == b.states
     for x, y in zip(back.cpts, b.cpts):
         np.testing.assert_allclose(x, y, atol=1e-15)
+
+
+def test_whole_numbers_stored_as_floats_are_the_same_states_as_ints():
+    # pandas stores an integer column with a missing value as floats (or as nullable Int64).
+    ts = make_taskset({"a": pd.DataFrame({"x": [1, 2, 1]}), "b": pd.DataFrame({"x": [1, 2, None, 2]})}, dropna=True)
+    assert ts.states == (("1", "2"),) and ts.tasks[1].kinds == ("int",)
+    d = from_dataframe(pd.DataFrame({"x": pd.array([1, None, 2], dtype="Int64")}), dropna=True)
+    assert d.states == (("1", "2"),) and d.kinds == ("int",)
+    d = from_dataframe(pd.DataFrame({"x": [1, pd.NA, 2]}, dtype=object), dropna=True)  # pd.NA is missing
+    assert d.states == (("1", "2"),)
+    d = from_dataframe(pd.DataFrame({"x": [1.5, 2.0, 1.5]}))
+    assert d.states == (("1.5", "2"),) and d.kinds == ("float",)
+
+
+def test_score_uses_the_task_column_given_to_fit(frame):
+    long = pd.concat([frame.assign(site="a"), frame.assign(site="b")], ignore_index=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = MultitaskStructureLearner(penalty=0.5, n_restarts=0, n_joint_restarts=0).fit(long, task_column="site")
+    assert np.isfinite(m.score(long))

@@ -77,6 +77,11 @@ class BootstrapResult:
     def n_boot(self):
         return self.edges.shape[0]
 
+    def _adjacent(self, t=slice(None)):
+        """``adj[b, (t,) u, v]``: replicate ``b`` has ``u`` and ``v`` adjacent (in task ``t``, or all tasks)."""
+        e = self.edges[:, t]
+        return e | np.swapaxes(e, -1, -2)
+
     def _task(self, task):
         if task not in self.task_names:
             raise error("unknown-task", task=task, names=", ".join(map(repr, self.task_names)))
@@ -89,8 +94,7 @@ class BootstrapResult:
 
     def adjacency_frequency(self):
         """``(k, n, n)``, symmetric: fraction of replicates with ``u`` and ``v`` adjacent in each task."""
-        adj = self.edges | np.swapaxes(self.edges, 2, 3)
-        return adj.mean(axis=0)
+        return self._adjacent().mean(axis=0)
 
     def strength(self, task):
         """bnlearn-style table of one task: ``from, to, strength, direction`` for every pair seen at least once.
@@ -101,8 +105,8 @@ class BootstrapResult:
         import pandas as pd
 
         t = self._task(task)
-        freq = self.edge_frequency()[t]
-        adj = self.adjacency_frequency()[t]
+        freq = self.edges[:, t].mean(axis=0)
+        adj = self._adjacent(t).mean(axis=0)
         rows = []
         for u, v in zip(*np.nonzero(np.triu(adj, 1))):
             for a, b in ((u, v), (v, u)):
@@ -122,8 +126,8 @@ class BootstrapResult:
         dropped, weakest first. Returns ``(DAG, threshold)``.
         """
         t = self._task(task)
-        adj = self.adjacency_frequency()[t]
-        freq = self.edge_frequency()[t]
+        adj = self._adjacent(t).mean(axis=0)
+        freq = self.edges[:, t].mean(axis=0)
         idx = np.flatnonzero(self.present[t])
         if threshold is None:
             iu, ju = np.triu_indices(len(idx), 1)
@@ -159,7 +163,7 @@ class BootstrapResult:
         """
         import pandas as pd
 
-        adj = self.edges | np.swapaxes(self.edges, 2, 3)  # (B, k, n, n)
+        adj = self._adjacent()  # (B, k, n, n)
         has = self.present[:, :, None] & self.present[:, None, :]  # (k, n, n)
         count = adj.sum(axis=1)  # (B, n, n): tasks with the adjacency, per replicate
         n_has = has.sum(axis=0)
@@ -184,7 +188,7 @@ class BootstrapResult:
         import pandas as pd
 
         a, b = self._task(task_a), self._task(task_b)
-        adj = self.edges | np.swapaxes(self.edges, 2, 3)
+        adj = self._adjacent()
         both = self.present[a] & self.present[b]
         diff = (adj[:, a] != adj[:, b]).mean(axis=0)
         rows = [(self.variables[u], self.variables[v], float(diff[u, v]), float(adj[:, a, u, v].mean()),

@@ -157,9 +157,17 @@ def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reve
     data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
             for lab, p in zip(labels, parts)}
     res = learn_structures(data, **kwargs)
-    edges = [_masked_edges(g, mask) for g in res.graphs]
+    return float(_distance_matrix([_masked_edges(g, mask) for g in res.graphs], reversal).max())
+
+
+def _distance_matrix(edges, reversal):
+    """Symmetric matrix of edit distances between the tasks' edge lists."""
     k = len(edges)
-    return max(edit_distance(edges[a], edges[b], reversal=reversal) for a in range(k) for b in range(a + 1, k))
+    D = np.zeros((k, k))
+    for a in range(k):
+        for b in range(a + 1, k):
+            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b], reversal=reversal)
+    return D
 
 
 def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
@@ -261,10 +269,7 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
     names = ts.names
     k = len(names)
     edges = [_masked_edges(g, mask) for g in res.graphs]
-    D = np.zeros((k, k))
-    for a in range(k):
-        for b in range(a + 1, k):
-            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b], reversal=reversal)
+    D = _distance_matrix(edges, reversal)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
                              dict(zip(names, res.graphs)), search=res.search, floor=floor,
                              null_max=null_max)

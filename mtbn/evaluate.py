@@ -127,19 +127,29 @@ def _check_methods(methods):
     return out
 
 
+def trial_data(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, n_test=20000):
+    """One trial's true networks, training data (tasks ``task0``...), test samples, and the trial's rng.
+
+    The rng continues the trial's stream (the methods' seeds are drawn from it).
+    """
+    rng = np.random.default_rng([int(seed), int(trial)])
+    truths = make_problem(problem, n_tasks=n_tasks, p_del=p_del, random_state=rng)
+    train = [
+        DiscreteData(sample(net, n_train, random_state=rng).codes, net.names, net.states, f"task{t}")
+        for t, net in enumerate(truths)
+    ]
+    test = [sample(net, n_test, random_state=rng) for net in truths]
+    return truths, train, test, rng
+
+
 def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, validation=50,
               n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"),
               penalty_grid=None, n_restarts=20, ess=1.0):
     """Run every method on one trial; returns a list of result dicts."""
-    rng = np.random.default_rng([int(seed), int(trial)])
-    truths = make_problem(problem, n_tasks=n_tasks, p_del=p_del, random_state=rng)
+    truths, train, test, rng = trial_data(problem, trial, seed=seed, n_tasks=n_tasks, p_del=p_del,
+                                          n_train=n_train, n_test=n_test)
     k = len(truths)
-    names = [f"task{t}" for t in range(k)]
-    train = [
-        DiscreteData(sample(net, n_train, random_state=rng).codes, net.names, net.states, names[t])
-        for t, net in enumerate(truths)
-    ]
-    test = [sample(net, n_test, random_state=rng) for net in truths]
+    names = [t.name for t in train]
     true_dags = [_true_dag(n) for n in truths]
     rows = []
 

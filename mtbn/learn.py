@@ -25,8 +25,9 @@ from mtbn.messages import error, register
 from mtbn.graph import DAG
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
-from mtbn.score import SCORES, make_scorer
+from mtbn.score import SCORES, make_scorer, pairwise_log_bayes_factors
 from mtbn.search import TIE_TOLERANCE, hill_climb
+from mtbn.stats import relabelling_test
 from mtbn.selection import RULES, ValidationScores, holdout_splits, kfold_splits
 
 __all__ = [
@@ -513,12 +514,45 @@ SELECTION_RESTARTS = 10
 SELECTION_JOINT_RESTARTS = 0
 
 
-def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
+#: The relabelling test's level and permutations (see :func:`_relatedness_check`).
+RELATEDNESS_LEVEL = 0.01
+RELATEDNESS_PERMUTATIONS = 999
+#: ... fewer (not below 199) when k * m^2 * permutations would exceed this.
+RELATEDNESS_WORK = 2e8
+
+
+def _relatedness_check(scorers, local_index, seed):
+    """Do the tasks' variables depend on each other alike, beyond chance?
+
+    The multitask prior assumes similar structures. On held-out rows it can
+    also win on unrelated tasks, as a plain sparsity penalty (it removes
+    edges one task has and the others lack), which is not transfer. So the
+    guard also asks whether the tasks share a dependence pattern at all:
+    :func:`mtbn.stats.relabelling_test` on every task's pairwise log Bayes
+    factors (:func:`mtbn.score.pairwise_log_bayes_factors`, all rows), over
+    the variables every task has. None when fewer than 3 variables are
+    shared.
+    """
+    common = np.flatnonzero(np.all(local_index >= 0, axis=0))
+    if len(scorers) < 2 or len(common) < 3:
+        return None
+    mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
+    work = len(scorers) * len(common) ** 2
+    n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
+    out = relabelling_test(mats, n_perm, seed)
+    out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
+    return out
+
+
+def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related=None):
     """The negative-transfer guard: is the chosen penalty better than delta = 0 on held-out rows?
 
     Transfer is accepted when the chosen penalty's mean held-out
     log-likelihood exceeds that of independent learning (delta = 0) by more
-    than the paired standard error of the difference. Per task, the same
+    than the paired standard error of the difference, and the tasks'
+    dependences are more alike than under random relabelling of their
+    variables (``related``, from :func:`_relatedness_check`, p below
+    :data:`RELATEDNESS_LEVEL`; skipped when None). Per task, the same
     comparison names the tasks that gain ("helped"), lose ("hurt") or
     neither ("unclear").
     """
@@ -535,6 +569,13 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
         status = "none"
         message = (f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); "
                    "returning the single-task structures")
+    elif gain > se and related is not None and related["p_value"] >= related["level"]:
+        status = "forced" if force else "rejected"
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+                   f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}), but the tasks' variables "
+                   "depend on each other no more alike than under random relabelling "
+                   f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
+                   "not transfer" + ("" if force else "; returning the single-task structures"))
     elif gain > se:
         status = "accepted"
         message = (f"transfer accepted: penalty {grid[chosen]:.10g} beats independent learning by "
@@ -545,11 +586,20 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force):
                    f"does not beat independent learning by more than one standard error on {where} "
                    f"(gain {gain:.4g} nats per row, SE {se:.2g})"
                    + ("" if force else "; returning the single-task structures"))
+    if related is not None:
+        for name, r in zip(task_names, related["tasks"]):
+            tasks[name]["relatedness"] = r
     hurt = [n for n, v in tasks.items() if v["verdict"] == "hurt"]
     if hurt and status in ("accepted", "forced"):
         message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
+    if related is not None and status in ("accepted", "forced"):
+        odd = [n for n, r in zip(task_names, related["tasks"]) if r["p_value"] >= related["level"]]
+        if odd:
+            message += (f"; tasks whose dependences match the others' no better than chance "
+                        f"(relabelling test p >= {related['level']:g}): {', '.join(odd)}")
     return {"status": status, "message": message, "selected_penalty": float(grid[chosen]),
-            "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks}
+            "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks,
+            "relatedness": None if related is None else {k: v for k, v in related.items() if k != "tasks"}}
 
 
 def _split_rows(n, validation, rng, task, name="validation"):
@@ -926,8 +976,10 @@ def learn_structures(
         return _search_grid(scorers, starts, grid, prior_kwargs, kwargs, base=base,
                             starts_are_optima=stl is not None, warm_start=warm_start, n_jobs=n_jobs, say=say)
 
+    full_scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+
     def run_one(delta):
-        scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+        scorers = full_scorers
         starts, stl = starts_for(ts.tasks, scorers, n_restarts)
         say(f"multitask search at penalty {delta:.15g} on all rows")
         return _run_penalty(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
@@ -963,7 +1015,8 @@ def learn_structures(
         path = [PenaltyPathPoint(d, float(scores.means[c]), r.graphs, r.log_score, r.n_iter,
                                  validation_se=float(scores.ses[c]), se_vs_best=scores.difference(c, top)[1])
                 for c, (d, r) in enumerate(zip(grid, first))]
-        transfer = _transfer_check(scores, grid, best, ts.names, rule, n_folds, force_transfer)
+        related = _relatedness_check(full_scorers, ts.local_index, np.random.SeedSequence([base, 5]))
+        transfer = _transfer_check(scores, grid, best, ts.names, rule, n_folds, force_transfer, related)
         chosen = grid[best] if transfer["status"] in ("accepted", "forced") else 0.0
         say(f"chosen penalty {grid[best]:.10g}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
         if transfer["status"] in ("rejected", "none"):

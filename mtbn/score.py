@@ -40,6 +40,7 @@ __all__ = [
     "bdeu_local_score",
     "count_family",
     "make_scorer",
+    "pairwise_log_bayes_factors",
     "SCORES",
 ]
 
@@ -246,6 +247,30 @@ SCORES = {
     "bdeu": lambda data, ess: BDeuScore(data, ess),
     "bic": lambda data, ess: BICScore(data),
 }
+
+
+def pairwise_log_bayes_factors(scorer, variables=None):
+    """Evidence for dependence between every two variables, on one data set.
+
+    ``B[u, v] = s(v | {u}) - s(v | {})``: the log Bayes factor of "u and v
+    are dependent" against "independent" under ``scorer``. BDeu is score
+    equivalent, so ``B`` is symmetric (``s(v|u) + s(u) = s(u|v) + s(v)``).
+    The diagonal is 0. Only ``variables`` (column indices, default all) are
+    scored; the one-parent local scores land in the scorer's cache, where a
+    later search reuses them.
+
+    Returns
+    -------
+    ndarray of shape (m, m), float64, ``m = len(variables)``.
+    """
+    idx = list(range(scorer.n_vars)) if variables is None else [int(v) for v in variables]
+    m = len(idx)
+    out = np.zeros((m, m))
+    for a, v in enumerate(idx):
+        empty = scorer.local_score(v, ())
+        for b in range(a + 1, m):
+            out[b, a] = out[a, b] = scorer.local_score(v, (idx[b],)) - empty
+    return out
 
 
 def make_scorer(data, score="bdeu", equivalent_sample_size=1.0):

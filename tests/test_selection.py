@@ -126,6 +126,7 @@ def test_guard_accepts_transfer_on_related_alarm_tasks():
         res = learn_structures(tasks, **FAST)
     assert res.transfer["status"] == "accepted"
     assert res.penalty > 0 and res.transfer["gain"] > res.transfer["se"] > 0
+    assert res.transfer["relatedness"]["p_value"] < res.transfer["relatedness"]["level"]
     # The final structures are learned on all rows at the chosen penalty.
     direct = learn_structures(tasks, penalty=res.penalty, n_restarts=3, n_joint_restarts=1)
     assert [g.parents for g in res.graphs] == [g.parents for g in direct.graphs]
@@ -177,7 +178,86 @@ def test_cli_prints_the_guard_and_writes_it(tmp_path, capsys):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["transfer"]["message"] in printed
     assert summary["transfer"]["folds"] == 3 and summary["transfer"]["rule"] == "one-se"
-    assert all(set(v) == {"gain", "se", "verdict"} for v in summary["transfer"]["tasks"].values())
+    assert all(set(v) == {"gain", "se", "verdict", "relatedness"} for v in summary["transfer"]["tasks"].values())
+    assert 0 < summary["transfer"]["relatedness"]["p_value"] <= 1
+
+
+# --- the relabelling test (are the tasks related at all?) -------------------------
+
+
+def _random_symmetric(m, rng):
+    a = rng.normal(size=(m, m))
+    a = a + a.T
+    np.fill_diagonal(a, 0.0)
+    return a
+
+
+def test_relabelling_statistic_is_the_mean_pairwise_spearman_correlation():
+    from scipy.stats import spearmanr
+
+    from mtbn.stats import relabelling_test
+
+    rng = np.random.default_rng(0)
+    base = _random_symmetric(9, rng)
+    mats = [base + 0.8 * _random_symmetric(9, rng) for _ in range(4)]
+    iu = np.triu_indices(9, 1)
+    rho = np.array([[spearmanr(a[iu], b[iu])[0] for b in mats] for a in mats])
+    out = relabelling_test(mats, n_permutations=99, random_state=0)
+    assert out["statistic"] == pytest.approx(rho[np.triu_indices(4, 1)].mean())
+    for t in range(4):
+        assert out["tasks"][t]["statistic"] == pytest.approx((rho[t].sum() - 1) / 3)
+    assert out["p_value"] == pytest.approx(0.01)  # no relabelling comes close: 1 / (1 + 99)
+    again = relabelling_test(mats, n_permutations=99, random_state=0)
+    assert again == out
+
+
+def test_relabelling_test_is_calibrated_on_unrelated_matrices():
+    from mtbn.stats import relabelling_test
+
+    rng = np.random.default_rng(1)
+    p = [relabelling_test([_random_symmetric(8, rng) for _ in range(3)], 99, random_state=i)["p_value"]
+         for i in range(200)]
+    # Under the null the p-value is (discretely) uniform: about 10% fall at or below 0.1.
+    assert 0.04 < np.mean(np.array(p) <= 0.1) < 0.18
+    assert 0.35 < np.mean(p) < 0.65
+
+
+def test_pairwise_log_bayes_factors_are_score_differences_and_symmetric():
+    from mtbn.score import BDeuScore, pairwise_log_bayes_factors
+
+    from mtbn.data import from_dataframe
+
+    data = from_dataframe(_problem_tasks("sachs", 200, k=1)["t0"])
+    s = BDeuScore(data)
+    b = pairwise_log_bayes_factors(s)
+    fresh = BDeuScore(data)
+    for u in range(data.n_vars):
+        for v in range(data.n_vars):
+            if u != v:
+                # BDeu is score equivalent: u -> v and v -> u give the same evidence.
+                assert b[u, v] == pytest.approx(fresh.local_score(v, (u,)) - fresh.local_score(v, ()), abs=1e-9)
+    assert np.allclose(b, b.T) and np.all(np.diag(b) == 0)
+    sub = pairwise_log_bayes_factors(s, [4, 1, 7])
+    assert np.allclose(sub, b[np.ix_([4, 1, 7], [4, 1, 7])])
+
+
+def test_guard_rejects_a_held_out_gain_between_unrelated_tasks():
+    from mtbn.learn import _transfer_check
+
+    rows = _path([0.0, 0.05], noise=0.2, k=3)  # candidate 1 (penalty 0.9) wins clearly on held-out rows
+    scores = ValidationScores(rows)
+    names = ("a", "b", "c")
+    unrelated = {"p_value": 0.4, "level": 0.01, "statistic": 0.0,
+                 "tasks": [{"statistic": 0.0, "p_value": 0.4}] * 3}
+    out = _transfer_check(scores, [0.0, 0.9], 1, names, "one-se", 5, False, unrelated)
+    assert out["status"] == "rejected" and "unrelated" in out["message"]
+    assert out["relatedness"]["p_value"] == 0.4 and out["tasks"]["a"]["relatedness"]["p_value"] == 0.4
+    assert _transfer_check(scores, [0.0, 0.9], 1, names, "one-se", 5, True, unrelated)["status"] == "forced"
+    related = dict(unrelated, p_value=0.001, tasks=[{"statistic": 0.8, "p_value": 0.001}] * 2
+                   + [{"statistic": 0.0, "p_value": 0.5}])
+    out = _transfer_check(scores, [0.0, 0.9], 1, names, "one-se", 5, False, related)
+    assert out["status"] == "accepted" and out["message"].endswith("no better than chance "
+                                                                   "(relabelling test p >= 0.01): c")
 
 
 # --- CPDAG distance --------------------------------------------------------------

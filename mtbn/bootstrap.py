@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtbn._validation import check_n_jobs, check_random_state
+from mtbn.engine import Shared
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
@@ -290,7 +291,8 @@ def bootstrap_structures(tasks, *, n_boot=100, reselect_penalty=False, random_st
     say(f"{n_boot} bootstrap replicates of {ts.n_tasks} task(s)")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
-        reps = Parallel(n_jobs=n_jobs)(delayed(_replicate)(ts.tasks, ts.names, b, base, kwargs) for b in range(n_boot))
+        shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
+        reps = Parallel(n_jobs=n_jobs)(delayed(_replicate)(shared, ts.names, b, base, kwargs) for b in range(n_boot))
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
     edges = np.zeros((n_boot, ts.n_tasks, n, n), dtype=bool)

@@ -128,6 +128,11 @@ def _positive_float(text):
     return value
 
 
+SCHEDULER_HELP = ("run the parallel work on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786; "
+                  "needs pip install \"mtbn[dask]\"); every worker is used and --jobs is ignored; "
+                  "results equal a local run's (see docs/scaling.md)")
+
+
 class _Progress:
     """Progress lines on stderr (only when it is a terminal, or when forced)."""
 
@@ -561,6 +566,7 @@ def _add_run_args(p, common_help):
     p.add_argument("--ess", default=1.0, type=_positive_float, help=common_help["ess"])
     p.add_argument("--seed", default=0, type=_seed_arg, help=common_help["seed"])
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N", help=common_help["jobs"])
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
     p.add_argument("--restarts", default=50, type=_nonneg_int, help=common_help["restarts"])
     p.add_argument("--dropna", action="store_true", help="drop rows with missing values instead of failing")
     p.add_argument("--progress", action="store_true", help="print progress on stderr even when not a terminal")
@@ -645,6 +651,7 @@ def build_parser():
                    help="random restarts of the joint search per start (default 20)")
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
                    help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
     p.add_argument("--bootstrap", default=0, type=_nonneg_int, metavar="B",
                    help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
                    "and across tasks, and averaged networks, to DIR/bootstrap/ (default 0: none; each "
@@ -662,6 +669,7 @@ def build_parser():
     p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
     p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
     p.add_argument("--jobs", default=2, type=_jobs_arg, help="parallel trials (default 2)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
     p.add_argument("--seed", default=0, type=_seed_arg, help="random seed (default 0)")
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder)")
     p.set_defaults(func=cmd_demo)
@@ -690,6 +698,7 @@ def build_parser():
                    "penalty; a list: a penalty sweep (mtl@DELTA for each value)")
     p.add_argument("--seed", default=0, type=_seed_arg, help="random seed (default 0)")
     p.add_argument("--jobs", default=1, type=_jobs_arg, help="parallel trials (default 1; -1 = all cores)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--test-rows", default=20000, type=int, help="test rows per task for KL (default 20000)")
     p.add_argument("--restarts", default=20, type=_nonneg_int, help="restarts of single-task searches (default 20, fewer than the 50 of "
@@ -847,7 +856,14 @@ def main(argv=None):
     in_main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
     try:
-        return args.func(args)
+        scheduler = getattr(args, "scheduler", None)
+        if scheduler is None:
+            return args.func(args)
+        from mtbn.engine import dask_engine
+
+        with dask_engine(scheduler, what="--scheduler"):
+            args.jobs = -1
+            return args.func(args)
     except (MtbnError, _UsageError, OSError) as exc:
         print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
         return 2

@@ -193,6 +193,10 @@ class DiscreteData:
     kinds: tuple = None
     _index: dict = field(init=False, repr=False, compare=False)
 
+    def __sizeof__(self):
+        # The codes dominate; a Dask engine scatters data this size once (mtbn.engine).
+        return object.__sizeof__(self) + self.codes.nbytes
+
     def __post_init__(self):
         codes = np.asfortranarray(self.codes, dtype=np.uint8)
         object.__setattr__(self, "codes", codes)
@@ -276,6 +280,9 @@ class TaskSet:
     variables: tuple
     states: tuple
     local_index: np.ndarray
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + sum(t.__sizeof__() for t in self.tasks)
 
     @property
     def names(self):

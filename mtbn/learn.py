@@ -20,6 +20,7 @@ from mtbn._validation import (
     check_random_state,
 )
 from mtbn.data import DiscreteData, from_dataframe, read_csv
+from mtbn.engine import Shared
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
 from mtbn.messages import error, register
 from mtbn.graph import DAG
@@ -648,7 +649,7 @@ def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds,
     """Single-task solutions per task (local indices); tasks in parallel with ``n_jobs`` (same results)."""
     args = [(scorer, local_index[t], max_parents, required, forbidden, n_restarts, seeds[t])
             for t, scorer in enumerate(scorers)]
-    if n_jobs in (None, 1) or len(scorers) < 2:
+    if n_jobs == 1 or len(scorers) < 2:  # in this process: the scorers keep their caches
         return [_stl_one(*a) for a in args]
     from joblib import Parallel, delayed
 
@@ -690,25 +691,36 @@ def _configs(result):
     return [[set(p) for p in g.parents] for g in result.graphs]
 
 
-def _search_grid(scorers, starts, grid, prior_kwargs, search_kwargs, *, base, starts_are_optima, warm_start,
-                 n_jobs, say):
-    """The joint search at every penalty of ``grid`` (sorted increasing).
+def _search_grid(problems, grid, prior_kwargs, search_kwargs, *, base, warm_start, n_jobs, say):
+    """The joint search at every penalty of ``grid`` (sorted increasing), for each problem.
 
-    Cold (default): every point searches from ``starts``, in parallel.
-    ``warm_start``: continuation in both directions. An upward pass adds the
-    previous point's result to each point's starts; a downward pass then
-    searches each point from its upward result and the next point's
-    downward result. Each point keeps the best score it saw, so a warm point
-    never scores below the cold search from ``starts``.
+    ``problems`` is a list of ``(scorers, starts, starts_are_optima)``, one
+    per CV fold; returns one list of results (one per grid point) per
+    problem. Cold (default): every (problem, point) search starts from the
+    problem's ``starts``, all of them in one joblib loop (so a Dask cluster
+    sees folds x points jobs). ``warm_start``: continuation in both
+    directions, problem by problem. An upward pass adds the previous point's
+    result to each point's starts; a downward pass then searches each point
+    from its upward result and the next point's downward result. Each point
+    keeps the best score it saw, so a warm point never scores below the
+    cold search from ``starts``.
     """
-    run = dict(base=base, starts_are_optima=starts_are_optima)
     if not warm_start:
         from joblib import Parallel, delayed
 
-        say(f"penalty grid of {len(grid)} points")
-        return Parallel(n_jobs=n_jobs)(
-            delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs, **run) for delta in grid
+        say(f"penalty grid of {len(grid)} points" + (f" x {len(problems)} folds" if len(problems) > 1 else ""))
+        flat = Parallel(n_jobs=n_jobs)(
+            delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
+                                  starts_are_optima=optima)
+            for scorers, starts, optima in problems for delta in grid
         )
+        return [flat[i * len(grid):(i + 1) * len(grid)] for i in range(len(problems))]
+    return [_warm_grid(scorers, starts, grid, prior_kwargs, search_kwargs, base=base, starts_are_optima=optima,
+                       say=say) for scorers, starts, optima in problems]
+
+
+def _warm_grid(scorers, starts, grid, prior_kwargs, search_kwargs, *, base, starts_are_optima, say):
+    run = dict(base=base, starts_are_optima=starts_are_optima)
     up = []
     for i, delta in enumerate(grid):
         say(f"penalty {delta:.15g} (upward)")
@@ -969,14 +981,20 @@ def learn_structures(
             out.append(("empty", [[set() for _ in range(d.n_vars)] for d in datasets]))
         return out, stl
 
-    def run_grid(train):
-        scorers = [make_scorer(d, "bdeu", ess) for d in train]
-        starts, stl = starts_for(train, scorers, min(n_restarts, SELECTION_RESTARTS))
+    def run_grid(trains):
+        """Every fold's starts, then the grid search of every (fold, penalty)."""
+        problems = []
+        for f, train in enumerate(trains):
+            if len(trains) > 1:
+                say(f"fold {f + 1}/{len(trains)}: starts")
+            scorers = Shared(make_scorer(d, "bdeu", ess) for d in train)
+            starts, stl = starts_for(train, scorers, min(n_restarts, SELECTION_RESTARTS))
+            problems.append((scorers, starts, stl is not None))
         kwargs = dict(search_kwargs, n_restarts=min(n_joint_restarts, SELECTION_JOINT_RESTARTS))
-        return _search_grid(scorers, starts, grid, prior_kwargs, kwargs, base=base,
-                            starts_are_optima=stl is not None, warm_start=warm_start, n_jobs=n_jobs, say=say)
+        return _search_grid(problems, grid, prior_kwargs, kwargs, base=base, warm_start=warm_start,
+                            n_jobs=n_jobs, say=say)
 
-    full_scorers = [make_scorer(d, "bdeu", ess) for d in ts.tasks]
+    full_scorers = Shared(make_scorer(d, "bdeu", ess) for d in ts.tasks)
 
     def run_one(delta):
         scorers = full_scorers
@@ -998,16 +1016,13 @@ def learn_structures(
         else:
             splits = [kfold_splits(d.n_samples, cv, r) for d, r in zip(ts.tasks, task_rngs)]
         n_folds = len(splits[0])
-        held_out = []  # [fold][grid point][task] per-row log-likelihoods
-        first = None
-        for f in range(n_folds):
-            if n_folds > 1:
-                say(f"fold {f + 1}/{n_folds}")
-            train = [d.take(sp[f][0]) for d, sp in zip(ts.tasks, splits)]
-            valid = [d.take(sp[f][1]) for d, sp in zip(ts.tasks, splits)]
-            results = run_grid(train)
-            held_out.append([_heldout_rows(r.graphs, train, valid, ess) for r in results])
-            first = first or results
+        trains = [[d.take(sp[f][0]) for d, sp in zip(ts.tasks, splits)] for f in range(n_folds)]
+        valids = [[d.take(sp[f][1]) for d, sp in zip(ts.tasks, splits)] for f in range(n_folds)]
+        per_fold = run_grid(trains)
+        # [fold][grid point][task] per-row log-likelihoods
+        held_out = [[_heldout_rows(r.graphs, train, valid, ess) for r in results]
+                    for results, train, valid in zip(per_fold, trains, valids)]
+        first = per_fold[0]
         scores = ValidationScores([[np.concatenate([fold[c][t] for fold in held_out]) for t in range(k)]
                                    for c in range(len(grid))])
         best = scores.choose(rule)

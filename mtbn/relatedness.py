@@ -34,6 +34,7 @@ import numpy as np
 from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
 from mtbn.selection import RULES, ValidationScores
 from mtbn.data import DiscreteData, make_taskset
+from mtbn.engine import Shared
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.graph import DAG, edit_distance
@@ -341,8 +342,9 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     ]
     folds = [np.array_split(np.random.default_rng([base, key, 2]).permutation(d.n_samples), n_folds)
              for d, key in zip(ts.tasks, keys)]
+    shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per job
     rows = Parallel(n_jobs=n_jobs)(
-        delayed(_cv_row)(g, d, graphs, ts.tasks, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+        delayed(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
     )
     ll = np.array([r[0] for r in rows])  # ll[s, e]
     own = np.array([r[1] for r in rows])  # own[s, e]: e's own structure on the variables e shares with s

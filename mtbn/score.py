@@ -125,6 +125,11 @@ class _CountingScore:
         self.hits = 0
         self.misses = 0
 
+    def __sizeof__(self):
+        # The data columns and about 100 bytes per cached score: lets a Dask
+        # engine see that a scorer is worth scattering (see mtbn.engine).
+        return object.__sizeof__(self) + sum(c.nbytes for c in self._columns) + 100 * len(self._cache)
+
     def local_score(self, child, parents):
         """Cached local score of ``child`` given the set ``parents``."""
         key = (child, tuple(sorted(parents)))

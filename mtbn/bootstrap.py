@@ -32,6 +32,7 @@ import numpy as np
 
 from mtbn._validation import check_n_jobs, check_random_state
 from mtbn.engine import Shared
+from mtbn.progress import reporter
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
@@ -277,7 +278,7 @@ def bootstrap_structures(tasks, *, n_boot=100, reselect_penalty=False, random_st
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
-    say = progress or (lambda message: None)
+    say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
     penalty = None
     if not reselect_penalty:
@@ -288,11 +289,14 @@ def bootstrap_structures(tasks, *, n_boot=100, reselect_penalty=False, random_st
                 warnings.simplefilter("ignore", TransferWarning)
                 penalty = learn_structures(ts, **dict(kwargs, n_jobs=n_jobs)).penalty
         kwargs["penalty"] = float(penalty)
-    say(f"{n_boot} bootstrap replicates of {ts.n_tasks} task(s)")
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
-        reps = Parallel(n_jobs=n_jobs)(delayed(_replicate)(shared, ts.names, b, base, kwargs) for b in range(n_boot))
+        reps = []
+        for r in Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_replicate)(shared, ts.names, b, base, kwargs) for b in range(n_boot)):
+            reps.append(r)
+            tick()
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
     edges = np.zeros((n_boot, ts.n_tasks, n, n), dtype=bool)

@@ -133,15 +133,18 @@ SCHEDULER_HELP = ("run the parallel work on the Dask scheduler at ADDRESS (e.g. 
                   "results equal a local run's (see docs/scaling.md)")
 
 
-class _Progress:
-    """Progress lines on stderr (only when it is a terminal, or when forced)."""
+def _progress(args):
+    """Progress for a command: bars and lines on a terminal, lines with --progress, else log records only."""
+    from mtbn.progress import Reporter
 
-    def __init__(self, enabled=None):
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+    tty = sys.stderr.isatty()
+    if not (tty or getattr(args, "progress", False)):
+        return Reporter()
+    if tty:
+        from tqdm.auto import tqdm
 
-    def __call__(self, message):
-        if self.enabled:
-            print(message, file=sys.stderr, flush=True)
+        return Reporter(callback=lambda message: tqdm.write(message, file=sys.stderr), bars=True)
+    return Reporter(callback=lambda message: print(message, file=sys.stderr, flush=True))
 
 
 # ---------------------------------------------------------------------------
@@ -235,7 +238,7 @@ def cmd_learn(args):
 
     _check_out(args.out)
     t0 = time.perf_counter()
-    progress = _Progress(True if args.progress else None)
+    progress = _progress(args)
     names = [os.path.splitext(os.path.basename(p))[0] for p in args.csv]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -374,7 +377,7 @@ def cmd_bench(args):
             if "sweep" in methods or not any(m.startswith("mtl") for m in methods):
                 methods = [m for m in methods if m != "sweep"]
             methods += [f"mtl@{v!r}" for v in values if f"mtl@{v!r}" not in methods]
-    progress = _Progress(True if args.progress else None)
+    progress = _progress(args)
     t0 = time.perf_counter()
     results, summary = run_benchmark(
         args.problem, args.out, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=args.pdel,
@@ -455,7 +458,7 @@ def cmd_relatedness(args):
 
     _check_out(args.out)
     t0 = time.perf_counter()
-    progress = _Progress(True if args.progress else None)
+    progress = _progress(args)
     tasks = _read_named_tasks(args.csv, args.dropna)
     progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
     if args.measure == "direct":
@@ -483,7 +486,7 @@ def cmd_select(args):
 
     _check_out(args.out)
     t0 = time.perf_counter()
-    progress = _Progress(True if args.progress else None)
+    progress = _progress(args)
     tasks = _read_named_tasks(args.csv, args.dropna)
     res = select_tasks(
         tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
@@ -516,7 +519,7 @@ def cmd_cluster(args):
 
     _check_out(args.out)
     t0 = time.perf_counter()
-    progress = _Progress(True if args.progress else None)
+    progress = _progress(args)
     tasks = _read_named_tasks(args.csv, args.dropna)
     res = cluster_tasks(
         tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,

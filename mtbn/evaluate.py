@@ -55,6 +55,7 @@ from mtbn.learn import learn_identical_structures, learn_structure, learn_struct
 from mtbn.messages import error, register
 from mtbn.metrics import cpdag_distance, edit_distance, kl_divergence, mean_log_likelihood, undecidable_reversals
 from mtbn.networks import fit_parameters, sample
+from mtbn.progress import reporter
 
 __all__ = ["run_benchmark", "summarise", "METHODS", "RESULT_COLUMNS", "run_trial"]
 
@@ -301,7 +302,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
             raise error("bench-other-settings", out=out, config=cfg_path)
     with open(cfg_path, "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=2)
-    say = progress or (lambda message: None)
+    say = reporter(progress)
     todo = [t for t in range(n_trials) if not _trial_is_complete(_trial_path(out, t), methods, n_tasks, say)]
     if len(todo) < n_trials:
         say(f"resuming: {n_trials - len(todo)} of {n_trials} trials already done")
@@ -315,9 +316,11 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
         return trial, time.perf_counter() - t0
 
     done = n_trials - len(todo)
-    for trial, secs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(one)(t) for t in todo):
-        done += 1
-        say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")
+    with say.stage(f"{problem} trials", len(todo), "trial") as tick:
+        for trial, secs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(one)(t) for t in todo):
+            done += 1
+            tick()
+            say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")
     frames = [pd.read_csv(_trial_path(out, t)) for t in range(n_trials)]
     results = pd.concat(frames, ignore_index=True)
     results.to_csv(os.path.join(out, "results.csv"), index=False)

@@ -21,6 +21,7 @@ from mtbn._validation import (
 )
 from mtbn.data import DiscreteData, from_dataframe, read_csv
 from mtbn.engine import Shared
+from mtbn.progress import reporter
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
 from mtbn.messages import error, register
 from mtbn.graph import DAG
@@ -645,15 +646,25 @@ def _stl_one(scorer, local_index, max_parents, required, forbidden, n_restarts, 
     )
 
 
-def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names, n_jobs=None):
+def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names, n_jobs=None,
+                say=None):
     """Single-task solutions per task (local indices); tasks in parallel with ``n_jobs`` (same results)."""
     args = [(scorer, local_index[t], max_parents, required, forbidden, n_restarts, seeds[t])
             for t, scorer in enumerate(scorers)]
-    if n_jobs == 1 or len(scorers) < 2:  # in this process: the scorers keep their caches
-        return [_stl_one(*a) for a in args]
-    from joblib import Parallel, delayed
+    with reporter(say).stage("single-task searches", len(args), "task") as tick:
+        if n_jobs == 1 or len(scorers) < 2:  # in this process: the scorers keep their caches
+            out = []
+            for a in args:
+                out.append(_stl_one(*a))
+                tick()
+            return out
+        from joblib import Parallel, delayed
 
-    return Parallel(n_jobs=n_jobs)(delayed(_stl_one)(*a) for a in args)
+        out = []
+        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_stl_one)(*a) for a in args):
+            out.append(r)
+            tick()
+        return out
 
 
 def _point_rng(base, penalty, label):
@@ -708,12 +719,16 @@ def _search_grid(problems, grid, prior_kwargs, search_kwargs, *, base, warm_star
     if not warm_start:
         from joblib import Parallel, delayed
 
-        say(f"penalty grid of {len(grid)} points" + (f" x {len(problems)} folds" if len(problems) > 1 else ""))
-        flat = Parallel(n_jobs=n_jobs)(
-            delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
-                                  starts_are_optima=optima)
-            for scorers, starts, optima in problems for delta in grid
-        )
+        label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
+        flat = []
+        with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
+            for r in Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_run_penalty)(scorers, starts, prior_kwargs, delta, search_kwargs, base=base,
+                                      starts_are_optima=optima)
+                for scorers, starts, optima in problems for delta in grid
+            ):
+                flat.append(r)
+                tick()
         return [flat[i * len(grid):(i + 1) * len(grid)] for i in range(len(problems))]
     return [_warm_grid(scorers, starts, grid, prior_kwargs, search_kwargs, base=base, starts_are_optima=optima,
                        say=say) for scorers, starts, optima in problems]
@@ -941,7 +956,7 @@ def learn_structures(
     task_keys = [zlib.crc32(name.encode("utf-8")) for name in ts.names]
     seeds = [int(np.random.SeedSequence([base, key]).generate_state(1)[0]) for key in task_keys]
     task_rngs = [np.random.default_rng([base, key, 1]) for key in task_keys]
-    say = progress or (lambda message: None)
+    say = reporter(progress)
     search_kwargs = dict(local_index=ts.local_index, max_parents=max_parents, required=required,
                          forbidden=forbidden, edge_log_prior=edge_prior, solver=solver, max_iter=max_iter)
 
@@ -962,10 +977,9 @@ def learn_structures(
             return [("empty", [[set() for _ in range(d.n_vars)] for d in datasets])], None
         out, stl = [], None
         if start in ("auto", "single-task"):
-            say(f"single-task searches for {len(datasets)} task(s)")
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
                               n_restarts=restarts, seeds=seeds, local_index=ts.local_index, names=names,
-                              n_jobs=n_jobs)
+                              n_jobs=n_jobs, say=say)
             out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
         if start in ("auto", "identical") and shared_variables and k > 1:
             say("identical-structure (TSK) search")

@@ -35,6 +35,7 @@ from mtbn._validation import check_n_jobs, check_option, check_penalty, check_ra
 from mtbn.selection import RULES, ValidationScores
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import Shared
+from mtbn.progress import reporter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.graph import DAG, edit_distance
@@ -533,7 +534,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     check_option("selection_rule", selection_rule, RULES)
     if isinstance(n, int) and n > ts.n_tasks - 1:
         raise error("n-select-range", n_others=ts.n_tasks - 1, value=n)
-    say = progress or (lambda message: None)
+    say = reporter(progress)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
     datasets = dict(zip(ts.names, ts.tasks))
@@ -697,7 +698,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         raise error("n-clusters-value", k=k, value=n_clusters)
     check_n_jobs(n_jobs)
     check_option("selection_rule", selection_rule, RULES)
-    say = progress or (lambda message: None)
+    say = reporter(progress)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
     full = dict(zip(names, ts.tasks))

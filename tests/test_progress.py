@@ -1,0 +1,77 @@
+"""Progress reporting (issue 12): log records in the API, bars or lines on the command line, no prints."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+
+from mtbn.benchmarks import make_problem
+from mtbn.cli import main
+from mtbn.learn import learn_structures
+from mtbn.networks import sample
+from mtbn.progress import Reporter
+
+KW = dict(cv=2, penalty_grid=(0.0, 0.9), n_restarts=1, n_joint_restarts=0, random_state=0)
+
+
+def _tasks(k=2, n=120):
+    rng = np.random.default_rng(0)
+    nets = make_problem("sachs", n_tasks=k, random_state=rng)
+    return {f"t{t}": sample(net, n, random_state=rng).to_dataframe() for t, net in enumerate(nets)}
+
+
+def test_api_logs_each_stage_and_prints_nothing(caplog, capsys):
+    with caplog.at_level(logging.INFO, logger="mtbn"):
+        learn_structures(_tasks(), **KW)
+    messages = [r.getMessage() for r in caplog.records if r.name == "mtbn"]
+    # grid (0, 0.9): 2 points x 2 folds = 4 searches
+    assert "penalty grid x folds: 4 searches" in messages
+    assert messages.count("single-task searches: 2 tasks") == 3  # two folds and the final run
+    assert any(m.startswith("penalty grid x folds: done in ") for m in messages)
+    out = capsys.readouterr()
+    assert out.out == "" and out.err == ""
+
+
+def test_a_callable_gets_the_same_lines():
+    got = []
+    learn_structures(_tasks(), progress=got.append, **KW)
+    assert "penalty grid x folds: 4 searches" in got and any(m.startswith("multitask search at penalty") for m in got)
+
+
+def test_bars_are_drawn_on_stderr_for_counted_stages(capsys):
+    r = Reporter(bars=True)
+    with r.stage("replicates", 3, "replicate") as tick:
+        for _ in range(3):
+            tick()
+    err = capsys.readouterr().err
+    assert "replicates:" in err and "0/3" in err  # the bar (cleared when the stage ends: leave=False)
+    # one job: no bar, only the log record
+    with r.stage("single", 1) as tick:
+        tick()
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_progress_writes_one_line_per_stage_without_bars(tmp_path, capsys):
+    paths = []
+    for name, df in _tasks().items():
+        paths.append(str(tmp_path / f"{name}.csv"))
+        df.to_csv(paths[-1], index=False)
+    assert main(["learn", "--progress", "--cv", "2", "--restarts", "1", "--joint-restarts", "0",
+                 "--out", str(tmp_path / "o"), *paths]) == 0
+    err = capsys.readouterr().err
+    assert "penalty grid x folds: 26 searches" in err  # the default grid (13 points with 0) x 2 folds
+    assert "\r" not in err  # not a terminal: lines, no bars
+    # without --progress (and not on a terminal): silent
+    assert main(["learn", "--cv", "2", "--restarts", "1", "--joint-restarts", "0",
+                 "--out", str(tmp_path / "p"), *paths]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_bench_reports_trials(tmp_path):
+    from mtbn.evaluate import run_benchmark
+
+    got = []
+    run_benchmark("sachs", str(tmp_path), n_trials=2, n_tasks=2, n_train=100, n_test=100, methods=("stl",),
+                  n_restarts=1, plots=False, progress=got.append)
+    assert "sachs trials: 2 trials" in got and sum(m.startswith("trial ") for m in got) == 2
+    assert isinstance(pd.read_csv(tmp_path / "results.csv"), pd.DataFrame)

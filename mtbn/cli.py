@@ -41,6 +41,8 @@ register("option-validation", A, "must be a fraction in (0, 1) or a row count >=
 register("option-integer", A, "must be an integer >= {minimum}; got {value!r}",
          cause="An option that takes a whole number got text, a fraction or a number too small.",
          fix="Write a whole number at least as large as the minimum named.")
+register("option-export", A, "unknown format {value!r}; give some of {formats}",
+         cause="--export names a graph format mtbn does not write.", fix="Write e.g. --export dot,gml,json.")
 register("option-jobs", A, "must be a positive integer or -1 (all cores); got {value!r}",
          cause="--jobs 0 or a --jobs that is not a whole number.", fix="Write 1, a number of processes, or -1.")
 register("option-positive", A, "must be a positive number; got {value!r}",
@@ -152,24 +154,23 @@ def _progress(args):
 # ---------------------------------------------------------------------------
 
 
-def _write_task_outputs(out, name, dag, network):
+def _write_task_outputs(out, name, dag, network, export=()):
     from mtbn.networks import write_bif
 
     write_bif(network, os.path.join(out, f"{name}.bif"))  # first: it refuses labels BIF cannot hold
-    _write_edges(os.path.join(out, f"{name}.edges.csv"), dag)
+    dag.write(os.path.join(out, f"{name}.edges.csv"))
+    for fmt in export:
+        dag.write(os.path.join(out, f"{name}.{fmt}"))
 
 
-def _write_edges(path, dag):
-    with open(path, "w", encoding="utf-8", newline="") as fh:
-        fh.write("source,target\n")
-        for u, v in dag.edges(names=True):
-            fh.write(f"{_csv_cell(u)},{_csv_cell(v)}\n")
+def _export_arg(text):
+    from mtbn.graph import GRAPH_FORMATS
 
-
-def _csv_cell(text):
-    if any(c in text for c in ',"\n'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
+    formats = [f.strip().lower().lstrip(".") for f in text.split(",") if f.strip()]
+    for f in formats:
+        if f not in GRAPH_FORMATS or f == "csv":
+            raise error("option-export", value=f, formats=", ".join(x for x in GRAPH_FORMATS if x != "csv"))
+    return tuple(dict.fromkeys(formats))
 
 
 def _check_out(out):
@@ -313,14 +314,14 @@ def cmd_learn(args):
     summary["seconds"] = time.perf_counter() - t0
     with _staged_output(args.out) as out:
         for t, task in enumerate(taskset.tasks):
-            _write_task_outputs(out, task.name, res.graphs[t], res.networks[t])
+            _write_task_outputs(out, task.name, res.graphs[t], res.networks[t], args.export)
         if boot is not None:
             folder = os.path.join(out, "bootstrap")
             os.makedirs(folder)
             boot.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
             for name, (dag, _) in averaged.items():
                 boot.strength(name).to_csv(os.path.join(folder, f"{name}.strength.csv"), index=False)
-                _write_edges(os.path.join(folder, f"{name}.averaged.edges.csv"), dag)
+                dag.write(os.path.join(folder, f"{name}.averaged.edges.csv"))
         with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
             json.dump(summary, fh, indent=2)
     print(f"learned {len(taskset)} task(s) in {summary['seconds']:.2f} s; wrote {args.out}")
@@ -655,6 +656,10 @@ def build_parser():
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
                    help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
+    p.add_argument("--export", default=(), type=_export_arg, metavar="FORMATS",
+                   help="also write each task's structure as DIR/<task>.<format> for each of these comma-separated "
+                   "formats: dot (Graphviz), gml, json (networkx node-link), graphml (default: none; the BIF and "
+                   "edges.csv files are always written)")
     p.add_argument("--bootstrap", default=0, type=_nonneg_int, metavar="B",
                    help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
                    "and across tasks, and averaged networks, to DIR/bootstrap/ (default 0: none; each "

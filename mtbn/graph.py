@@ -19,6 +19,7 @@ from mtbn.messages import error, register
 
 __all__ = [
     "DAG",
+    "GRAPH_FORMATS",
     "SearchGraph",
     "edit_distance",
     "essential_graph",
@@ -28,6 +29,13 @@ __all__ = [
     "partial_topological_order",
     "REVERSAL_COSTS",
 ]
+
+#: File formats of :meth:`DAG.write` (by extension).
+GRAPH_FORMATS = ("dot", "gv", "gml", "json", "graphml", "csv")
+
+register("graph-format", InvalidParameterError, "cannot tell the graph format of {path!r}: give one of {formats}.",
+         cause="The file name's extension is not a graph format mtbn writes.",
+         fix="End the file name with .dot, .gml, .json, .graphml or .csv.")
 
 register("graph-cycle-node", CycleError, "the graph has a directed cycle through node {node}.",
          cause="The parent sets given describe a graph in which some node is, through its parents, its own ancestor.",
@@ -200,6 +208,63 @@ class DAG:
         g.add_nodes_from(self._names)
         g.add_edges_from(self.edges(names=True))
         return g
+
+    def to_dot(self, name="G"):
+        """The graph in Graphviz DOT (a ``digraph``; every node, then every edge, names quoted).
+
+        >>> print(DAG.from_edges(["a", "b c"], [("a", "b c")]).to_dot())
+        digraph "G" {
+          "a";
+          "b c";
+          "a" -> "b c";
+        }
+        """
+        def q(text):
+            return '"' + str(text).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+        lines = [f"digraph {q(name)} {{"]
+        lines += [f"  {q(v)};" for v in self._names]
+        lines += [f"  {q(u)} -> {q(v)};" for u, v in self.edges(names=True)]
+        return "\n".join(lines + ["}"])
+
+    def write(self, path):
+        """Write the graph to ``path`` in the format its extension names.
+
+        ``.dot`` / ``.gv`` (Graphviz), ``.gml`` (networkx's GML writer),
+        ``.json`` (networkx's node-link form: ``{"nodes": [{"id": ...}], "edges":
+        [{"source": ..., "target": ...}]}``; ``networkx.node_link_graph(data, edges="edges")`` reads it),
+        ``.graphml`` (networkx), ``.csv`` (``source,target`` rows).
+        """
+        import json
+
+        import networkx as nx
+
+        ext = str(path).rsplit(".", 1)[-1].lower() if "." in str(path) else ""
+        if ext in ("dot", "gv"):
+            text = self.to_dot()
+        elif ext == "gml":
+            text = "\n".join(nx.generate_gml(self.to_networkx()))
+        elif ext == "json":
+            data = {"directed": True, "multigraph": False, "graph": {},
+                    "nodes": [{"id": v} for v in self._names],
+                    "edges": [{"source": u, "target": v} for u, v in self.edges(names=True)]}
+            text = json.dumps(data, indent=1)
+        elif ext == "graphml":
+            nx.write_graphml(self.to_networkx(), path)
+            return
+        elif ext == "csv":
+            import csv
+            import io
+
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(["source", "target"])
+            w.writerows(self.edges(names=True))
+            text = buf.getvalue().rstrip("\n")
+        else:
+            raise error("graph-format", path=str(path), formats=", ".join(GRAPH_FORMATS))
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")
 
     def __eq__(self, other):
         return isinstance(other, DAG) and self._parents == other._parents and self._names == other._names

@@ -48,6 +48,7 @@ __all__ = [
     "log_likelihood",
     "sample",
     "read_bif",
+    "read_network",
     "write_bif",
     "load_network",
     "to_pgmpy",
@@ -1264,6 +1265,10 @@ def _shipped_bytes(name):
         return fallback.read_bytes()
 
 
+register("network-format", InvalidParameterError,
+         "cannot tell the network format of {path!r}: give a .bif, .bif.gz, .xml/.xmlbif, .net or .uai file.",
+         cause="The file name's extension is not a Bayesian network format mtbn reads.",
+         fix="Rename the file with the extension of its format, or convert it to BIF.")
 register("network-unknown", InvalidParameterError,
          "unknown network {name!r}: give one of {choices} or the path of a .bif / .bif.gz file.",
          cause="The name is neither a network shipped with mtbn nor the path of an existing file.",
@@ -1294,6 +1299,32 @@ def load_network(name):
     if isinstance(name, (str, os.PathLike)) and Path(name).is_file():
         return read_bif(Path(name))
     raise error("network-unknown", name=name, choices=", ".join(map(repr, SHIPPED_NETWORKS)))
+
+
+def read_network(path):
+    """Read a Bayesian network file: BIF here, XMLBIF, NET (Hugin) and UAI through pgmpy's readers.
+
+    The format comes from the extension: ``.bif`` / ``.bif.gz`` (mtbn's own
+    parser), ``.xml`` / ``.xmlbif``, ``.net``, ``.uai`` (pgmpy's
+    ``XMLBIFReader``, ``NETReader``, ``UAIReader``, then :func:`from_pgmpy`).
+
+    Returns
+    -------
+    BayesianNetwork
+    """
+    name = str(path).lower()
+    if name.endswith((".bif", ".bif.gz")):
+        return read_bif(path)
+    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".net": "NETReader", ".uai": "UAIReader"}
+    ext = next((e for e in readers if name.endswith(e)), None)
+    if ext is None:
+        raise error("network-format", path=str(path))
+    if not Path(path).is_file():
+        raise error("network-unknown", name=str(path), choices=", ".join(map(repr, SHIPPED_NETWORKS)))
+    from pgmpy import readwrite
+
+    reader = getattr(readwrite, readers[ext])(path=str(path))
+    return from_pgmpy(reader.get_model())
 
 
 # ---------------------------------------------------------------------------

@@ -301,7 +301,12 @@ def plot_distance_heatmap(distance_df, title, *, xlabel=None, ylabel=None, color
     fig = _figure((side + 1.4, side))
     ax = fig.add_subplot()
     masked = np.ma.masked_invalid(values)
-    im = ax.imshow(masked, cmap=cmap, aspect="equal")
+    # The colour scale spans the off-diagonal cells: a task's zero distance to
+    # itself would otherwise squeeze every real distance into one end.
+    self_cells = np.array([[r == c for c in cols] for r in rows], dtype=bool).reshape(values.shape)
+    scale = values[~self_cells & np.isfinite(values)]
+    limits = dict(vmin=float(scale.min()), vmax=float(scale.max())) if scale.size else {}
+    im = ax.imshow(masked, cmap=cmap, aspect="equal", **limits)
     ax.set_xticks(np.arange(len(cols)))
     ax.set_xticklabels([_tex(c) for c in cols], rotation=45, ha="right")
     ax.set_yticks(np.arange(len(rows)))

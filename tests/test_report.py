@@ -391,3 +391,20 @@ def test_plot_tasks_draws_every_task_on_one_layout_coloured_by_sharing():
     target = Figure()
     axes = target.subplots(1, 3)
     assert plot_tasks({"t1": g1, "t2": g2, "t3": g3}, axes=axes) is target
+
+
+def test_heatmap_colour_scale_ignores_the_zero_diagonal(monkeypatch):
+    import matplotlib.axes
+
+    seen = {}
+    original = matplotlib.axes.Axes.imshow
+
+    def spy(self, X, *args, **kwargs):
+        seen.update(kwargs)
+        return original(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "imshow", spy)
+    names = ["a", "b", "c"]
+    D = pd.DataFrame([[0, 3, 7], [3, 0, 5], [7, 5, 0]], index=names, columns=names, dtype=float)
+    plot_distance_heatmap(D, "distances")
+    assert (seen["vmin"], seen["vmax"]) == (3.0, 7.0)  # not 0: the diagonal is left out of the scale

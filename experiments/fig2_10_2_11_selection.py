@@ -44,7 +44,7 @@ RESTARTS = 5
 
 
 def _fit(graph, data):
-    return fit_parameters([tuple(sorted(p)) for p in graph.parents], data)
+    return fit_parameters(graph, data)
 
 
 def run_set(principal_train, others, true_net, test, validation, seed, select_valid=None):

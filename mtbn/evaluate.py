@@ -70,7 +70,7 @@ def _true_dag(net):
 
 
 def _fit(graph, data, ess):
-    return fit_parameters([tuple(sorted(p)) for p in graph.parents], data, equivalent_sample_size=ess)
+    return fit_parameters(graph, data, equivalent_sample_size=ess)
 
 
 def _fit_all(graphs, train, ess):

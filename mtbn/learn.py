@@ -755,7 +755,7 @@ def _fit_networks(graphs, datasets, ess):
     from mtbn.networks import fit_parameters
 
     return [
-        fit_parameters([tuple(sorted(p)) for p in g.parents], d, equivalent_sample_size=ess)
+        fit_parameters(g, d, equivalent_sample_size=ess)
         for g, d in zip(graphs, datasets)
     ]
 

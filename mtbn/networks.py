@@ -39,7 +39,7 @@ import numpy as np
 from mtbn._validation import check_positive, check_random_state
 from mtbn.data import MAX_STATES, DiscreteData
 from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
-from mtbn.graph import partial_topological_order
+from mtbn.graph import DAG, partial_topological_order
 from mtbn.messages import error, register
 
 __all__ = [
@@ -409,10 +409,12 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
 
     Parameters
     ----------
-    parents : sequence of sequence of int, or networkx.DiGraph
-        Parent indices of each network variable (indices into ``names``), or a
-        DiGraph whose nodes are variable names (parents are then ordered by
-        index; variables absent from the graph have no parents).
+    parents : DAG, sequence of sequence of int, or networkx.DiGraph
+        A :class:`mtbn.graph.DAG` (its node names are looked up in ``data``
+        unless ``names`` is given), the parent indices of each network variable
+        (indices into ``names``), or a DiGraph whose nodes are variable names
+        (parents are then ordered by index; variables absent from the graph
+        have no parents).
     data : DiscreteData
         The training data; arities are ``len(data.states[v])``.
     equivalent_sample_size : float, default 1.0
@@ -438,6 +440,9 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
     if not isinstance(data, DiscreteData):
         raise error("network-data-type", type_name=type(data).__name__)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    if isinstance(parents, DAG):
+        names = parents.names if names is None else names
+        parents = [tuple(sorted(p)) for p in parents.parents]
     names = data.names if names is None else tuple(str(n) for n in names)
     columns = [_data_column(data, n) for n in names]
     if hasattr(parents, "predecessors") and hasattr(parents, "edges"):

@@ -573,7 +573,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
             say(f"learning with the {N} closest task(s)")
             graph, pen, _ = _learn_principal(datasets, principal, order[:N], learn_kwargs=learn_kwargs,
                                              random_state=seed)
-            net = fit_parameters([tuple(sorted(p)) for p in graph.parents], datasets[principal],
+            net = fit_parameters(graph, datasets[principal],
                                  equivalent_sample_size=equivalent_sample_size)
             rows.append([log_likelihood(net, sel_valid, per_row=True)])
             candidates.append((N, graph, pen))
@@ -588,7 +588,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         how = "gap" if n == "gap" else "given"
         graph, pen, _ = _learn_principal(datasets, principal, order[:n_sel], learn_kwargs=learn_kwargs,
                                          random_state=seed)
-    network = fit_parameters([tuple(sorted(p)) for p in graph.parents], full_principal,
+    network = fit_parameters(graph, full_principal,
                              equivalent_sample_size=equivalent_sample_size)
     stl_graph = learn_structure(datasets[principal], equivalent_sample_size=equivalent_sample_size,
                                 n_restarts=n_restarts, random_state=seed).graph
@@ -730,7 +730,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
             graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
             per_task = []
             for name in names:
-                net = fit_parameters([tuple(sorted(p)) for p in graphs[name].parents], train[name],
+                net = fit_parameters(graphs[name], train[name],
                                      equivalent_sample_size=equivalent_sample_size)
                 per_task.append(log_likelihood(net, valid[name], per_row=True))
             rows.append(per_task)
@@ -746,7 +746,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         labels, Z = average_link_clusters(rel.distance.values, int(n_clusters))
         graphs = _learn_clusters(train, labels, names, learn_kwargs, seed, equivalent_sample_size)
     networks = {
-        name: fit_parameters([tuple(sorted(p)) for p in graphs[name].parents], full[name],
+        name: fit_parameters(graphs[name], full[name],
                              equivalent_sample_size=equivalent_sample_size)
         for name in names
     }

@@ -57,6 +57,12 @@ register("out-is-a-file", _UsageError, "--out {out!r} is a file, not a folder",
 register("out-not-writable", _UsageError, "--out {out!r} cannot be created or written ({probe!r} is not a writable folder)",
          cause="The output folder, or the folder it would be created in, cannot be written.",
          fix="Choose a folder you can write to, or fix its permissions.")
+register("constraint-file-columns", _UsageError, "{option} {path}: the file needs the columns {columns}",
+         cause="A constraint file (--require, --forbid, --tiers) lacks its header columns.",
+         fix="Write a header line: source,target for --require/--forbid; variable,tier for --tiers.")
+register("task-column-one-file", _UsageError, "--task-column splits one CSV file into tasks; got {n} files",
+         cause="With --task-column every task comes from the rows of a single file.",
+         fix="Give one CSV file, or leave out --task-column to read one task per file.")
 register("duplicate-task-file", _UsageError, "two CSV files give the task name {name!r}; rename one",
          cause="Two input files with the same file name (in different folders) would be the same task.",
          fix="Rename one of the files: the task name is the file name without .csv.")
@@ -163,6 +169,26 @@ def _write_task_outputs(out, name, dag, network, export=()):
         dag.write(os.path.join(out, f"{name}.{fmt}"))
 
 
+def _read_table(path, option, columns):
+    """Rows of the given columns of a small CSV file (constraints), as tuples of str; None without a file."""
+    if path is None:
+        return None
+    import pandas as pd
+
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.columns = [c.strip() for c in df.columns]
+    if any(c not in df.columns for c in columns):
+        raise _usage_error("constraint-file-columns", option=option, path=path, columns=",".join(columns))
+    return [tuple(str(x).strip() for x in row) for row in df[list(columns)].itertuples(index=False)]
+
+
+def _tier_key(level):
+    try:
+        return (0, float(level), "")
+    except ValueError:
+        return (1, 0.0, level)
+
+
 def _export_arg(text):
     from mtbn.graph import GRAPH_FORMATS
 
@@ -240,12 +266,22 @@ def cmd_learn(args):
     _check_out(args.out)
     t0 = time.perf_counter()
     progress = _progress(args)
-    names = [os.path.splitext(os.path.basename(p))[0] for p in args.csv]
-    dupes = sorted({n for n in names if names.count(n) > 1})
-    if dupes:
-        raise _usage_error("duplicate-task-file", name=dupes[0])
-    tasks = [read_csv(p, dropna=args.dropna) for p in args.csv]
-    taskset = make_taskset(tasks)
+    if args.task_column is not None:
+        if len(args.csv) != 1:
+            raise _usage_error("task-column-one-file", n=len(args.csv))
+        whole = read_csv(args.csv[0], dropna=args.dropna).to_dataframe()
+        taskset = make_taskset(whole, task_column=args.task_column)
+    else:
+        names = [os.path.splitext(os.path.basename(p))[0] for p in args.csv]
+        dupes = sorted({n for n in names if names.count(n) > 1})
+        if dupes:
+            raise _usage_error("duplicate-task-file", name=dupes[0])
+        taskset = make_taskset([read_csv(p, dropna=args.dropna) for p in args.csv])
+    required = _read_table(args.require, "--require", ("source", "target"))
+    forbidden = _read_table(args.forbid, "--forbid", ("source", "target"))
+    tiers = _read_table(args.tiers, "--tiers", ("variable", "tier"))
+    if tiers is not None:
+        tiers = [[v for v, t in tiers if t == level] for level in sorted({t for _, t in tiers}, key=_tier_key)]
     options = {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
     summary = {"tasks": {}, "options": options, "inputs": list(args.csv)}
     import warnings
@@ -270,6 +306,9 @@ def cmd_learn(args):
             n_restarts=args.restarts,
             start=args.start,
             n_joint_restarts=args.joint_restarts,
+            required_edges=required,
+            forbidden_edges=forbidden,
+            tiers=tiers,
             random_state=args.seed,
             n_jobs=args.jobs,
             progress=progress,
@@ -656,6 +695,16 @@ def build_parser():
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
                    help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
+    p.add_argument("--require", default=None, metavar="FILE",
+                   help="edges every task must have: a CSV file with columns source,target")
+    p.add_argument("--forbid", default=None, metavar="FILE",
+                   help="edges no task may have: a CSV file with columns source,target")
+    p.add_argument("--tiers", default=None, metavar="FILE",
+                   help="a temporal order: a CSV file with columns variable,tier (numbers or labels, sorted); "
+                   "no edge from a later tier into an earlier one; untiered variables are free")
+    p.add_argument("--task-column", default=None, metavar="NAME",
+                   help="read one CSV file whose column NAME says which task each row belongs to (one network "
+                   "per value) instead of one file per task")
     p.add_argument("--export", default=(), type=_export_arg, metavar="FORMATS",
                    help="also write each task's structure as DIR/<task>.<format> for each of these comma-separated "
                    "formats: dot (Graphviz), gml, json (networkx node-link), graphml (default: none; the BIF and "

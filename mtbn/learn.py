@@ -59,6 +59,15 @@ def as_discrete_data(data, *, name="data", dropna=False):
 
 
 P = InvalidParameterError
+register("tier-unknown-variable", P, "{what}: unknown variable {name!r}.",
+         cause="A tier (temporal order) names a variable the data does not have.",
+         fix="Use the data's column names in the tiers.")
+register("tier-twice", P, "{what}: variable {name!r} is in two tiers.",
+         cause="Each variable belongs to at most one tier of a temporal order.",
+         fix="List the variable in one tier only.")
+register("knowledge-type", P, "knowledge must be a pgmpy ExpertKnowledge (or None); got {got}.",
+         cause="The knowledge argument has no required_edges / forbidden_edges attributes.",
+         fix="Pass pgmpy.estimators.ExpertKnowledge(...), or give required_edges, forbidden_edges and tiers directly.")
 register("edge-pair", P, "{what} must be (parent, child) pairs; got {value!r}.",
          cause="An edge in required_edges / forbidden_edges is not a (parent, child) pair.",
          fix="Give edges as a list of 2-tuples of variable names, e.g. [('smoke', 'cancer')].")
@@ -116,12 +125,23 @@ register("start-count", P, "start must give one graph per task ({k}); got {n}.",
          fix="Pass one graph per task, in the order of the tasks.")
 
 
+def _edge_list(edges):
+    """Edges ``(parent, child)`` of a DAG, a networkx graph or an iterable of pairs."""
+    if edges is None:
+        return ()
+    if isinstance(edges, DAG):
+        return edges.edges(names=True)
+    if hasattr(edges, "edges") and hasattr(edges, "nodes"):
+        return [(str(u), str(v)) for u, v in edges.edges]
+    return edges
+
+
 def edge_matrix(edges, names, what):
-    """Boolean matrix ``M[u, v]`` for a list of ``(parent, child)`` names."""
+    """Boolean matrix ``M[u, v]`` for ``(parent, child)`` names (a list, a DAG or a networkx graph)."""
     n = len(names)
     index = {v: i for i, v in enumerate(names)}
     m = np.zeros((n, n), dtype=bool)
-    for e in edges or ():
+    for e in _edge_list(edges):
         try:
             u, v = e
         except (TypeError, ValueError):
@@ -133,6 +153,54 @@ def edge_matrix(edges, names, what):
             raise error("edge-self-loop", what=what, name=u)
         m[index[u], index[v]] = True
     return m
+
+
+def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=None, knowledge=None):
+    """Required and forbidden edge matrices from every form of background knowledge.
+
+    ``required_edges`` / ``forbidden_edges``: ``(parent, child)`` names as a
+    list, a :class:`~mtbn.graph.DAG` or a networkx graph. ``tiers``: a
+    temporal order, a sequence of groups of variable names; an edge from a
+    later tier into an earlier one is forbidden (edges within a tier and
+    between untiered variables are free), as bnlearn's ``tiers2blacklist``.
+    ``knowledge``: a pgmpy ``ExpertKnowledge``, whose required and forbidden
+    edges and temporal order are added to the others.
+
+    Returns
+    -------
+    required, forbidden : ndarray of shape (n, n), bool
+    """
+    req_lists = [("required_edges", required_edges)]
+    forb_lists = [("forbidden_edges", forbidden_edges)]
+    tier_lists = [("tiers", tiers)]
+    if knowledge is not None:
+        if not all(hasattr(knowledge, a) for a in ("required_edges", "forbidden_edges")):
+            raise error("knowledge-type", got=type(knowledge).__name__)
+        req_lists.append(("knowledge.required_edges", knowledge.required_edges))
+        forb_lists.append(("knowledge.forbidden_edges", knowledge.forbidden_edges))
+        tier_lists.append(("knowledge.temporal_order", getattr(knowledge, "temporal_order", None)))
+    required = np.zeros((len(names), len(names)), dtype=bool)
+    forbidden = required.copy()
+    for what, edges in req_lists:
+        required |= edge_matrix(edges, names, what)
+    for what, edges in forb_lists:
+        forbidden |= edge_matrix(edges, names, what)
+    index = {v: i for i, v in enumerate(names)}
+    for what, order in tier_lists:
+        if not order:
+            continue
+        level = np.full(len(names), -1)
+        for t, group in enumerate(order):
+            for v in ([group] if isinstance(group, str) else group):
+                if v not in index:
+                    raise error("tier-unknown-variable", what=what, name=v)
+                if level[index[v]] >= 0:
+                    raise error("tier-twice", what=what, name=v)
+                level[index[v]] = t
+        tiered = level >= 0
+        # u -> v is forbidden when u sits in a later tier than v
+        forbidden |= tiered[:, None] & tiered[None, :] & (level[:, None] > level[None, :])
+    return required, forbidden
 
 
 def check_counts(**counts):
@@ -200,6 +268,8 @@ def learn_structure(
     max_parents=None,
     required_edges=None,
     forbidden_edges=None,
+    tiers=None,
+    knowledge=None,
     start=None,
     tabu_length=10,
     max_tabu_iter=10,
@@ -221,7 +291,12 @@ def learn_structure(
     equivalent_sample_size : float, default 1.0
         BDeu's equivalent sample size.
     max_parents : int, optional
-    required_edges, forbidden_edges : list of (parent, child) names, optional
+    required_edges, forbidden_edges : list of (parent, child) names, DAG or networkx graph, optional
+    tiers : sequence of sequences of names, optional
+        Temporal order: no edge from a later tier into an earlier one.
+    knowledge : pgmpy ExpertKnowledge, optional
+        Its required / forbidden edges and temporal order are added
+        (see :func:`constraint_matrices`).
     start : DAG, networkx.DiGraph or edge list, optional
         Start graph (default: empty). Required edges are added to it.
     tabu_length : int, default 10
@@ -259,8 +334,7 @@ def learn_structure(
     check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts)
     rng = check_random_state(random_state)
     names = d.names
-    required = edge_matrix(required_edges, names, "required_edges")
-    forbidden = edge_matrix(forbidden_edges, names, "forbidden_edges")
+    required, forbidden = constraint_matrices(names, required_edges, forbidden_edges, tiers, knowledge)
     parents = check_constraints(as_parent_sets(start, names), required, forbidden, names, max_parents)
     if scorer is None:
         scorer = make_scorer(d, score, ess)
@@ -364,6 +438,8 @@ class StructureLearner(_Estimator):
         max_parents=None,
         required_edges=None,
         forbidden_edges=None,
+        tiers=None,
+        knowledge=None,
         start=None,
         tabu_length=10,
         max_tabu_iter=10,
@@ -376,6 +452,8 @@ class StructureLearner(_Estimator):
         self.max_parents = max_parents
         self.required_edges = required_edges
         self.forbidden_edges = forbidden_edges
+        self.tiers = tiers
+        self.knowledge = knowledge
         self.start = start
         self.tabu_length = tabu_length
         self.max_tabu_iter = max_tabu_iter
@@ -797,6 +875,8 @@ def learn_structures(
     structure_log_prior=None,
     required_edges=None,
     forbidden_edges=None,
+    tiers=None,
+    knowledge=None,
     n_restarts=50,
     tabu_length=10,
     max_tabu_iter=10,
@@ -882,8 +962,13 @@ def learn_structures(
     structure_log_prior : callable or (k, n, n) array, optional
         ``f(task, parent, child) -> float``: each task's own structure prior
         ``log P(G_t) = sum_edges f(...)``, raised to ``c = 1/(1+(k-1)delta)``.
-    required_edges, forbidden_edges : list of (parent, child), optional
+    required_edges, forbidden_edges : list of (parent, child), DAG or networkx graph, optional
         Apply to every task that has both variables.
+    tiers : sequence of sequences of names, optional
+        Temporal order for every task: no edge from a later tier into an
+        earlier one (bnlearn's ``tiers2blacklist``).
+    knowledge : pgmpy ExpertKnowledge, optional
+        Its required / forbidden edges and temporal order are added.
     n_restarts : int, default 50
         Restarts of the single-task (and TSK) searches that give the starts.
     tabu_length : int, default 10
@@ -936,8 +1021,7 @@ def learn_structures(
         raise error("empty-grid")
     # delta = 0 (independent learning) is always a candidate: the guard compares with it.
     grid = tuple(sorted({check_penalty(p, "penalty_grid value") for p in grid} | {0.0}))
-    required = edge_matrix(required_edges, names, "required_edges")
-    forbidden = edge_matrix(forbidden_edges, names, "forbidden_edges")
+    required, forbidden = constraint_matrices(names, required_edges, forbidden_edges, tiers, knowledge)
     edge_pen = None
     if edge_penalty:
         edge_pen = np.full((len(names), len(names)), np.nan)
@@ -966,15 +1050,29 @@ def learn_structures(
         raise error("identical-needs-shared-variables", what="start='identical'")
     search_kwargs.update(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_joint_restarts)
 
+    def constrained(parents, t, what):
+        """A task's start with the required edges added, checked against the constraints (local indices)."""
+        gl = np.flatnonzero(ts.local_index[t] >= 0)
+        loc = ts.local_index[t][gl]
+        n_local = len(parents)
+        req, forb = np.zeros((n_local, n_local), dtype=bool), np.zeros((n_local, n_local), dtype=bool)
+        req[np.ix_(loc, loc)] = required[np.ix_(gl, gl)]
+        forb[np.ix_(loc, loc)] = forbidden[np.ix_(gl, gl)]
+        return check_constraints(parents, req, forb, ts.tasks[t].names, max_parents, what)
+
+    def empty_starts(datasets):
+        return [constrained([set() for _ in range(d.n_vars)], t, "empty start") for t, d in enumerate(datasets)]
+
     def starts_for(datasets, scorers, restarts):
         """Start configurations (first = primary), single-task results, and whether the first are optima."""
         if not isinstance(start, str):
             if len(start) != k:
                 raise error("start-count", k=k, n=len(start))
-            return [("given", [as_parent_sets(g, d.names, f"start graph of task {d.name!r}")
-                               for g, d in zip(start, datasets)])], None
+            return [("given", [constrained(as_parent_sets(g, d.names, f"start graph of task {d.name!r}"), t,
+                                           f"start graph of task {d.name!r}")
+                               for t, (g, d) in enumerate(zip(start, datasets))])], None
         if start == "empty":
-            return [("empty", [[set() for _ in range(d.n_vars)] for d in datasets])], None
+            return [("empty", empty_starts(datasets))], None
         out, stl = [], None
         if start in ("auto", "single-task"):
             stl = _stl_starts(scorers, max_parents=max_parents, required=required, forbidden=forbidden,
@@ -992,7 +1090,7 @@ def learn_structures(
             )
             out.append(("identical", [as_parent_sets(shared, d.names) for d in datasets]))
         if start == "auto":
-            out.append(("empty", [[set() for _ in range(d.n_vars)] for d in datasets]))
+            out.append(("empty", empty_starts(datasets)))
         return out, stl
 
     def run_grid(trains):
@@ -1199,6 +1297,8 @@ class MultitaskStructureLearner(_Estimator):
         edge_penalty=None,
         required_edges=None,
         forbidden_edges=None,
+        tiers=None,
+        knowledge=None,
         task_column=None,
         random_state=0,
         n_jobs=None,
@@ -1228,6 +1328,8 @@ class MultitaskStructureLearner(_Estimator):
         self.edge_penalty = edge_penalty
         self.required_edges = required_edges
         self.forbidden_edges = forbidden_edges
+        self.tiers = tiers
+        self.knowledge = knowledge
         self.task_column = task_column
         self.random_state = random_state
         self.n_jobs = n_jobs

@@ -26,6 +26,10 @@ Every replicate draws its rows from its own seed (derived from
 any ``n_jobs`` and reproducible from the seed.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -239,8 +243,8 @@ def _replicate(tasks, names, b, base, kwargs):
     return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], res.penalty
 
 
-def bootstrap_structures(tasks, *, n_boot=100, reselect_penalty=False, random_state=0, n_jobs=None, progress=None,
-                         **learn_kwargs):
+def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0, n_jobs: int | None = None, progress: Any = None,
+                         **learn_kwargs) -> BootstrapResult:
     """Bootstrap the multitask learner: edge frequencies per task and across tasks.
 
     Parameters

@@ -26,6 +26,10 @@ a DataFrame) are an error unless ``dropna=True`` asks to drop the incomplete
 rows; nothing is dropped silently.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 import csv
 import os
 import warnings
@@ -190,7 +194,7 @@ class DiscreteData:
     names: tuple
     states: tuple
     name: str = "data"
-    kinds: tuple = None
+    kinds: "tuple | None" = None
     _index: dict = field(init=False, repr=False, compare=False)
 
     def __sizeof__(self):
@@ -469,7 +473,7 @@ def _ordered_states(labels, kind):
     return sorted(labels)
 
 
-def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
+def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool = False, _source=None) -> DiscreteData:
     """Integer-code one pandas DataFrame.
 
     Parameters
@@ -559,7 +563,7 @@ def from_dataframe(df, *, name="data", states=None, dropna=False, _source=None):
                         kind_list if any(k is not None for k in kind_list) else None)
 
 
-def read_csv(path, *, name=None, states=None, dropna=False):
+def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: bool = False) -> DiscreteData:
     """Read one task from a CSV file (header = variable names).
 
     Cells are read as verbatim strings: ``NA``, ``None`` or ``null`` are state
@@ -650,7 +654,7 @@ def _as_named_items(tasks, task_column=None):
     raise error("tasks-type", kind=type(tasks).__name__)
 
 
-def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
+def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_column: str | None = None) -> TaskSet:
     """Integer-code several related tasks with one state list per variable.
 
     Parameters
@@ -678,7 +682,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
     if not items:
         raise error("no-tasks")
     coded = []
-    given_order = {}  # state order of DiscreteData inputs (treated as declared)
+    given_order: dict = {}  # state order of DiscreteData inputs (treated as declared)
     for name, obj in items:
         if isinstance(obj, DiscreteData):
             coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name,
@@ -696,7 +700,7 @@ def make_taskset(tasks, *, states=None, dropna=False, task_column=None):
         if d.n_samples == 0 or d.n_vars == 0:
             raise error("empty-task", task=d.name)
     # Global variables in order of first appearance; union of states.
-    variables = []
+    variables: list = []
     seen = {}
     for d in coded:
         for v in d.names:

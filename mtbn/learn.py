@@ -5,6 +5,10 @@ and call the backends of :mod:`mtbn.search`; the estimators store their
 parameters in ``__init__`` and call the functions in ``fit``.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 import warnings
 import zlib
 from dataclasses import dataclass
@@ -28,7 +32,7 @@ from mtbn.graph import DAG
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.score import SCORES, make_scorer, pairwise_log_bayes_factors
-from mtbn.search import TIE_TOLERANCE, hill_climb
+from mtbn.search import TIE_TOLERANCE, SearchResult, hill_climb
 from mtbn.stats import relabelling_test
 from mtbn.selection import RULES, ValidationScores, holdout_splits, kfold_splits
 
@@ -261,24 +265,24 @@ def check_constraints(parents, required, forbidden, names, max_parents, what="st
 
 
 def learn_structure(
-    data,
+    data: Any,
     *,
-    score="bdeu",
-    equivalent_sample_size=1.0,
-    max_parents=None,
-    required_edges=None,
-    forbidden_edges=None,
-    tiers=None,
-    knowledge=None,
-    start=None,
-    tabu_length=10,
-    max_tabu_iter=10,
-    n_restarts=50,
-    perturbation=None,
-    max_iter=None,
-    random_state=0,
-    scorer=None,
-):
+    score: str = "bdeu",
+    equivalent_sample_size: float = 1.0,
+    max_parents: int | None = None,
+    required_edges: Any = None,
+    forbidden_edges: Any = None,
+    tiers: Sequence[Sequence[str]] | None = None,
+    knowledge: Any = None,
+    start: Any = None,
+    tabu_length: int = 10,
+    max_tabu_iter: int = 10,
+    n_restarts: int = 50,
+    perturbation: int | None = None,
+    max_iter: int | None = None,
+    random_state: Any = 0,
+    scorer: Any = None,
+) -> SearchResult:
     """Learn one Bayesian network structure by hill climbing (single task).
 
     Greedy search over edge additions, removals and reversals with a tabu
@@ -364,7 +368,7 @@ class _Estimator:
     (names in ``_fitted``) read before ``fit``.
     """
 
-    _fitted = ()
+    _fitted: "tuple[str, ...]" = ()
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: a fitted attribute before fit.
@@ -433,19 +437,19 @@ class StructureLearner(_Estimator):
     def __init__(
         self,
         *,
-        scoring="bdeu",
-        equivalent_sample_size=1.0,
-        max_parents=None,
-        required_edges=None,
-        forbidden_edges=None,
-        tiers=None,
-        knowledge=None,
-        start=None,
-        tabu_length=10,
-        max_tabu_iter=10,
-        n_restarts=50,
-        max_iter=None,
-        random_state=0,
+        scoring: str = "bdeu",
+        equivalent_sample_size: float = 1.0,
+        max_parents: int | None = None,
+        required_edges: Any = None,
+        forbidden_edges: Any = None,
+        tiers: Sequence[Sequence[str]] | None = None,
+        knowledge: Any = None,
+        start: Any = None,
+        tabu_length: int = 10,
+        max_tabu_iter: int = 10,
+        n_restarts: int = 50,
+        max_iter: int | None = None,
+        random_state: Any = 0,
     ):
         self.scoring = scoring
         self.equivalent_sample_size = equivalent_sample_size
@@ -461,7 +465,7 @@ class StructureLearner(_Estimator):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def fit(self, data, y=None, *, required_edges=None, forbidden_edges=None, start=None):
+    def fit(self, data: Any, y: Any = None, *, required_edges: Any = None, forbidden_edges: Any = None, start: Any = None) -> StructureLearner:
         """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
         from mtbn.networks import fit_parameters
 
@@ -567,9 +571,9 @@ class MultitaskResult:
     log_score: float
     task_log_likelihoods: list
     penalty_path: list
-    search: object
-    single_task: list = None
-    transfer: dict = None
+    search: Any
+    single_task: "list | None" = None
+    transfer: "dict | None" = None
 
     def penalty_path_records(self):
         """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
@@ -855,38 +859,38 @@ def _concat(a, b):
 
 
 def learn_structures(
-    tasks,
+    tasks: Any,
     *,
-    prior="paired",
-    penalty="auto",
-    reversal=None,
-    equivalent_sample_size=1.0,
-    max_parents=None,
-    start="auto",
-    cv=5,
-    validation=None,
-    selection_rule=None,
-    force_transfer=False,
-    penalty_grid=None,
-    warm_start=False,
-    solver="auto",
-    pair_weights=None,
-    edge_penalty=None,
-    structure_log_prior=None,
-    required_edges=None,
-    forbidden_edges=None,
-    tiers=None,
-    knowledge=None,
-    n_restarts=50,
-    tabu_length=10,
-    max_tabu_iter=10,
-    n_joint_restarts=20,
-    max_iter=None,
-    random_state=0,
-    n_jobs=None,
-    task_column=None,
-    progress=None,
-):
+    prior: str = "paired",
+    penalty: Any = "auto",
+    reversal: str | None = None,
+    equivalent_sample_size: float = 1.0,
+    max_parents: int | None = None,
+    start: Any = "auto",
+    cv: int = 5,
+    validation: Any = None,
+    selection_rule: str | None = None,
+    force_transfer: bool = False,
+    penalty_grid: Sequence[float] | None = None,
+    warm_start: bool = False,
+    solver: str = "auto",
+    pair_weights: Any = None,
+    edge_penalty: Any = None,
+    structure_log_prior: Any = None,
+    required_edges: Any = None,
+    forbidden_edges: Any = None,
+    tiers: Sequence[Sequence[str]] | None = None,
+    knowledge: Any = None,
+    n_restarts: int = 50,
+    tabu_length: int = 10,
+    max_tabu_iter: int = 10,
+    n_joint_restarts: int = 20,
+    max_iter: int | None = None,
+    random_state: Any = 0,
+    n_jobs: int | None = None,
+    task_column: str | None = None,
+    progress: Any = None,
+) -> MultitaskResult:
     """Learn the structures of several related tasks jointly (paper Section 2.3).
 
     Search over joint moves (one node pair, every task's edge between them
@@ -1204,15 +1208,15 @@ def _identical_search(ts, *, ess, max_parents=None, required=None, forbidden=Non
 
 
 def learn_identical_structures(
-    tasks,
+    tasks: Any,
     *,
-    equivalent_sample_size=1.0,
-    max_parents=None,
-    tabu_length=10,
-    max_tabu_iter=10,
-    n_restarts=50,
-    random_state=0,
-    task_column=None,
+    equivalent_sample_size: float = 1.0,
+    max_parents: int | None = None,
+    tabu_length: int = 10,
+    max_tabu_iter: int = 10,
+    n_restarts: int = 50,
+    random_state: Any = 0,
+    task_column: str | None = None,
 ):
     """One structure shared by all tasks, by the paper's TSK method (Section 2.3.1).
 
@@ -1274,36 +1278,36 @@ class MultitaskStructureLearner(_Estimator):
     def __init__(
         self,
         *,
-        prior="paired",
-        penalty="auto",
-        reversal=None,
-        equivalent_sample_size=1.0,
-        max_parents=None,
-        cv=5,
-        validation=None,
-        selection_rule=None,
-        force_transfer=False,
-        penalty_grid=None,
-        warm_start=False,
-        solver="auto",
-        pair_weights=None,
-        start="auto",
-        n_restarts=50,
-        tabu_length=10,
-        max_tabu_iter=10,
-        n_joint_restarts=20,
-        max_iter=None,
-        structure_log_prior=None,
-        edge_penalty=None,
-        required_edges=None,
-        forbidden_edges=None,
-        tiers=None,
-        knowledge=None,
-        task_column=None,
-        random_state=0,
-        n_jobs=None,
-        progress=None,
-        n_bootstrap=0,
+        prior: str = "paired",
+        penalty: Any = "auto",
+        reversal: str | None = None,
+        equivalent_sample_size: float = 1.0,
+        max_parents: int | None = None,
+        cv: int = 5,
+        validation: Any = None,
+        selection_rule: str | None = None,
+        force_transfer: bool = False,
+        penalty_grid: Sequence[float] | None = None,
+        warm_start: bool = False,
+        solver: str = "auto",
+        pair_weights: Any = None,
+        start: Any = "auto",
+        n_restarts: int = 50,
+        tabu_length: int = 10,
+        max_tabu_iter: int = 10,
+        n_joint_restarts: int = 20,
+        max_iter: int | None = None,
+        structure_log_prior: Any = None,
+        edge_penalty: Any = None,
+        required_edges: Any = None,
+        forbidden_edges: Any = None,
+        tiers: Sequence[Sequence[str]] | None = None,
+        knowledge: Any = None,
+        task_column: str | None = None,
+        random_state: Any = 0,
+        n_jobs: int | None = None,
+        progress: Any = None,
+        n_bootstrap: int = 0,
     ):
         self.prior = prior
         self.penalty = penalty
@@ -1336,7 +1340,7 @@ class MultitaskStructureLearner(_Estimator):
         self.progress = progress
         self.n_bootstrap = n_bootstrap
 
-    def fit(self, tasks, y=None, *, task_column=None, required_edges=None, forbidden_edges=None, edge_penalty=None):
+    def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
 
         The keyword arguments, when given, override the constructor's.

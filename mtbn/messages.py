@@ -37,7 +37,7 @@ class Message:
     module: str
 
 
-REGISTRY = {}
+REGISTRY: "dict[str, Message]" = {}
 
 # The modules whose messages the documentation lists, in the order of the layers.
 MODULES = ("_validation", "engine", "data", "score", "graph", "priors", "search", "joint", "selection", "networks",

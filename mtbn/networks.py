@@ -29,6 +29,10 @@ checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
 :class:`~mtbn.exceptions.CycleError`.
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence
+
 import gzip
 import os
 import re
@@ -399,7 +403,7 @@ register("network-data-type", InvalidDataError, "data must be a DiscreteData; go
          fix="Wrap the data first, e.g. with mtbn.data.from_dataframe or mtbn.data.read_csv.")
 
 
-def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
+def fit_parameters(parents, data: Any, *, equivalent_sample_size: float = 1.0, names=None) -> BayesianNetwork:
     """Fit the CPTs of a structure to data (BDeu posterior mean).
 
     For a variable with ``r`` states whose parents have ``q`` joint
@@ -453,7 +457,8 @@ def fit_parameters(parents, data, *, equivalent_sample_size=1.0, names=None):
     _check_parents(names, parents)
     _check_acyclic(names, parents)
     states = tuple(data.states[c] for c in columns)
-    kinds = None if getattr(data, "kinds", None) is None else tuple(data.kinds[c] for c in columns)
+    data_kinds = getattr(data, "kinds", None)
+    kinds = None if data_kinds is None else tuple(data_kinds[c] for c in columns)
     arities = [len(s) for s in states]
     codes = data.codes
     cpts = []
@@ -590,7 +595,7 @@ register("network-sample-size", InvalidParameterError, "n_samples must be an int
          fix="Pass a whole number of rows, 0 or more.")
 
 
-def sample(network, n_samples, *, random_state=None):
+def sample(network, n_samples, *, random_state: Any = None) -> DiscreteData:
     """Draw rows from a network by forward sampling.
 
     Variables are drawn in :meth:`BayesianNetwork.topological_order`, each
@@ -1123,7 +1128,7 @@ def _read_text(source):
         return data.decode("latin-1")
 
 
-def read_bif(source):
+def read_bif(source) -> BayesianNetwork:
     """Read a network in the BIF format (as used by the bnlearn repository).
 
     Supports ``table`` rows (roots, and conditional tables with the child
@@ -1280,7 +1285,7 @@ register("network-unknown", InvalidParameterError,
          fix="Use one of the shipped names listed (case-insensitive), or check the file's path.")
 
 
-def load_network(name):
+def load_network(name: str) -> BayesianNetwork:
     """Load a shipped network by name, or a BIF file by path.
 
     Parameters
@@ -1306,7 +1311,7 @@ def load_network(name):
     raise error("network-unknown", name=name, choices=", ".join(map(repr, SHIPPED_NETWORKS)))
 
 
-def read_network(path):
+def read_network(path: Any) -> BayesianNetwork:
     """Read a Bayesian network file: BIF here, XMLBIF, NET (Hugin) and UAI through pgmpy's readers.
 
     The format comes from the extension: ``.bif`` / ``.bif.gz`` (mtbn's own

@@ -93,7 +93,7 @@ class RelatednessResult:
     graphs: dict
     log_likelihood: object = None
     search: object = None
-    floor: float = None
+    floor: "float | None" = None
     null_max: object = None
 
     def within_noise(self):

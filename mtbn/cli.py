@@ -354,6 +354,10 @@ def cmd_learn(args):
     with _staged_output(args.out) as out:
         for t, task in enumerate(taskset.tasks):
             _write_task_outputs(out, task.name, res.graphs[t], res.networks[t], args.export)
+        if args.report:
+            from mtbn.report import write_learn_report
+
+            write_learn_report(res, out, bootstrap=boot, options=options)
         if boot is not None:
             folder = os.path.join(out, "bootstrap")
             os.makedirs(folder)
@@ -695,6 +699,10 @@ def build_parser():
     p.add_argument("--jobs", default=1, type=_jobs_arg, metavar="N",
                    help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=SCHEDULER_HELP)
+    p.add_argument("--report", action="store_true",
+                   help="also write DIR/report.html and DIR/report.md: the transfer verdict, the penalty path, "
+                   "every task's structure on one layout (edge width = bootstrap frequency with --bootstrap) and "
+                   "the edges that differ between tasks")
     p.add_argument("--require", default=None, metavar="FILE",
                    help="edges every task must have: a CSV file with columns source,target")
     p.add_argument("--forbid", default=None, metavar="FILE",

@@ -408,3 +408,54 @@ def test_heatmap_colour_scale_ignores_the_zero_diagonal(monkeypatch):
     D = pd.DataFrame([[0, 3, 7], [3, 0, 5], [7, 5, 0]], index=names, columns=names, dtype=float)
     plot_distance_heatmap(D, "distances")
     assert (seen["vmin"], seen["vmax"]) == (3.0, 7.0)  # not 0: the diagonal is left out of the scale
+
+
+def test_plot_tasks_widths_follow_strength():
+    from matplotlib.patches import FancyArrowPatch
+
+    from mtbn.report import plot_tasks
+
+    names = ["a", "b", "c"]
+    graphs = {"t1": DAG.from_edges(names, [("a", "b"), ("b", "c")]), "t2": DAG.from_edges(names, [("a", "b")])}
+    fig = plot_tasks(graphs, strength={"t1": {("a", "b"): 1.0, ("b", "c"): 0.5}, "t2": {("a", "b"): 0.0}})
+    widths = [sorted(round(p.get_linewidth(), 2) for p in ax.patches if isinstance(p, FancyArrowPatch))
+              for ax in fig.axes[:2]]
+    assert widths == [[1.9, 3.4], [0.4]]  # 0.4 + 3 x frequency
+
+
+def test_learn_report_lists_the_edges_that_differ(tmp_path, capsys):
+    import json
+
+    from mtbn.cli import main
+    from mtbn.networks import load_network, sample
+
+    asia = load_network("asia")
+    paths = []
+    for t in range(3):
+        p = tmp_path / f"t{t}.csv"
+        sample(asia, 150 + 100 * t, random_state=t).to_dataframe().to_csv(p, index=False)
+        paths.append(str(p))
+    out = tmp_path / "out"
+    assert main(["learn", "--report", "--bootstrap", "3", "--penalty", "0.5", "--restarts", "1",
+                 "--joint-restarts", "0", "--out", str(out), *paths]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text()
+    html = (out / "report.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and "data:image/png;base64," in html
+    edges = {f"t{t}": set(map(tuple, pd.read_csv(out / f"t{t}.edges.csv")[["source", "target"]].values))
+             for t in range(3)}
+    differ = set.union(*edges.values()) - set.intersection(*edges.values())
+    listed = {tuple(line.split(" | ")[0].lstrip("| ").split(" -&gt; ")) for line in md.splitlines()
+              if " -&gt; " in line}
+    assert differ and listed == differ
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["penalty"] == 0.5
+    # the bootstrap columns are the strengths of the bootstrap files
+    for line in md.splitlines():
+        if " -&gt; " in line:
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            u, v = cells[0].split(" -&gt; ")
+            for t in range(3):
+                s = pd.read_csv(out / "bootstrap" / f"t{t}.strength.csv")
+                hit = s[(s["from"] == u) & (s["to"] == v)]["strength"]
+                assert float(cells[2 + t]) == pytest.approx(float(hit.iloc[0]) if len(hit) else 0.0, abs=5e-4)

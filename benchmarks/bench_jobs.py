@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 COMMANDS = {
-    "learn --prior none": ["learn", "--prior", "none", "--restarts", "10"],
+    "learn --prior none": ["learn", "--prior", "none"],
     "relatedness --measure direct": ["relatedness", "--measure", "direct", "--restarts", "10"],
 }
 

@@ -728,6 +728,12 @@ def _stl_one(scorer, local_index, max_parents, required, forbidden, n_restarts, 
     )
 
 
+def _stl_one_keeping_cache(scorer, *args):
+    """:func:`_stl_one` in a worker process, returning the scores it computed with the result."""
+    res = _stl_one(scorer, *args)
+    return res, scorer.cache_items()
+
+
 def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds, local_index, names, n_jobs=None,
                 say=None):
     """Single-task solutions per task (local indices); tasks in parallel with ``n_jobs`` (same results)."""
@@ -743,7 +749,10 @@ def _stl_starts(scorers, *, max_parents, required, forbidden, n_restarts, seeds,
         from joblib import Parallel, delayed
 
         out = []
-        for r in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_stl_one)(*a) for a in args):
+        for t, (r, cache) in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(_stl_one_keeping_cache)(*a) for a in args)):
+            # The worker's local scores come back: the joint search reuses them.
+            scorers[t].merge_cache(cache)
             out.append(r)
             tick()
         return out

@@ -154,6 +154,14 @@ class _CountingScore:
         """A dict with the cache's ``hits``, ``misses`` and ``size``."""
         return {"hits": self.hits, "misses": self.misses, "size": len(self._cache)}
 
+    def cache_items(self):
+        """The cached scores, ``{(child, parents): score}`` (to send back from a worker process)."""
+        return dict(self._cache)
+
+    def merge_cache(self, items):
+        """Add scores computed elsewhere on the same data (e.g. by :meth:`cache_items` in a worker)."""
+        self._cache.update(items)
+
     def clear_cache(self):
         self._cache.clear()
         self.hits = self.misses = 0

@@ -479,3 +479,17 @@ def test_a_family_too_large_for_int64_codes_is_counted_exactly():
     table, q_out = count_family([codes[:, v].astype(np.int64) for v in range(10)], arities, 9, list(range(9)))
     assert q_out == q
     assert sorted(map(tuple, table.tolist())) == sorted(map(tuple, counts.values()))
+
+
+def test_cache_items_merge_into_another_scorer_of_the_same_data():
+    from mtbn.networks import load_network, sample
+    from mtbn.score import BDeuScore
+
+    data = sample(load_network("asia"), 300, random_state=0)
+    worker, main = BDeuScore(data), BDeuScore(data)
+    values = {(v, (u,)): worker.local_score(v, (u,)) for v in range(3) for u in range(3, 6)}
+    main.merge_cache(worker.cache_items())
+    assert main.cache_info()["size"] == len(values)
+    for (v, pa), value in values.items():
+        assert main.local_score(v, pa) == value == BDeuScore(data).local_score(v, pa)
+    assert main.cache_info()["misses"] == 0  # every score came from the merged cache

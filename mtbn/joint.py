@@ -448,38 +448,43 @@ class _TaskView:
 
 
 def _pair_gains(views, required, iu, ju, edge_prior, c):
-    """Gains (m, k, 3), participation (m, k) and current states (m, k) of all pairs."""
-    m = len(iu)
-    k = len(views)
-    gains = np.empty((m, k, 3))
-    part = np.empty((m, k), dtype=bool)
-    cur = np.empty((m, k), dtype=np.int64)
+    """Gains (m, k, 3), participation (m, k) and current states (m, k) of the pairs ``(iu, ju)``.
+
+    For each task and pair, the gain of each state (0: no edge, 1: i -> j,
+    2: j -> i) relative to the current one: -inf where the move would make a
+    cycle, remove a required edge or add a forbidden one, and (0, -inf, -inf)
+    where the task lacks one of the two variables. All tasks at once: the
+    tasks' matrices are stacked to (k, n, n) and indexed once.
+    """
     neg = -np.inf
-    for t, view in enumerate(views):
-        T, adj, anc, rev = view.matrices()
-        a_ij, a_ji = adj[iu, ju], adj[ju, iu]
-        s = np.where(a_ij, 1, np.where(a_ji, 2, 0))
-        t_ij, t_ji = T[iu, ju], T[ju, iu]
-        r_ij, r_ji = required[iu, ju], required[ju, iu]
-        g0 = np.where(s == 0, 0.0, np.where(s == 1, np.where(r_ij, neg, t_ij), np.where(r_ji, neg, t_ji)))
-        g1 = np.where(
-            s == 1, 0.0,
-            np.where(s == 0, np.where(anc[iu, ju], neg, t_ij), np.where(rev[ju, iu] & ~r_ji, t_ji + t_ij, neg)),
-        )
-        g2 = np.where(
-            s == 2, 0.0,
-            np.where(s == 0, np.where(anc[ju, iu], neg, t_ji), np.where(rev[iu, ju] & ~r_ij, t_ij + t_ji, neg)),
-        )
-        pt = view.present[iu] & view.present[ju]
-        g = np.stack([g0, g1, g2], axis=1)
-        if edge_prior is not None:
-            w = np.stack([np.zeros(m), edge_prior[t][iu, ju], edge_prior[t][ju, iu]], axis=1)
-            g = g + c * (w - w[np.arange(m), s][:, None])
-        g[~pt] = (0.0, neg, neg)
-        gains[:, t, :] = g
-        part[:, t] = pt
-        cur[:, t] = np.where(pt, s, 0)
-    return gains, part, cur
+    mats = [view.matrices() for view in views]
+    T = np.stack([x[0] for x in mats])
+    adj = np.stack([x[1] for x in mats])
+    anc = np.stack([x[2] for x in mats])
+    rev = np.stack([x[3] for x in mats])
+    present = np.stack([view.present for view in views])
+    a_ij, a_ji = adj[:, iu, ju], adj[:, ju, iu]
+    s = np.where(a_ij, 1, np.where(a_ji, 2, 0))
+    t_ij, t_ji = T[:, iu, ju], T[:, ju, iu]
+    r_ij, r_ji = required[iu, ju], required[ju, iu]
+    g0 = np.where(s == 0, 0.0, np.where(s == 1, np.where(r_ij, neg, t_ij), np.where(r_ji, neg, t_ji)))
+    g1 = np.where(
+        s == 1, 0.0,
+        np.where(s == 0, np.where(anc[:, iu, ju], neg, t_ij), np.where(rev[:, ju, iu] & ~r_ji, t_ji + t_ij, neg)),
+    )
+    g2 = np.where(
+        s == 2, 0.0,
+        np.where(s == 0, np.where(anc[:, ju, iu], neg, t_ji), np.where(rev[:, iu, ju] & ~r_ij, t_ij + t_ji, neg)),
+    )
+    pt = present[:, iu] & present[:, ju]
+    g = np.stack([g0, g1, g2], axis=2)  # (k, m, 3)
+    if edge_prior is not None:
+        ep = np.asarray(edge_prior)
+        w = np.stack([np.zeros(s.shape), ep[:, iu, ju], ep[:, ju, iu]], axis=2)
+        g = g + c * (w - np.take_along_axis(w, s[:, :, None], axis=2))
+    g[~pt] = (0.0, neg, neg)
+    gains = np.ascontiguousarray(g.transpose(1, 0, 2))
+    return gains, np.ascontiguousarray(pt.T), np.ascontiguousarray(np.where(pt, s, 0).T)
 
 
 def _apply_joint(views, i, j, old, new):

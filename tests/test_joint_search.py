@@ -297,3 +297,77 @@ def test_incremental_resolve_makes_the_same_moves_as_resolving_every_pair(prior_
     n_pairs = len(names) * (len(names) - 1) // 2
     assert all(s["n_pairs_solved"] == n_pairs for s in full.steps)
     assert np.mean([s["n_pairs_solved"] for s in inc.steps]) < n_pairs / 2
+
+
+# The task-by-task form of joint._pair_gains, kept here as its reference twin.
+def _pair_gains_by_task(views, required, iu, ju, edge_prior, c):
+    """The task-by-task form of :func:`mtbn.joint._pair_gains` (its reference twin)."""
+    m = len(iu)
+    k = len(views)
+    gains = np.empty((m, k, 3))
+    part = np.empty((m, k), dtype=bool)
+    cur = np.empty((m, k), dtype=np.int64)
+    neg = -np.inf
+    for t, view in enumerate(views):
+        T, adj, anc, rev = view.matrices()
+        a_ij, a_ji = adj[iu, ju], adj[ju, iu]
+        s = np.where(a_ij, 1, np.where(a_ji, 2, 0))
+        t_ij, t_ji = T[iu, ju], T[ju, iu]
+        r_ij, r_ji = required[iu, ju], required[ju, iu]
+        g0 = np.where(s == 0, 0.0, np.where(s == 1, np.where(r_ij, neg, t_ij), np.where(r_ji, neg, t_ji)))
+        g1 = np.where(
+            s == 1, 0.0,
+            np.where(s == 0, np.where(anc[iu, ju], neg, t_ij), np.where(rev[ju, iu] & ~r_ji, t_ji + t_ij, neg)),
+        )
+        g2 = np.where(
+            s == 2, 0.0,
+            np.where(s == 0, np.where(anc[ju, iu], neg, t_ji), np.where(rev[iu, ju] & ~r_ij, t_ij + t_ji, neg)),
+        )
+        pt = view.present[iu] & view.present[ju]
+        g = np.stack([g0, g1, g2], axis=1)
+        if edge_prior is not None:
+            w = np.stack([np.zeros(m), edge_prior[t][iu, ju], edge_prior[t][ju, iu]], axis=1)
+            g = g + c * (w - w[np.arange(m), s][:, None])
+        g[~pt] = (0.0, neg, neg)
+        gains[:, t, :] = g
+        part[:, t] = pt
+        cur[:, t] = np.where(pt, s, 0)
+    return gains, part, cur
+
+
+def test_pair_gains_equal_the_task_by_task_reference():
+    from mtbn.search import DeltaTable
+
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    full = _tasks(names, k=3, n=120, seed=11)
+    # one task lacks two variables: its pairs with them do not participate
+    d = full["t2"]
+    keep = [i for i, v in enumerate(names) if v not in ("tub", "xray")]
+    full["t2"] = DiscreteData(d.codes[:, keep], tuple(names[i] for i in keep), tuple(d.states[i] for i in keep), "t2")
+    ts = make_taskset(full)
+    n = ts.n_variables
+    iu, ju = np.triu_indices(n, 1)
+    rng = np.random.default_rng(0)
+    for trial in range(20):
+        views = []
+        for t, task in enumerate(ts.tasks):
+            order = rng.permutation(task.n_vars)
+            parents = [set() for _ in range(task.n_vars)]
+            for a in range(task.n_vars):
+                for b in range(a + 1, task.n_vars):
+                    if rng.random() < 0.3:
+                        parents[order[b]].add(int(order[a]))
+            table = DeltaTable(BDeuScore(task), parents)
+            views.append(joint._TaskView(table, ts.local_index[t], n))
+        required = rng.random((n, n)) < 0.1
+        np.fill_diagonal(required, False)
+        prior = rng.normal(size=(len(views), n, n)) if trial % 2 else None
+        got = joint._pair_gains(views, required, iu, ju, prior, 0.7)
+        want = _pair_gains_by_task(views, required, iu, ju, prior, 0.7)
+        for a, b in zip(got, want):
+            assert a.shape == b.shape and a.dtype == b.dtype
+            assert np.array_equal(a, b)
+        # a subset of pairs (as the perturbation uses)
+        sub = joint._pair_gains(views, required, iu[3:5], ju[3:5], prior, 0.7)
+        for a, b in zip(sub, want):
+            assert np.array_equal(a, b[3:5])

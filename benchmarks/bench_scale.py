@@ -137,7 +137,7 @@ def child_wide(p):
         res = hill_climb(BDeuScore(data), [set() for _ in range(data.n_vars)], tabu_length=0, n_restarts=0,
                          names=data.names)
         secs = time.perf_counter() - t0
-        edges = [(data.names[u], data.names[v]) for u, v in res.graph.edges()]
+        edges = res.graph.edges(names=True)
     else:
         import pyagrum as gum
 

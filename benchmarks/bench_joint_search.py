@@ -1,0 +1,45 @@
+"""Time the joint search alone, to compare two versions of mtbn on the same problem.
+
+Run:  PYTHONPATH=<a checkout of mtbn> python benchmarks/bench_joint_search.py [PROBLEM] [ROWS]
+(default hepar2 250), once per checkout (e.g. ``git worktree add /tmp/old <commit>``), one after the other.
+
+Trial 0 of the bench problem (5 tasks), the single-task optima (no restarts) as the start, the Paired prior
+at penalty 0.99, tabu 10, 2 restarts; score caches warmed with the start's families, so the time is the
+search's. Prints the best of 2 runs, the joint score and the number of moves (which must agree between
+versions that claim the same search).
+"""
+
+import sys
+import time
+
+import numpy as np
+
+from mtbn.data import make_taskset
+from mtbn.evaluate import trial_data
+from mtbn.joint import multitask_hill_climb
+from mtbn.learn import learn_structures
+from mtbn.priors import make_prior
+from mtbn.score import BDeuScore
+
+
+def main(problem="hepar2", rows=250):
+    _, train, _, _ = trial_data(problem, 0, n_train=int(rows), n_test=1)
+    ts = make_taskset(train)
+    stl = learn_structures(ts, prior="none", n_restarts=0, random_state=0)
+    starts = [[set(p) for p in g.parents] for g in stl.graphs]
+    times = []
+    for _ in range(2):
+        scorers = [BDeuScore(d) for d in ts.tasks]
+        for s, g in zip(scorers, stl.graphs):
+            s.score([tuple(p) for p in g.parents])
+        t0 = time.perf_counter()
+        res = multitask_hill_climb(scorers, starts, make_prior("paired", 0.99, len(ts.tasks)),
+                                   local_index=ts.local_index, tabu_length=10, max_tabu_iter=10, n_restarts=2,
+                                   rng=np.random.default_rng(0))
+        times.append(time.perf_counter() - t0)
+    print(f"{problem} x {rows} rows: joint search {min(times):.2f} s, score {res.log_score:.6f}, "
+          f"{len(res.steps)} moves")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -22,6 +22,7 @@ __all__ = [
     "GRAPH_FORMATS",
     "SearchGraph",
     "edit_distance",
+    "nodes_and_edges",
     "essential_graph",
     "cpdag_distance",
     "edge_states",
@@ -276,14 +277,30 @@ class DAG:
         return f"DAG(n_nodes={self.n_nodes}, n_edges={self.n_edges})"
 
 
-def _as_name_adjacency(graph):
-    """Map a DAG, networkx graph or edge list to (names, set of edges by name)."""
+def nodes_and_edges(graph):
+    """``(nodes, edges)`` by name of any structure: a DAG, a networkx or pgmpy graph, a network, or edge pairs.
+
+    Nodes in the structure's own order (for edge pairs: order of first
+    appearance); edges as ``(parent, child)`` strings.
+
+    >>> nodes_and_edges([("a", "b"), ("c", "b")])
+    (['a', 'b', 'c'], [('a', 'b'), ('c', 'b')])
+    """
     if isinstance(graph, DAG):
-        return set(graph.names), set(graph.edges(names=True))
-    if hasattr(graph, "edges") and hasattr(graph, "nodes"):
-        return set(map(str, graph.nodes)), {(str(u), str(v)) for u, v in graph.edges}
-    edges = {(str(u), str(v)) for u, v in graph}
-    return {x for e in edges for x in e}, edges
+        return list(graph.names), graph.edges(names=True)
+    if hasattr(graph, "nodes") and hasattr(graph, "edges") and callable(graph.nodes):
+        return [str(v) for v in graph.nodes()], [(str(u), str(v)) for u, v in graph.edges()]
+    if hasattr(graph, "names") and hasattr(graph, "parents"):
+        names = list(graph.names)
+        return names, [(names[p], names[v]) for v, ps in enumerate(graph.parents) for p in ps]
+    edges = [(str(u), str(v)) for u, v in graph]
+    return list(dict.fromkeys(x for e in edges for x in e)), edges
+
+
+def _as_name_adjacency(graph):
+    """(set of names, set of edges by name) of any structure (see :func:`nodes_and_edges`)."""
+    nodes, edges = nodes_and_edges(graph)
+    return set(nodes), set(edges)
 
 
 def edge_states(graph, pairs):

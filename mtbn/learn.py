@@ -28,7 +28,7 @@ from mtbn.engine import Shared
 from mtbn.progress import reporter
 from mtbn.exceptions import CycleError, InvalidParameterError, NotFittedError, TransferWarning
 from mtbn.messages import error, register
-from mtbn.graph import DAG
+from mtbn.graph import DAG, nodes_and_edges
 from mtbn.joint import SOLVERS, local_constraints, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.score import SCORES, make_scorer, pairwise_log_bayes_factors
@@ -133,11 +133,9 @@ def _edge_list(edges):
     """Edges ``(parent, child)`` of a DAG, a networkx graph or an iterable of pairs."""
     if edges is None:
         return ()
-    if isinstance(edges, DAG):
-        return edges.edges(names=True)
-    if hasattr(edges, "edges") and hasattr(edges, "nodes"):
-        return [(str(u), str(v)) for u, v in edges.edges]
-    return edges
+    if isinstance(edges, DAG) or (hasattr(edges, "edges") and hasattr(edges, "nodes")):
+        return nodes_and_edges(edges)[1]
+    return edges  # pairs, checked one by one by edge_matrix
 
 
 def edge_matrix(edges, names, what):
@@ -222,10 +220,8 @@ def as_parent_sets(graph, names, what="start"):
         if tuple(graph.names) == tuple(names):
             return [set(p) for p in graph.parents]
         edges = graph.edges(names=True)
-    elif hasattr(graph, "edges") and hasattr(graph, "nodes"):
-        edges = [(str(u), str(v)) for u, v in graph.edges]
     else:
-        edges = list(graph)
+        edges = list(_edge_list(graph))
     m = edge_matrix(edges, names, what)
     parents = [set(np.flatnonzero(m[:, v]).tolist()) for v in range(len(names))]
     try:

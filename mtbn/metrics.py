@@ -19,7 +19,7 @@ The functions assume that the networks and the data name the same variables.
 
 import numpy as np
 
-from mtbn.graph import _as_name_adjacency, cpdag_distance, edit_distance, essential_graph
+from mtbn.graph import cpdag_distance, edit_distance, essential_graph, nodes_and_edges
 from mtbn.networks import log_likelihood
 
 __all__ = ["edit_distance", "cpdag_distance", "undecidable_reversals", "kl_divergence", "mean_log_likelihood", "edge_scores", "shared_edges"]
@@ -37,8 +37,8 @@ def undecidable_reversals(learned, truth):
     :func:`cpdag_distance` when the rest of the class agrees: no amount of
     data from ``truth`` can decide it.
     """
-    _, learned_edges = _as_name_adjacency(learned)
-    _, true_edges = _as_name_adjacency(truth)
+    learned_edges = set(nodes_and_edges(learned)[1])
+    true_edges = set(nodes_and_edges(truth)[1])
     _, reversible = essential_graph(truth)
     return sum((v, u) in true_edges and frozenset((u, v)) in reversible for u, v in learned_edges)
 

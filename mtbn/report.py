@@ -38,6 +38,7 @@ import numpy as np
 
 from mtbn.exceptions import InvalidParameterError, MtbnError
 from mtbn.messages import error, register
+from mtbn.graph import nodes_and_edges
 from mtbn.relatedness import ClusteringResult, RelatednessResult, SelectionResult
 
 __all__ = [
@@ -578,15 +579,6 @@ def plot_cluster_structures(graphs, labels, *, max_tasks=16):
     return _png(fig)
 
 
-def _edges_of(graph):
-    """(nodes, edges) of a DAG, a networkx DiGraph, an mtbn or a pgmpy network."""
-    if hasattr(graph, "edges") and callable(graph.edges) and hasattr(graph, "n_edges"):
-        return list(graph.names), list(graph.edges(names=True))
-    if hasattr(graph, "nodes") and callable(graph.nodes):
-        return [str(v) for v in graph.nodes()], [(str(u), str(v)) for u, v in graph.edges()]
-    return list(graph.names), list(graph.edges)
-
-
 def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     """Every task's structure on one shared layout, each edge coloured by how many tasks have it.
 
@@ -612,7 +604,7 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     from matplotlib.lines import Line2D
 
     names = list(graphs)
-    parts = {t: _edges_of(graphs[t]) for t in names}
+    parts = {t: nodes_and_edges(graphs[t]) for t in names}
     nodes = list(dict.fromkeys(v for t in names for v in parts[t][0]))
     count = {}
     for t in names:

@@ -13,3 +13,4 @@ def asia():
 @pytest.fixture(scope="module")
 def alarm():
     return load_network("alarm")
+

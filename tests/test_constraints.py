@@ -16,6 +16,8 @@ from mtbn.graph import DAG
 from mtbn.learn import MultitaskStructureLearner, StructureLearner, constraint_matrices, learn_structure
 from mtbn.networks import load_network, sample
 
+from helpers import write_task_csvs
+
 NAMES = ("a", "b", "c", "d")
 
 
@@ -69,12 +71,7 @@ def test_learned_structures_obey_tiers_and_knowledge():
 
 
 def test_cli_reads_require_forbid_and_tiers_files(tmp_path, capsys):
-    asia = load_network("asia")
-    paths = []
-    for t in range(2):
-        p = tmp_path / f"t{t}.csv"
-        sample(asia, 400, random_state=t).to_dataframe().to_csv(p, index=False)
-        paths.append(str(p))
+    paths = write_task_csvs(tmp_path, rows=(400, 400))
     pd.DataFrame({"source": ["asia"], "target": ["dysp"]}).to_csv(tmp_path / "req.csv", index=False)
     pd.DataFrame({"source": ["smoke"], "target": ["lung"]}).to_csv(tmp_path / "forb.csv", index=False)
     pd.DataFrame({"variable": ["xray", "dysp", "lung"], "tier": [1, 1, 2]}).to_csv(tmp_path / "tiers.csv",

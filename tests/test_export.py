@@ -17,6 +17,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.networks import load_network, read_network, sample, to_pgmpy
 
+from helpers import write_task_csvs
+
 NAMES = ["a", "b, c", 'd "q"', "e"]
 EDGES = [("a", "b, c"), ('d "q"', "b, c"), ("b, c", "e")]
 
@@ -82,12 +84,7 @@ def test_read_network_reads_pgmpy_formats(tmp_path, writer, ext):
 
 
 def test_cli_export_writes_each_format(tmp_path, capsys):
-    net = load_network("asia")
-    paths = []
-    for t in range(2):
-        p = tmp_path / f"t{t}.csv"
-        sample(net, 150, random_state=t).to_dataframe().to_csv(p, index=False)
-        paths.append(str(p))
+    paths = write_task_csvs(tmp_path, rows=(150, 150))
     out = tmp_path / "out"
     assert main(["learn", "--penalty", "0.9", "--restarts", "1", "--joint-restarts", "0", "--export", "dot,gml,json",
                  "--out", str(out), *paths]) == 0

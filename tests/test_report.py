@@ -426,15 +426,11 @@ def test_plot_tasks_widths_follow_strength():
 def test_learn_report_lists_the_edges_that_differ(tmp_path, capsys):
     import json
 
-    from mtbn.cli import main
-    from mtbn.networks import load_network, sample
+    from helpers import write_task_csvs
 
-    asia = load_network("asia")
-    paths = []
-    for t in range(3):
-        p = tmp_path / f"t{t}.csv"
-        sample(asia, 150 + 100 * t, random_state=t).to_dataframe().to_csv(p, index=False)
-        paths.append(str(p))
+    from mtbn.cli import main
+
+    paths = write_task_csvs(tmp_path, rows=(150, 250, 350))
     out = tmp_path / "out"
     assert main(["learn", "--report", "--bootstrap", "3", "--penalty", "0.5", "--restarts", "1",
                  "--joint-restarts", "0", "--out", str(out), *paths]) == 0

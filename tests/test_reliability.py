@@ -236,10 +236,10 @@ def test_a_failed_write_leaves_no_output_and_keeps_the_previous_result(tmp_path,
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     real = cli._write_task_outputs
 
-    def fail_on_second(folder, name, dag, network):
+    def fail_on_second(folder, name, dag, network, *more):
         if name == "t2":
             raise OSError("disk full (simulated)")
-        real(folder, name, dag, network)
+        real(folder, name, dag, network, *more)
 
     monkeypatch.setattr(cli, "_write_task_outputs", fail_on_second)
     assert main(["learn", *csvs, "--out", str(out), *fast, "--seed", "7"]) == 2

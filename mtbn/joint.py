@@ -617,11 +617,17 @@ class _JointSearch:
     def evaluate(self, stats=None):
         """Gains, participation, current states, pair terms and the joint score."""
         gains, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, self.edge_log_prior, self.c)
-        phi = self.prior.log_prior(cur, part, self.L)
         if self._prev is None or self.resolve == "all":
             changed = np.arange(len(self.iu))
+            phi = self.prior.log_prior(cur, part, self.L)
         else:
             changed = np.flatnonzero(np.any((gains != self._prev).reshape(len(self.iu), -1), axis=1))
+            # A pair's prior term changes only with its states or participation.
+            moved = np.flatnonzero(np.any((cur != self._cur) | (part != self._part), axis=1))
+            phi = self._phi.copy()
+            if len(moved):
+                phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
+        self._cur, self._part, self._phi = cur, part, phi
         if len(changed):
             self.values[changed] = solve_pairs(self.prior, gains[changed], part[changed], self.L[changed],
                                                self.solver, stats)

@@ -110,10 +110,6 @@ def count_family(columns, arities, child, parents):
     return table, q
 
 
-#: Memory bound of a scorer's kept toggle columns (see ``toggle_scores``).
-TOGGLE_CACHE_BYTES = 256 * 2**20
-
-
 class _CountingScore:
     """Shared machinery: integer columns, a cache, and hit/miss counters."""
 
@@ -126,16 +122,8 @@ class _CountingScore:
         self.arities = data.arities
         self._columns = [np.ascontiguousarray(data.codes[:, v], dtype=np.intp) for v in range(data.n_vars)]
         self._cache = {}
-        self._toggles = {}
         self.hits = 0
         self.misses = 0
-
-    def __getstate__(self):
-        # The toggle columns are rebuilt from the family cache on demand; a
-        # worker process does not need them shipped.
-        state = dict(self.__dict__)
-        state["_toggles"] = {}
-        return state
 
     def __sizeof__(self):
         # The data columns and about 100 bytes per cached score: lets a Dask
@@ -153,37 +141,6 @@ class _CountingScore:
         else:
             self.hits += 1
         return value
-
-    def toggle_scores(self, child, parents, need):
-        """Local scores of ``child`` with each parent ``u`` toggled, where ``need[u]``.
-
-        Returns ``(base, column)``: ``base = s(child, parents)`` and
-        ``column[u] = s(child, parents xor {u})`` for every ``u`` with
-        ``need[u]`` (other entries are unspecified). The same values as
-        :meth:`local_score` gives one by one; the column of a parent set is
-        kept, so a search that comes back to a family reads it with one
-        look-up instead of one per variable. Entries served from a kept
-        column count as cache hits. The kept columns are dropped when they
-        exceed :data:`TOGGLE_CACHE_BYTES`.
-        """
-        key = (child, tuple(sorted(parents)))
-        entry = self._toggles.get(key)
-        if entry is None:
-            if (len(self._toggles) + 1) * (self.n_vars + 1) * 8 > TOGGLE_CACHE_BYTES:
-                self._toggles.clear()
-            entry = np.full(self.n_vars + 1, np.nan)
-            entry[-1] = self.local_score(child, parents)
-            self._toggles[key] = entry
-        else:
-            self.hits += 1
-        column = entry[:-1]
-        missing = need & np.isnan(column)
-        self.hits += int(need.sum()) - int(missing.sum())
-        if missing.any():
-            pa = set(parents)
-            for u in np.flatnonzero(missing).tolist():
-                column[u] = self.local_score(child, pa ^ {u})
-        return entry[-1], column
 
     def local_score_uncached(self, child, parents):
         """The local score computed afresh (no cache look-up or store)."""
@@ -207,7 +164,6 @@ class _CountingScore:
 
     def clear_cache(self):
         self._cache.clear()
-        self._toggles.clear()
         self.hits = self.misses = 0
 
     def counts(self, child, parents):

@@ -115,19 +115,10 @@ class DeltaTable:
     def refresh(self, v):
         """Recompute node ``v``'s local score and column ``T[:, v]``."""
         pa = self.graph.parents[v]
-        col = self.T[:, v]
-        full = self.max_parents is not None and len(pa) >= self.max_parents
-        if self.use_cache:
-            need = np.zeros(self.n, dtype=bool) if full else self.addable[:, v].copy()
-            need[list(pa)] = True
-            self.n_evaluations += 1 + int(need.sum())
-            base, scores = self.scorer.toggle_scores(v, pa, need)
-            self.local[v] = base
-            col[:] = -np.inf
-            col[need] = scores[need] - base
-            return
         base = self._score(v, pa)
         self.local[v] = base
+        col = self.T[:, v]
+        full = self.max_parents is not None and len(pa) >= self.max_parents
         addable = self.addable[:, v]
         for u in range(self.n):
             if u in pa:

@@ -27,7 +27,7 @@ from mtbn.learn import (
 from mtbn.score import BDeuScore, BICScore, bdeu_local_score
 from mtbn.search import SearchResult
 
-__version__ = "0.1.0"
+from mtbn._version import __version__
 
 __all__ = [
     "DAG",

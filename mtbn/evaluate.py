@@ -47,6 +47,7 @@ import warnings
 
 import numpy as np
 
+from mtbn._version import __version__
 from mtbn.benchmarks import COMPONENT_SPLITS, make_problem
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.exceptions import InvalidParameterError, TransferWarning
@@ -289,7 +290,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
-                  n_restarts=n_restarts)
+                  n_restarts=n_restarts, mtbn_version=__version__)
     if problem in COMPONENT_SPLITS:  # the split is part of the problem (it changed once)
         config["components"] = [list(c) for c in COMPONENT_SPLITS[problem]]
     os.makedirs(os.path.join(out, "trials"), exist_ok=True)
@@ -297,7 +298,9 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     if os.path.exists(cfg_path):
         with open(cfg_path, encoding="utf-8") as fh:
             old = json.load(fh)
-        same = {k: v for k, v in old.items() if k != "n_trials"} == {k: v for k, v in config.items() if k != "n_trials"}
+        loose = ("n_trials", "mtbn_version")  # more trials, or a newer release, may continue a run
+        same = ({k: v for k, v in old.items() if k not in loose}
+                == {k: v for k, v in config.items() if k not in loose})
         if not same:
             raise error("bench-other-settings", out=out, config=cfg_path)
     with open(cfg_path, "w", encoding="utf-8") as fh:

@@ -1,0 +1,622 @@
+"""Write docs/results.md from the stored experiment outputs (issue 10).
+
+Run: ``python experiments/results_doc.py`` (a few seconds; it reads
+``experiments/out/`` and runs no learner). ``--check`` compares the page it
+would write with ``docs/results.md`` and exits 1 if they differ.
+
+Every number on the page is computed here from the raw per-trial files, and
+every claim of the chapter is decided by a test: the paired mean difference
+with its 95% interval, the paired t-test and the Wilcoxon signed-rank test
+beside it, Holm's correction across the comparisons of one figure, and a
+verdict column that follows the corrected t-test. A claim that the tests do
+not support, or that was not run, appears under "Not reproduced, or not run".
+The page is deterministic: the same outputs give the same bytes.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+from _common import HERE, OUT
+
+from mtbn.stats import holm, paired_comparison
+
+PAGE = os.path.join(HERE, os.pardir, "docs", "results.md")
+PROBLEMS = ("alarm", "alarm-ind", "insurance", "insurance-ind", "alarm-comp")
+LEVEL = 0.05
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Reading the outputs
+# ----------------------------------------------------------------------------------------------------------
+
+def _read(*parts):
+    with open(os.path.join(OUT, *parts), encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _config(folder):
+    return json.loads(_read(folder, "config.json"))
+
+
+def per_trial(folder):
+    """Per (method, trial): the mean over tasks of ED and KL, and the trial's compute seconds."""
+    res = pd.read_csv(os.path.join(OUT, folder, "results.csv"))
+    per = res.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
+    return per, float(res["seconds"].sum())
+
+
+def learner_of(folder):
+    """Which learner produced a bench folder: the release recorded in its config, or the earlier one."""
+    version = _config(folder).get("mtbn_version")
+    return f"mtbn {version}" if version else "the earlier learner"
+
+
+def _json(*parts):
+    return json.loads(_read(*parts))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Claims: paired tests, Holm's correction, verdicts
+# ----------------------------------------------------------------------------------------------------------
+
+class Claims:
+    """The claims of one figure: each a paired comparison ``a - b`` expected to be negative (or positive)."""
+
+    def __init__(self, figure):
+        self.figure = figure
+        self.rows = []
+
+    def add(self, label, paper, a, b, *, digits=2, relative_to=None, expect="lower"):
+        c = paired_comparison(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+        base = np.mean(b) if relative_to is None else relative_to
+        c.update(label=label, paper=paper, digits=digits, expect=expect,
+                 rel=100 * c["mean_diff"] / base if base else float("nan"))
+        self.rows.append(c)
+        return c
+
+    def finish(self):
+        adjusted = holm([r["p_t"] for r in self.rows])
+        for r, ph in zip(self.rows, adjusted):
+            r["p_holm"] = float(ph)
+            expect = r["expect"]
+            sign = -1 if expect.endswith("lower") else 1
+            significant = ph < LEVEL
+            if expect.startswith("not "):  # the paper says "no worse": only a significant difference contradicts it
+                bad = significant and sign * r["mean_diff"] > 0
+                r["verdict"] = (f"no: significantly {expect[4:]}" if bad
+                                else "consistent (not contradicted; not established)")
+            elif significant and sign * r["mean_diff"] > 0:
+                r["verdict"] = "yes"
+            elif significant:
+                r["verdict"] = "no: significant in the other direction"
+            else:
+                r["verdict"] = "not shown (not significant after Holm)"
+        return self
+
+    @property
+    def supported(self):
+        return [r for r in self.rows if r["verdict"] == "yes"]
+
+    @property
+    def unsupported(self):
+        return [r for r in self.rows if r["verdict"].startswith(("no", "not shown"))]
+
+    def table(self, label_head):
+        lines = [f"| {label_head} | paper | mean difference (95% CI) | change | p (t) | p (Wilcoxon) | p (t, Holm) "
+                 f"| supported? |", "|---" * 8 + "|"]
+        for r in self.rows:
+            f = f"{{:+.{r['digits']}f}}"
+            lines.append(
+                f"| {r['label']} | {r['paper']} | {f.format(r['mean_diff'])} ({f.format(r['ci_low'])}, "
+                f"{f.format(r['ci_high'])}) | {r['rel']:+.1f}% | {_p(r['p_t'])} | {_p(r['p_wilcoxon'])} "
+                f"| {_p(r['p_holm'])} | {r['verdict']} |")
+        n = sorted({r["n"] for r in self.rows})
+        consistent = len(self.rows) - len(self.supported) - len(self.unsupported)
+        lines += ["", f"{len(self.supported)} of {len(self.rows)} claims supported at the {LEVEL} level after "
+                      f"Holm's correction across this table"
+                      + (f", {consistent} consistent (a 'no worse' claim that no significant difference "
+                         f"contradicts)" if consistent else "")
+                      + f" ({'/'.join(map(str, n))} paired trials each)."]
+        return "\n".join(lines) + "\n"
+
+
+def _p(p):
+    return "n/a" if p != p else f"{p:.2g}"
+
+
+def _pct(x):
+    return f"{x:+.1f}%"
+
+
+def _labels(rows):
+    return "; ".join(r["label"] for r in rows) if rows else "none"
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Sections
+# ----------------------------------------------------------------------------------------------------------
+
+HEAD = """# Results: the paper's experiments, reproduced
+
+Generated by `python experiments/results_doc.py` from the stored outputs in
+`experiments/out/` (a few seconds; it runs no learner; `--check` tells
+whether this page is up to date). Do not edit by hand: the text is in that
+script, every number is computed there from the raw per-trial files.
+Recorded compute time of the bench runs behind Figures 2.2 to 2.7:
+{hours:.1f} CPU-hours (the sum of the per-method times stored with the
+trials), on the 2-core development machine.
+
+Niculescu-Mizil & Caruana (AISTATS 2007; thesis Chapter 2, Sections 2.3.4
+and 2.4.3) next to mtbn's numbers. Each section names the command that
+produced its outputs; every script resumes an interrupted run.
+
+**How claims are decided.** Each claim of the chapter is a paired
+comparison across trials: the mean difference with its 95% interval, the
+paired t-test and the Wilcoxon signed-rank test, and Holm's correction
+across the comparisons of one figure. "Supported" means significant at
+{level} after the correction, in the paper's direction. A non-significant
+difference is reported as "not shown": it is not evidence that two methods
+are equal, and this page never claims equality. Claims that are not
+supported or not run are collected under "Not reproduced, or not run".
+
+Common settings unless stated: 5 tasks, 1000 training rows per task, BDeu
+with equivalent sample size 1, 20000 test rows per task, seed 0. Edit
+distance (ED) counts edge additions, deletions and reversals against the
+task's true structure (a reversal once); KL is the empirical KL divergence
+on the test rows. Both are averaged over the tasks of a trial, then over
+trials.
+
+Methods: **STL** single-task hill climbing with a tabu list and random
+restarts; **IDENTICAL** one shared structure (TSK, Section 2.3.1; BDeu on
+the stacked data with equivalent sample size k), parameters per task;
+**POOLED** one network from all rows stacked; **MTL** Paired prior with
+double reversal penalty, penalty chosen on 50 validation rows per task (the
+paper's rule); **MTL-ORACLE** the grid point of MTL's path with the lowest
+mean ED (an oracle: it looks at the true structures).
+
+**Which learner produced these tables.** {provenance}
+"""
+
+
+def provenance():
+    folders = [os.path.join("problems", p) for p in PROBLEMS]
+    learners = sorted({learner_of(f) for f in folders})
+    restarts = sorted({_config(f)["n_restarts"] for f in folders})
+    text = (f"Figures 2.4 and 2.5 come from {', '.join(learners)}, with STL restarts "
+            f"{'/'.join(map(str, restarts))} (the paper: 100).")
+    if "the earlier learner" in learners:
+        text += (" The earlier learner is the one before issues 8 and 9: plain greedy joint search from the "
+                 "STL solutions, penalty grid ending at 1 - delta = 1e-8, the 50-row validation rule with ties "
+                 "to the largest delta, structures from the training split. The current default of `mtbn learn` "
+                 "(5-fold cross-validation, the one-standard-error rule, the negative-transfer guard, relearning "
+                 "on all rows, a tabu phase and restart chains in the joint search) is measured on other "
+                 "networks in `docs/robustness.md`; these figures have not been rerun with it.")
+    comp = _config(os.path.join("problems", "alarm-comp"))
+    if "components" in comp:
+        text += " ALARM-COMP uses the paper's own component split (its node numbers read in BIF order)."
+    else:
+        text += (" ALARM-COMP here is our earlier, connected component split (now the `alarm-comp-connected` "
+                 "problem); `alarm-comp` now uses the paper's own split (its node numbers read as positions in "
+                 "the BIF file's variable order), which these tables have not been rerun with. In both, each "
+                 "task redraws the structure and parameters of its changed components independently of the "
+                 "other tasks.")
+    return text
+
+
+FIG25_CLAIMS = (("stl", "edit_distance", "ED", "10-54% lower"), ("stl", "kl", "KL", "2-13% lower"),
+                ("identical", "edit_distance", "ED", "4-60% fewer incorrect edges"),
+                ("identical", "kl", "KL", "7-32% lower"))
+
+
+def fig2_5():
+    lines = ["| problem | method | edit distance | KL | ED vs STL | KL vs STL |", "|---" * 6 + "|"]
+    claims = Claims("2.5")
+    pooled = Claims("2.5 pooled")
+    for problem in PROBLEMS:
+        per, _ = per_trial(os.path.join("problems", problem))
+        stl = per.loc["stl"]
+        for m in ("stl", "identical", "pooled", "mtl", "mtl-oracle"):
+            d = per.loc[m]
+            red = ["", ""] if m == "stl" else [
+                _pct(100 * (stl[c].mean() - d[c].mean()) / stl[c].mean()) for c in ("edit_distance", "kl")]
+            lines.append(f"| {problem} | {m.upper()} | {d['edit_distance'].mean():.2f} ± "
+                         f"{d['edit_distance'].std(ddof=1):.2f} | {d['kl'].mean():.4f} ± {d['kl'].std(ddof=1):.4f} "
+                         f"| {red[0]} | {red[1]} |")
+        for ref, col, short, paper in FIG25_CLAIMS:
+            a, b = per.loc["mtl"][col], per.loc[ref][col].loc[per.loc["mtl"].index]
+            claims.add(f"{problem}: MTL vs {ref.upper()}, {short}", paper, a, b, digits=2 if short == "ED" else 4)
+        a, b = per.loc["pooled"]["kl"], stl["kl"]
+        if problem == "alarm":
+            pooled.add(f"{problem}: POOLED vs STL, KL", "competitive (no worse)", a, b, digits=4, expect="not higher")
+        else:
+            pooled.add(f"{problem}: POOLED vs STL, KL", "worse", a, b, digits=4, expect="higher")
+    claims.finish()
+    pooled.finish()
+    text = ["## Figure 2.5: STL vs IDENTICAL vs POOLED vs MTL (1000 rows)", "",
+            "Command: `python experiments/fig2_4_2_5_problems.py --trials 10 --jobs 2` (produced by "
+            f"{', '.join(sorted({learner_of(os.path.join('problems', p)) for p in PROBLEMS}))}). "
+            "Mean ± standard deviation over trials; positive percentages are reductions relative to STL.", "",
+            "\n".join(lines), "",
+            "**The paper's claims, tested.** MTL against STL and against IDENTICAL, in ED and KL, on each "
+            "problem (the paper reports every such difference significant at .95):", "",
+            claims.table("problem: comparison, metric"),
+            f"Supported: {_labels(claims.supported)}.", "",
+            f"Not supported by these trials: {_labels(claims.unsupported)}.", "",
+            "**POOLED.** The paper finds POOLED competitive on ALARM and poor on the other problems. KL of "
+            "POOLED minus KL of STL (positive = POOLED worse):", "",
+            pooled.table("problem: comparison, metric"),
+            "Where POOLED is significantly worse than STL on ALARM, the paper's observation is not reproduced; "
+            "we have not established why (a different P_del, KL estimate or search budget are candidates we "
+            "did not test).", "",
+            "**Why ours may differ.** The paper gives neither its BDeu equivalent sample size, nor its Dirichlet "
+            "for the random parameters, nor its penalty grid; our STL uses fewer restarts (see the top of the "
+            "page); and our KL is measured on 20000 test rows per task. On INSURANCE the true structure is hard "
+            "to recover at 1000 rows (the true DAG does not have the best BDeu there), so there is less room "
+            "for transfer.", ""]
+    return "\n".join(text), claims, pooled
+
+
+PRIORS = {"mtl-edit": "Edit", "mtl-single": "Paired/Single", "mtl": "Paired/Double"}
+
+
+def fig2_4():
+    pairs = [("mtl-edit", "mtl-single"), ("mtl-edit", "mtl"), ("mtl-single", "mtl")]
+    lines = ["| problem | metric | " + " | ".join(PRIORS.values()) + " |", "|---" * (2 + len(PRIORS)) + "|"]
+    tests = Claims("2.4")
+    for problem in PROBLEMS:
+        per, _ = per_trial(os.path.join("problems", problem))
+        for col, short in (("edit_distance", "ED"), ("kl", "KL")):
+            lines.append(f"| {problem} | {short} | " + " | ".join(
+                f"{per.loc[m][col].mean():.{2 if short == 'ED' else 4}f}" for m in PRIORS) + " |")
+            for a, b in pairs:
+                tests.add(f"{problem}, {short}: {PRIORS[a]} vs {PRIORS[b]}", "no clear winner",
+                          per.loc[a][col], per.loc[b][col], digits=2 if short == "ED" else 4)
+    tests.finish()
+    significant = [r for r in tests.rows if r["p_holm"] < LEVEL]
+    smallest = min(tests.rows, key=lambda r: r["p_t"])
+    text = ["## Figure 2.4: the three priors", "",
+            "Command: the same run as Figure 2.5. Mean ED and KL of MTL with each prior (penalty chosen on "
+            "50 validation rows):", "", "\n".join(lines), "",
+            f"Pairwise differences between the priors, {len(tests.rows)} paired comparisons with Holm's "
+            f"correction (here 'supported?' asks whether the first prior is lower):", "",
+            tests.table("problem, metric: priors"),
+            f"**Against the paper.** The paper finds no prior clearly better. Here "
+            f"{len(significant)} of {len(tests.rows)} differences are significant after Holm's correction (the "
+            f"smallest uncorrected p is {smallest['p_t']:.2g}, {smallest['label']}). That does not show the "
+            f"priors are equivalent: with {smallest['n']} trials, differences of about one edit go undetected.",
+            ""]
+    return "\n".join(text), significant
+
+
+ONE_MINUS = tuple(10.0 ** -e for e in range(0, 9))
+PDELS = (0.0, 0.05, 0.1, 0.2)
+
+
+def sweep():
+    lines = ["| problem | P_del | best ED reduction (at 1 - delta) | best KL reduction (at 1 - delta) "
+             "| at 1 - delta = 1e-8 (ED, KL) |", "|---" * 5 + "|"]
+    claims = Claims("2.2-2.3")
+    peaks = {}
+    ed_kl = []
+    for problem in ("alarm", "insurance-ind"):
+        for pdel in PDELS:
+            per, _ = per_trial(os.path.join("sweep", f"{problem}-pdel{pdel}"))
+            stl = per.loc["stl"]
+            red = {}
+            for om in ONE_MINUS:
+                m = per.loc[f"mtl@{1.0 - om!r}"]
+                red[om] = {c: 100 * (stl[c].mean() - m[c].mean()) / stl[c].mean() for c in ("edit_distance", "kl")}
+            best_ed = max(ONE_MINUS, key=lambda om: (red[om]["edit_distance"], om))
+            best_kl = max(ONE_MINUS, key=lambda om: (red[om]["kl"], om))
+            peaks[(problem, pdel)] = best_ed
+            ed_kl.append(red[best_ed]["edit_distance"] / red[best_kl]["kl"] if red[best_kl]["kl"] > 0 else np.nan)
+            end = red[ONE_MINUS[-1]]
+            lines.append(f"| {problem.upper()} | {pdel} | {_pct(red[best_ed]['edit_distance'])} ({best_ed:.0e}) "
+                         f"| {_pct(red[best_kl]['kl'])} ({best_kl:.0e}) | {_pct(end['edit_distance'])}, "
+                         f"{_pct(end['kl'])} |")
+            strong = per.loc[f"mtl@{1.0 - ONE_MINUS[-1]!r}"]
+            claims.add(f"{problem.upper()}, P_del {pdel}: MTL at 1e-8 vs STL, ED", "MTL lower",
+                       strong["edit_distance"], stl["edit_distance"])
+            claims.add(f"{problem.upper()}, P_del {pdel}: MTL at 1e-8 vs STL, KL", "MTL lower",
+                       strong["kl"], stl["kl"], digits=4)
+            if pdel == PDELS[-1] and best_ed != ONE_MINUS[-1]:
+                peak = per.loc[f"mtl@{1.0 - best_ed!r}"]
+                claims.add(f"{problem.upper()}, P_del {pdel}: ED at 1e-8 vs at the peak ({best_ed:.0e})",
+                           "falls after the peak (dissimilar tasks)", strong["edit_distance"],
+                           peak["edit_distance"], expect="higher")
+    claims.finish()
+    # Weaker coupling = larger 1 - delta: the claim is that the peak's 1 - delta never falls as P_del grows.
+    ordered = all(peaks[(p, a)] <= peaks[(p, b)] for p in ("alarm", "insurance-ind")
+                  for a, b in zip(PDELS, PDELS[1:]))
+    ratios = [ratio for ratio in ed_kl if np.isfinite(ratio)]
+    text = ["## Figures 2.2 and 2.3: reduction over STL against the penalty", "",
+            "Command: `python experiments/fig2_2_3_penalty_sweep.py --trials 10 --jobs 2` "
+            f"({learner_of(os.path.join('sweep', 'alarm-pdel0.0'))}). Multitask learning (Paired, double "
+            "reversal) at fixed penalties 1 - delta = 1, 1e-1, ..., 1e-8, started from the STL solution, on "
+            "all 1000 rows; P_del in {0, 0.05, 0.1, 0.2}; 10 trials per point. Full table: "
+            "`experiments/out/sweep/sweep.md`.", "",
+            "![ALARM](../experiments/out/sweep/sweep-alarm.png)",
+            "![INSURANCE-IND](../experiments/out/sweep/sweep-insurance-ind.png)", "",
+            "\n".join(lines), "",
+            "Tests: MTL at the strongest penalty against STL at every P_del, and, at P_del = 0.2, whether ED "
+            "rises again after the best penalty (the peak is picked on the same trials, so that test is "
+            "optimistic):", "",
+            claims.table("setting: comparison"),
+            "**Against the paper.** The paper: the more the tasks differ, the earlier the curve peaks. Here the "
+            "best penalty's 1 - delta "
+            + ("never decreases as P_del grows, on both problems" if ordered else "does not move monotonically "
+               "toward weaker coupling as P_del grows")
+            + " (read off the table: the location of a peak is not tested). The best ED reduction is "
+            f"{min(ratios):.1f} to {max(ratios):.1f} times the best KL reduction, as the paper explains "
+            "(transfer mostly fixes weak edges, which matter little for KL). The paper's plots also include "
+            "delta = 1 at the left end; ours stops at 1 - delta = 1e-8, and delta = 1 is the IDENTICAL row of "
+            "Figure 2.5.", ""]
+    return "\n".join(text), claims
+
+
+SIZES = (250, 500, 1000, 2000, 4000, 8000, 16000)
+
+
+def fig2_7():
+    lines = ["| rows per task | trials | STL ED | MTL ED | reduction | STL KL | MTL KL | reduction |",
+             "|---" * 8 + "|"]
+    claims = Claims("2.7")
+    half = []
+    pers = {n: per_trial(os.path.join("curve", f"rows{n}"))[0] for n in SIZES}
+    for n in SIZES:
+        s, m = pers[n].loc["stl"], pers[n].loc["mtl"]
+        lines.append(f"| {n} | {len(s)} | {s['edit_distance'].mean():.2f} | {m['edit_distance'].mean():.2f} | "
+                     f"{_pct(100 * (s['edit_distance'].mean() - m['edit_distance'].mean()) / s['edit_distance'].mean())} "
+                     f"| {s['kl'].mean():.4f} | {m['kl'].mean():.4f} | "
+                     f"{_pct(100 * (s['kl'].mean() - m['kl'].mean()) / s['kl'].mean())} |")
+        claims.add(f"{n} rows: MTL vs STL, ED", "MTL lower", m["edit_distance"], s["edit_distance"])
+        claims.add(f"{n} rows: MTL vs STL, KL", "MTL lower", m["kl"], s["kl"], digits=4)
+    claims.finish()
+    from scipy import stats
+
+    for n in SIZES[:-1]:
+        a = pers[n].loc["mtl"]["edit_distance"].values
+        b = pers[2 * n].loc["stl"]["edit_distance"].values if 2 * n in pers else None
+        if b is None:
+            continue
+        t = stats.ttest_ind(a, b, equal_var=False)
+        diff = a.mean() - b.mean()
+        se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
+        df = t.df if hasattr(t, "df") else len(a) + len(b) - 2
+        half_w = stats.t.ppf(0.975, df) * se
+        half.append(f"| {n} | {2 * n} | {a.mean():.2f} | {b.mean():.2f} | {diff:+.2f} ({diff - half_w:+.2f}, "
+                    f"{diff + half_w:+.2f}) | {t.pvalue:.2g} |")
+    text = ["## Figure 2.7: learning curve on ALARM-COMP", "",
+            "Command: `python experiments/fig2_7_learning_curve.py --trials 10 --jobs 2` "
+            f"({learner_of(os.path.join('curve', 'rows250'))}). STL vs MTL (Paired, double reversal, penalty "
+            "chosen on 5% of the training rows), 250 to 16000 training rows per task.", "",
+            "![Figure 2.7](../experiments/out/curve/fig2_7.png)", "", "\n".join(lines), "",
+            claims.table("size: comparison"),
+            "**\"About half as much data.\"** The paper says MTL needs about half the data of STL for the same "
+            "edit distance at small sizes. MTL with n rows against STL with 2n rows (independent trials, "
+            "Welch's t-test; a difference near zero is what the claim predicts, and a non-significant "
+            "difference does not establish it):", "",
+            "| MTL rows | STL rows | MTL ED | STL ED | difference (95% CI) | p (Welch) |", "|---" * 6 + "|",
+            "\n".join(half), "",
+            "The claim is neither established nor refuted by these intervals; it is listed under \"Not "
+            "reproduced\". The benefit shrinking with more data is read off the table (not tested as a "
+            "trend).", ""]
+    return "\n".join(text), claims
+
+
+def spearman():
+    rows = [ln for ln in _read("spearman.md").splitlines() if ln.startswith("| ") and ln[2].isdigit()]
+    vals = np.array([[float(x) for x in ln.split("|")[2:4]] for ln in rows])
+    from scipy import stats
+
+    lines = ["| seed | direct | indirect |", "|---|---|---|"]
+    lines += [f"| {i} | {d:.3f} | {r:.3f} |" for i, (d, r) in enumerate(vals)]
+    out = []
+    verdicts = {}
+    for j, name in enumerate(("direct", "indirect")):
+        v = vals[:, j]
+        half = stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v))
+        verdicts[name] = v.mean() - half > 0.8
+        out.append(f"{name}: mean {v.mean():.3f} (95% CI {v.mean() - half:.3f} to {v.mean() + half:.3f})")
+    text = ["## Task relatedness: how well the measures order the tasks (Section 2.4)", "",
+            "Command: `python experiments/relatedness_spearman.py --seeds 5 --jobs 2`. Principal = the original "
+            "ALARM; pool = the 15 ALARM-COMP tasks that change every non-empty subset of the four components "
+            "(new random sub-DAGs and CPTs each seed); 1000 rows per task. Spearman correlation between each "
+            "measure's distances from the principal and the true edit distances from it:", "",
+            "\n".join(lines), "",
+            f"Means over seeds: {'; '.join(out)}. The issue's bar is 0.8: the interval lies above it for "
+            f"{', '.join(k for k, v in verdicts.items() if v) or 'neither measure'}. The paper infers that both "
+            "measures order the tasks well from Figure 2.10; it reports no correlation.", ""]
+    return "\n".join(text), verdicts
+
+
+NS = (0, 1, 2, 3, 4, 6, 8, 10, 12, 15)
+ORDERS = ("TRUE", "DIRECT", "INDIRECT")
+
+
+def _selection_files(prefix):
+    folder = os.path.join(OUT, "selection")
+    return sorted(f for f in os.listdir(folder) if f.startswith(prefix) and f.endswith(".json"))
+
+
+def fig2_10():
+    runs = [_json("selection", f) for f in _selection_files("fig2_10_trial")]
+    lines = ["| N | " + " | ".join(f"{o} (validation δ)" for o in ORDERS) + " | "
+             + " | ".join(f"{o} (optimal δ)" for o in ORDERS) + " |", "|---" * 7 + "|"]
+    for n in NS:
+        vals = [np.mean([r[f"{o}:{n}"][k] for r in runs]) for k in ("kl", "kl_opt") for o in ORDERS]
+        lines.append(f"| {n} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
+    claims = Claims("2.10")
+    kl = {o: np.array([[r[f"{o}:{n}"]["kl"] for n in NS] for r in runs]) for o in ORDERS}
+    for o in ORDERS:
+        mean = kl[o].mean(axis=0)
+        best = 1 + int(np.argmin(mean[1:-1]))  # the best N strictly between 0 and all tasks
+        claims.add(f"{o}: KL with all 15 tasks vs at N = {NS[best]} (the best N)",
+                   "U-shape: all tasks worse than the best N", kl[o][:, -1], kl[o][:, best], digits=4,
+                   expect="higher")
+        claims.add(f"{o}: KL with N = {NS[best]} vs STL (N = 0)", "selected tasks help",
+                   kl[o][:, best], kl[o][:, 0], digits=4)
+    claims.finish()
+    diffs = []
+    for o in ("DIRECT", "INDIRECT"):
+        c = paired_comparison(kl[o][:, 1:].mean(axis=1), kl["TRUE"][:, 1:].mean(axis=1))
+        diffs.append(f"{o} minus TRUE {c['mean_diff']:+.4f} (95% CI {c['ci_low']:+.4f} to {c['ci_high']:+.4f}, "
+                     f"p = {_p(c['p_t'])})")
+    text = ["## Figure 2.10: KL of the principal against the number of selected tasks", "",
+            "Command: `python experiments/fig2_10_2_11_selection.py --trials 5 --jobs 2` (per-trial results "
+            "in `experiments/out/selection/`). 1000 training rows per task; multitask learning of the "
+            "principal with the N closest tasks of each ordering; penalty chosen on 50 validation rows "
+            "(\"validation\") or the grid point with the lowest KL (\"optimal\", an oracle that looks at the "
+            f"test metric). **{len(runs)} trials** (the paper: 50), single-task starts with 5 restarts, the "
+            "penalty grid 1 - delta in {1, 1e-1, 1e-2, 1e-4, 1e-6, 1e-8, 0}.", "",
+            "![Figure 2.10](../experiments/out/selection/fig2_10.png)", "", "\n".join(lines), "",
+            "Tests on the validation-penalty curves (the best N is picked on the same trials, so the U-shape "
+            "test is optimistic):", "", claims.table("ordering: comparison"),
+            f"DIRECT and INDIRECT against TRUE (mean KL over N = 1-15, paired by trial): {'; '.join(diffs)}. "
+            "The paper says the measures order the tasks about as well as the truth; a non-significant "
+            "difference does not show that. \"The optimal penalty beats the validation penalty\" holds by "
+            "construction (an oracle) and is not a finding.", ""]
+    return "\n".join(text), claims
+
+
+def fig2_11():
+    by = {}
+    for f in _selection_files("fig2_11_rows"):
+        rows = int(f.split("rows")[1].split("_")[0])
+        by.setdefault(rows, []).append(_json("selection", f))
+    lines = ["| rows per task | trials | STL ED | all tasks | task selection (N on validation) | optimal N "
+             "| two closest | mean chosen N |", "|---" * 8 + "|"]
+    claims = Claims("2.11")
+    for s in sorted(by):
+        rs = by[s]
+        stl = np.mean([r["stl_ed"] for r in rs])
+        imp = {k: 100 * (stl - np.mean([r[k] for r in rs])) / stl for k in ("all", "selection", "optimal", "two")}
+        lines.append(f"| {s} | {len(rs)} | {stl:.1f} | {_pct(imp['all'])} | {_pct(imp['selection'])} | "
+                     f"{_pct(imp['optimal'])} | {_pct(imp['two'])} | {np.mean([r['chosen'] for r in rs]):.1f} |")
+        sel, every = [r["selection"] for r in rs], [r["all"] for r in rs]
+        if s >= 2000:  # the paper: selection helps at every size except 2000 rows
+            claims.add(f"{s} rows: task selection vs all tasks, ED", "no gain at 2000 rows", sel, every,
+                       relative_to=stl, expect="not lower")
+        else:
+            claims.add(f"{s} rows: task selection vs all tasks, ED", "selection better", sel, every,
+                       relative_to=stl)
+    claims.finish()
+    text = ["## Figure 2.11: task selection against training size", "",
+            "Command: the same script. Principal = ALARM, pool = the 15 ALARM-COMP tasks, the DIRECT ordering "
+            "computed on the training rows; improvement in the principal's ED over STL. \"All tasks\": the 15 "
+            "tasks, 10% of the rows to choose the penalty. \"Task selection\": N chosen on a separate 5% "
+            "validation split of the principal (5% more to choose the penalty). \"Optimal N\": the N with the "
+            "best ED (an oracle). \"Two closest\": the two closest tasks. Same reduced settings as Figure 2.10.",
+            "", "![Figure 2.11](../experiments/out/selection/fig2_11.png)", "", "\n".join(lines), "",
+            "Task selection against all tasks (difference in ED, 'change' relative to STL's ED):", "",
+            claims.table("size: comparison"),
+            "The oracle N beats all tasks at every size in the table, so choosing N well has value; whether "
+            "the validation rule finds it is what the tests above ask.", ""]
+    return "\n".join(text), claims
+
+
+def beyond():
+    boot = _read("bootstrap", "alarm_500.md").split("\n", 2)[2].strip()
+    head = _read("bootstrap", "alarm_500.md").splitlines()[0].lstrip("# ")
+    parts = ["## How sure are we? Bootstrap edge frequencies and the noise floor (beyond the paper)", "",
+             "Not in the chapter: mtbn's bootstrap (`mtbn.bootstrap`) and the noise floor of the direct "
+             "relatedness measure (issue 13).", "",
+             "**Calibration of bootstrap edge frequencies.** Command: `python experiments/bootstrap_calibration.py "
+             "--problem alarm --rows 500 --trials 1 --boot 20 --restarts 5` "
+             f"({head}). Every (task, node pair) seen in some replicate is binned by its adjacency frequency; "
+             "the last column is how often it is truly adjacent:", "", boot, "",
+             "Bootstrap frequencies are not posterior probabilities; with one trial this is a small "
+             "calibration study.", "",
+             "**Identical tasks and the noise floor.** Several samples of one network must end in one cluster "
+             "and keep every task in task selection. Commands: `python experiments/identical_tasks.py --network "
+             "sachs --rows 500 --seeds 10 --restarts 5` and the same with `--network alarm` (4 identical tasks, "
+             "500 rows each).", ""]
+    for net in ("sachs", "alarm"):
+        runs = [json.loads(ln) for ln in _read("identical", f"{net}_500.jsonl").splitlines() if ln.strip()]
+        lines = [f"{net.upper()}:", "", "| seed | max distance | noise floor | clusters (floor) | selected (floor) "
+                 "| clusters (no floor) | selected (no floor) |", "|---" * 7 + "|"]
+        for r in runs:
+            f, nf = r["floor"], r["no_floor"]
+            lines.append(f"| {r['seed']} | {f['max_distance']:g} | {f['floor']:.1f} | {f['n_clusters']} | "
+                         f"{f['n_selected']} | {nf['n_clusters']} | {nf['n_selected']} |")
+        n = len(runs)
+        for key, label in (("floor", "with the floor"), ("no_floor", "without it")):
+            one = sum(r[key]["n_clusters"] == 1 for r in runs)
+            allsel = sum(r[key]["n_selected"] == 3 for r in runs)
+            lines.append(f"\n{label}: one cluster in {one}/{n} seeds; all 3 other tasks selected in {allsel}/{n}.")
+        parts += ["\n".join(lines), ""]
+    return "\n".join(parts)
+
+
+BIRD = """- **The BIRD experiments (Figures 2.8, 2.9, 2.13, 2.14, 2.15)** are not
+  run. They use the paper's preprocessed Project FeederWatch data (one task
+  per Bird Conservation Region, attributes with many missing values and
+  incomplete rows removed); that data set is not published, and it is not
+  among the data this project ships or can read offline. Reproducing them
+  needs the raw FeederWatch counts (Cornell Lab of Ornithology), a BCR
+  assignment per site, and the paper's choice of attributes and years, which
+  the chapter does not list in full. Task clustering (Figure 2.15) is
+  implemented (`mtbn cluster`) but checked only on synthetic problems."""
+
+
+def not_reproduced(sections):
+    items = [BIRD]
+    for title, claims in sections:
+        bad = claims.unsupported
+        if bad:
+            items.append(f"- **{title}**: {len(bad)} of {len(claims.rows)} tested claims not supported "
+                         f"after Holm's correction: {_labels(bad)}.")
+    items.append("- **\"MTL needs about half the data\" (Figure 2.7)**: not established (see that section's "
+                 "Welch comparisons; equality is not tested).")
+    items.append("- **\"The optimal penalty beats the validation penalty\" (Figure 2.10)**: true by construction "
+                 "(an oracle), not a finding.")
+    restarts = sorted({_config(os.path.join("problems", p))["n_restarts"] for p in PROBLEMS})
+    n10 = len(_selection_files("fig2_10_trial"))
+    items.append(f"- **The paper's settings**: STL with {'/'.join(map(str, restarts))} restarts (the paper "
+                 f"100); Figures 2.10 and 2.11 with {n10} trials, 5 restarts and a 7-point grid (the paper 50 "
+                 "trials). Seed-to-seed variation (the same data under different seeds) is not yet reported.")
+    return "\n".join(["## Not reproduced, or not run", "",
+                      "Generated from the tests above, plus what was not run.", "", "\n\n".join(items), ""])
+
+
+def build():
+    hours = 0.0
+    for folder in ([os.path.join("problems", p) for p in PROBLEMS]
+                   + [os.path.join("sweep", f"{p}-pdel{d}") for p in ("alarm", "insurance-ind") for d in PDELS]
+                   + [os.path.join("curve", f"rows{n}") for n in SIZES]):
+        hours += per_trial(folder)[1] / 3600
+    s25, c25, pooled = fig2_5()
+    s24, _ = fig2_4()
+    ssw, csw = sweep()
+    s27, c27 = fig2_7()
+    ssp, _ = spearman()
+    s210, c210 = fig2_10()
+    s211, c211 = fig2_11()
+    head = HEAD.format(hours=hours, level=LEVEL, provenance=provenance())
+    tail = not_reproduced([("Figure 2.5", c25), ("Figure 2.5, POOLED", pooled), ("Figures 2.2 and 2.3", csw),
+                           ("Figure 2.7", c27), ("Figure 2.10", c210), ("Figure 2.11", c211)])
+    return "\n".join([head, s25, s24, ssw, s27, ssp, s210, s211, beyond(), tail])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/results.md is not what this writes")
+    ap.add_argument("--out", default=PAGE)
+    args = ap.parse_args()
+    text = build()
+    if args.check:
+        with open(args.out, encoding="utf-8") as fh:
+            same = fh.read() == text
+        print("docs/results.md is up to date" if same else "docs/results.md differs: run experiments/results_doc.py")
+        sys.exit(0 if same else 1)
+    with open(args.out, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    print(f"wrote {os.path.relpath(args.out)}")
+
+
+if __name__ == "__main__":
+    main()

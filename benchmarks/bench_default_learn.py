@@ -46,7 +46,7 @@ def main():
         res = learn_structures(tasks, n_jobs=args.jobs, progress=progress)
     t_default = time.perf_counter() - t0
     stages.append((time.perf_counter(), "end"))
-    print(f"| what | seconds | ratio to --prior none |\n|---|---|---|")
+    print("| what | seconds | ratio to --prior none |\n|---|---|---|")
     print(f"| learn_structures(prior='none') | {t_none:.1f} | 1.00 |")
     print(f"| learn_structures() default (penalty {res.penalty:.10g}, guard: {res.transfer['status']}) "
           f"| {t_default:.1f} | {t_default / t_none:.2f} |")

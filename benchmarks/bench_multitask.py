@@ -17,7 +17,6 @@ Run: ``python benchmarks/bench_multitask.py [--quick]``
 import argparse
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -28,10 +27,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from mtbn.benchmarks import make_perturbed_tasks  # noqa: E402
-from mtbn.data import DiscreteData, make_taskset  # noqa: E402
+from mtbn.data import DiscreteData  # noqa: E402
 from mtbn.joint import _pair_gains, _TaskView, solve_pairs  # noqa: E402
 from mtbn.learn import learn_structure, learn_structures  # noqa: E402
-from mtbn.networks import load_network, sample  # noqa: E402
+from mtbn.networks import sample  # noqa: E402
 from mtbn.priors import make_prior  # noqa: E402
 from mtbn.score import BDeuScore  # noqa: E402
 from mtbn.search import DeltaTable, hill_climb  # noqa: E402

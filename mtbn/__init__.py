@@ -8,6 +8,7 @@ and Caruana (AISTATS 2007).
 The public API is re-exported here; submodules are importable on their own.
 """
 
+from mtbn._version import __version__
 from mtbn.data import DiscreteData, TaskSet, from_dataframe, make_taskset, read_csv
 from mtbn.exceptions import (
     CycleError,
@@ -17,17 +18,11 @@ from mtbn.exceptions import (
     NotFittedError,
 )
 from mtbn.graph import DAG, edit_distance
-from mtbn.learn import (
-    MultitaskStructureLearner,
-    StructureLearner,
-    learn_identical_structures,
-    learn_structure,
-    learn_structures,
-)
+from mtbn.estimators import MultitaskStructureLearner, StructureLearner
+from mtbn.learn import learn_identical_structures, learn_structure, learn_structures
 from mtbn.score import BDeuScore, BICScore, bdeu_local_score
 from mtbn.search import SearchResult
 
-from mtbn._version import __version__
 
 __all__ = [
     "DAG",

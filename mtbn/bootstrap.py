@@ -28,7 +28,7 @@ any ``n_jobs`` and reproducible from the seed.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 from dataclasses import dataclass
 

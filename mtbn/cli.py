@@ -491,9 +491,9 @@ def _options_of(args):
 
 
 def _short(value):
-    from mtbn.report import _fmt
+    from mtbn.report import format_number
 
-    return _fmt(value, 4)
+    return format_number(value, 4)
 
 
 def cmd_relatedness(args):

@@ -28,7 +28,7 @@ rows; nothing is dropped silently.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import csv
 import os
@@ -621,7 +621,7 @@ def _check_unique(items, code, **fields):
 # ---------------------------------------------------------------------------
 
 
-def _as_named_items(tasks, task_column=None):
+def as_named_items(tasks, task_column=None):
     """Normalise the accepted task containers into a list of (name, obj)."""
     import pandas as pd
 
@@ -678,7 +678,7 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
     -------
     TaskSet
     """
-    items = _as_named_items(tasks, task_column)
+    items = as_named_items(tasks, task_column)
     if not items:
         raise error("no-tasks")
     coded = []

@@ -834,7 +834,6 @@ def multitask_hill_climb(
     -------
     MultitaskSearchResult
     """
-    k = len(scorers)
     check_option("resolve", resolve, ("changed", "all"))
     local_index = np.asarray(local_index)
     n = local_index.shape[1]

@@ -41,7 +41,7 @@ REGISTRY: "dict[str, Message]" = {}
 
 # The modules whose messages the documentation lists, in the order of the layers.
 MODULES = ("_validation", "engine", "data", "score", "graph", "priors", "search", "joint", "selection", "networks",
-           "learn", "metrics", "stats", "bootstrap", "relatedness", "benchmarks", "evaluate", "report", "cli")
+           "learn", "estimators", "metrics", "stats", "bootstrap", "relatedness", "benchmarks", "evaluate", "report", "cli")
 
 
 def register(code, kind, template, *, cause, fix, module=None):

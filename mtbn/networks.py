@@ -31,7 +31,7 @@ checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import gzip
 import os

@@ -137,24 +137,6 @@ class EditPrior(_PairPrior):
             best = np.maximum(best, np.where(part, per_task, 0.0).sum(axis=1))
         return best
 
-    def completion(self, gains, part, log_factor, prefix):
-        """Best objective of one pair problem with the first tasks fixed to ``prefix``."""
-        l = len(prefix)
-        best = -np.inf
-        for z in range(3):
-            pen = _times(log_factor, self.D[:, z])
-            total = 0.0
-            for t in range(self.n_tasks):
-                if not part[t]:
-                    total += gains[t, prefix[t]] if t < l else 0.0
-                    continue
-                if t < l:
-                    total += gains[t, prefix[t]] + pen[prefix[t]]
-                else:
-                    total += float(np.max(gains[t] + pen))
-            best = max(best, total)
-        return best
-
     def n_configurations(self, n_pairs):
         return 9 * self.n_tasks * n_pairs
 
@@ -233,15 +215,6 @@ class PairedPrior(_PairPrior):
         total = np.where(n0 >= 0, V + pen, neg)
         return total.reshape(m, -1).max(axis=1)
 
-    def completion(self, gains, part, log_factor, prefix):
-        """Best objective of one pair problem with the first tasks fixed to ``prefix``."""
-        g = np.array(gains, dtype=float, copy=True)
-        for t, s in enumerate(prefix):
-            keep = np.full(3, -np.inf)
-            keep[s] = g[t, s]
-            g[t] = keep
-        return float(self.solve(g[None], part[None], np.array([log_factor]))[0])
-
     def n_configurations(self, n_pairs):
         k = self.n_tasks
         return 3 * k * (k + 1) ** 2 * n_pairs
@@ -308,9 +281,3 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
             raise error("prior-weights-symmetric")
         weights = w
     return PairedPrior(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)
-
-
-def exponent(penalty, n_tasks):
-    """``1 / (1 + (k - 1) delta)`` (eq. 2.7)."""
-    return 1.0 / (1.0 + (n_tasks - 1) * penalty)
-

@@ -27,19 +27,19 @@ by average link on the direct distance and learns within each cluster.
 """
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
-from mtbn.selection import RULES, ValidationScores
+from mtbn.selection import RULES, ValidationScores, holdout_splits
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import Shared
 from mtbn.progress import reporter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.graph import DAG, edit_distance
-from mtbn.learn import _split_rows, learn_structure, learn_structures
+from mtbn.learn import learn_structure, learn_structures
 from mtbn.networks import fit_parameters, log_likelihood
 
 __all__ = [
@@ -269,7 +269,6 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
                            random_state=random_state, solver=solver, **learn_kwargs)
     mask = _mask_pairs(free_edges)
     names = ts.names
-    k = len(names)
     edges = [_masked_edges(g, mask) for g in res.graphs]
     D = _distance_matrix(edges, reversal)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
@@ -440,7 +439,6 @@ class SelectionResult:
     single_task_graph: DAG
     relatedness: RelatednessResult
     penalty: float = float("nan")
-    extra: dict = field(default_factory=dict)
     n_within_noise: int = 0
     rule: str = "one-se"
 
@@ -541,8 +539,8 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     full_principal = datasets[principal]
     sel_valid = None
     if n == "auto":
-        tr, va = _split_rows(full_principal.n_samples, selection_validation,
-                             np.random.default_rng([seed, 3]), principal, "selection_validation")
+        tr, va = holdout_splits(full_principal.n_samples, selection_validation,
+                                np.random.default_rng([seed, 3]), principal, "selection_validation")[0]
         datasets[principal] = full_principal.take(tr)
         sel_valid = full_principal.take(va)
     say(f"{measure} relatedness of {len(ts.names)} tasks")
@@ -707,9 +705,9 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     train, valid = dict(full), {}
     if n_clusters == "auto":
         for name, d in full.items():
-            tr, va = _split_rows(d.n_samples, selection_validation,
-                                 np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4]), name,
-                                 "selection_validation")
+            tr, va = holdout_splits(d.n_samples, selection_validation,
+                                    np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4]), name,
+                                    "selection_validation")[0]
             train[name], valid[name] = d.take(tr), d.take(va)
     say(f"direct relatedness of {k} tasks")
     rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,

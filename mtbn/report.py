@@ -109,7 +109,7 @@ def _isnan(value):
         return False
 
 
-def _fmt(value, digits=6):
+def format_number(value, digits=6):
     """A number for a table: integers as integers, others to ``digits`` significant figures."""
     if _isnan(value):
         return "n/a"
@@ -251,7 +251,7 @@ def plot_sorted_distances(distances, principal, gap, *, selected=None, measure=N
     span = float(finite.max() - min(0.0, finite.min())) if len(finite) else 1.0
     span = span or 1.0
     for xi, v in zip(x, values):
-        label = "n/a" if np.isnan(v) else _fmt(v, 3)
+        label = "n/a" if np.isnan(v) else format_number(v, 3)
         ax.text(xi, (0 if np.isnan(v) else max(v, 0)) + 0.01 * span, label, ha="center", va="bottom", fontsize=8)
     if 0 < gap < n and np.isfinite(values[gap - 1:gap + 1]).all() and values[gap] > values[gap - 1]:
         xg = gap - 0.5
@@ -259,7 +259,7 @@ def plot_sorted_distances(distances, principal, gap, *, selected=None, measure=N
         lo, hi = values[gap - 1], values[gap]
         ax.annotate("", xy=(xg, hi), xytext=(xg, lo),
                     arrowprops=dict(arrowstyle="<->", color=_RED, linewidth=1.2))
-        ax.text(xg + 0.06, (lo + hi) / 2, f" largest gap\n +{_fmt(hi - lo, 3)}", color=_RED, fontsize=8,
+        ax.text(xg + 0.06, (lo + hi) / 2, f" largest gap\n +{format_number(hi - lo, 3)}", color=_RED, fontsize=8,
                 va="center", ha="left")
     if len(finite):
         ax.set_ylim(min(0.0, finite.min()) - 0.05 * span, max(0.0, finite.max()) + 0.15 * span)
@@ -325,7 +325,7 @@ def plot_distance_heatmap(distance_df, title, *, xlabel=None, ylabel=None, color
             for j in range(values.shape[1]):
                 v = values[i, j]
                 color = "white" if np.isfinite(v) and v < mid else "black"
-                ax.text(j, i, _fmt(v, 3), ha="center", va="center", fontsize=7 if k > 8 else 8, color=color)
+                ax.text(j, i, format_number(v, 3), ha="center", va="center", fontsize=7 if k > 8 else 8, color=color)
     cbar = fig.colorbar(im, ax=ax, shrink=0.8)
     if colorbar_label:
         cbar.set_label(_tex(colorbar_label))
@@ -788,7 +788,7 @@ def _e(text):
 
 
 def _matrix_rows(df, digits=6):
-    return [[str(idx)] + [_fmt(v, digits) for v in df.loc[idx]] for idx in df.index]
+    return [[str(idx)] + [format_number(v, digits) for v in df.loc[idx]] for idx in df.index]
 
 
 def _measure_paragraphs(page, rel, delta=0.9, folds=10):
@@ -798,13 +798,13 @@ def _measure_paragraphs(page, rel, delta=0.9, folds=10):
             delta = 0.9
         page.para(
             "<strong>Direct measure</strong> (paper Section 2.4.1): the structures of all tasks were learned "
-            f"together with multitask structure learning at a mild penalty (&delta; = {_e(_fmt(delta))}), which "
+            f"together with multitask structure learning at a mild penalty (&delta; = {_e(format_number(delta))}), which "
             "reduces the variance of the greedy search without making the structures artificially alike. The "
             "distance between two tasks is the <em>edit distance</em> between their learned structures: the "
             "number of edge additions, deletions and reversals that turn one into the other. It is symmetric, "
             "zero on the diagonal and a proper metric. Smaller = more related.",
             "**Direct measure** (paper Section 2.4.1): the structures of all tasks were learned together with "
-            f"multitask structure learning at a mild penalty (delta = {_fmt(delta)}). The distance between two "
+            f"multitask structure learning at a mild penalty (delta = {format_number(delta)}). The distance between two "
             "tasks is the edit distance between their learned structures (edge additions, deletions and "
             "reversals). It is symmetric, zero on the diagonal and a metric. Smaller = more related.",
         )
@@ -860,7 +860,7 @@ def _matrix_sections(page, rel, heatmap_order=None):
     within = rel.within_noise() if hasattr(rel, "within_noise") else None
     if within is not None:
         page.heading("Noise floor")
-        page.para(f"Distances no larger than {_fmt(rel.floor)} are within noise. The floor comes from a "
+        page.para(f"Distances no larger than {format_number(rel.floor)} are within noise. The floor comes from a "
                   "permutation null: the rows of all tasks are pooled and dealt at random into pseudo-tasks of "
                   "the same sizes (so they differ only by chance), learned jointly as above, and the largest "
                   "distance among them is recorded; the floor is the 95th percentile (an observed value) of that "
@@ -945,7 +945,7 @@ def _selection_page(result, options=None, draw=True):
         gap_note = f"The sorted distances have no gap (they do not increase); gap hunting gives N = {result.gap}."
     elif 0 < result.gap < k_other:
         gap_note = (f"The largest gap in the sorted distances lies between {order[result.gap - 1]} "
-                    f"({_fmt(lo)}) and {order[result.gap]} ({_fmt(hi)}), a jump of {_fmt(hi - lo)}: gap hunting "
+                    f"({format_number(lo)}) and {order[result.gap]} ({format_number(hi)}), a jump of {format_number(hi - lo)}: gap hunting "
                     f"would choose N = {result.gap}.")
     if k_other == 1:
         gap_note = f"With a single other task there is no gap to hunt; gap hunting gives N = {result.gap}."
@@ -958,7 +958,7 @@ def _selection_page(result, options=None, draw=True):
     else:
         chosen_how = ("given" if isinstance(options.get("penalty"), (int, float)) else
                       "chosen on a validation split of the tasks' rows" if options.get("penalty") == "auto" else "")
-        pen = (f"delta = {_fmt(result.penalty)}" + (f" ({chosen_how})" if chosen_how else "")
+        pen = (f"delta = {format_number(result.penalty)}" + (f" ({chosen_how})" if chosen_how else "")
                + "; delta = 0 learns the tasks independently, delta = 1 forces identical structures")
     diff = compare_structures(result.graph, result.single_task_graph)
     sel = ", ".join(result.selected) if result.selected else "none"
@@ -982,9 +982,9 @@ def _selection_page(result, options=None, draw=True):
     rows, classes = [], {}
     prev = None
     for i, (name, d) in enumerate(items):
-        step = "" if prev is None or _isnan(d) or _isnan(prev) else _fmt(float(d) - float(prev))
+        step = "" if prev is None or _isnan(d) or _isnan(prev) else format_number(float(d) - float(prev))
         mark = "largest gap below" if (i + 1 == result.gap and 0 < result.gap < k_other and hi > lo) else ""
-        rows.append([str(i + 1), name, _fmt(d), step, "yes" if name in result.selected else "", mark])
+        rows.append([str(i + 1), name, format_number(d), step, "yes" if name in result.selected else "", mark])
         prev = d
         if mark:
             classes[i] = "gap"
@@ -1007,7 +1007,7 @@ def _selection_page(result, options=None, draw=True):
         best = result.n_selected
         rows, classes = [], {}
         for i, (n, ll) in enumerate(points):
-            rows.append([str(n), ", ".join(order[:n]) if n else "none (single-task)", _fmt(ll),
+            rows.append([str(n), ", ".join(order[:n]) if n else "none (single-task)", format_number(ll),
                          "chosen" if n == best else ""])
             if n == best:
                 classes[i] = "chosen"
@@ -1104,7 +1104,7 @@ def _relatedness_page(result, options=None, draw=True):
     for name in names:
         others = _sorted_items(result.from_task(name).to_dict()) if len(names) > 1 else []
         nearest = others[0] if others else ("n/a", float("nan"))
-        rows.append([name, nearest[0], _fmt(nearest[1]), ", ".join(f"{k} ({_fmt(v, 4)})" for k, v in others),
+        rows.append([name, nearest[0], format_number(nearest[1]), ", ".join(f"{k} ({format_number(v, 4)})" for k, v in others),
                      str(result.graphs[name].n_edges) if name in result.graphs else ""])
     page.para("For each task (a row of the distance matrix), the other tasks from most to least related."
               + (" For the indirect measure this is how well each other task's structure explains this task's "
@@ -1133,7 +1133,7 @@ def _merge_rows(Z, names):
     for step, (a, b, h, _) in enumerate(np.asarray(Z, dtype=float)):
         a, b = int(a), int(b)
         clusters[len(names) + step] = clusters[a] + clusters[b]
-        rows.append([str(step + 1), ", ".join(clusters[a]), ", ".join(clusters[b]), _fmt(h)])
+        rows.append([str(step + 1), ", ".join(clusters[a]), ", ".join(clusters[b]), format_number(h)])
     return rows
 
 
@@ -1232,7 +1232,7 @@ def _clustering_page(result, options=None, draw=True):
     if points:
         rows, classes = [], {}
         for i, (c, ll) in enumerate(points):
-            rows.append([str(c), _fmt(ll), "chosen" if c == result.n_clusters else ""])
+            rows.append([str(c), format_number(ll), "chosen" if c == result.n_clusters else ""])
             if c == result.n_clusters:
                 classes[i] = "chosen"
         page.table(["number of clusters", "mean validation log-likelihood per row", ""], rows, numeric=(0, 1),
@@ -1402,13 +1402,13 @@ def _learn_page(result, bootstrap=None, options=None, draw=True):
         cls="lead",
     )
     tr = result.transfer or {}
-    items = [f"Penalty used: {_fmt(result.penalty)}" + (" (independent learning)" if result.penalty == 0 else "")]
+    items = [f"Penalty used: {format_number(result.penalty)}" + (" (independent learning)" if result.penalty == 0 else "")]
     if tr.get("message"):
         items.append(tr["message"])
     rel = tr.get("relatedness")
     if rel:
         items.append(f"Relatedness test: mean rank correlation of the tasks' pairwise dependences "
-                     f"{_fmt(rel['statistic'], 3)} (about 0 for unrelated tasks), p = {_fmt(rel['p_value'], 3)} "
+                     f"{format_number(rel['statistic'], 3)} (about 0 for unrelated tasks), p = {format_number(rel['p_value'], 3)} "
                      f"over {rel['permutations']} relabellings")
     page.box([_e(x) for x in items], items)
     per_task = tr.get("tasks") or {}
@@ -1417,10 +1417,10 @@ def _learn_page(result, bootstrap=None, options=None, draw=True):
     for t, name in enumerate(names):
         v = per_task.get(name, {})
         r = v.get("relatedness") or {}
-        rows.append([name, str(graphs[name].n_edges), _fmt(result.task_log_likelihoods[t], 8),
-                     "" if v.get("gain") is None else _fmt(v["gain"], 4),
-                     "" if v.get("se") is None else _fmt(v["se"], 2), v.get("verdict", ""),
-                     "" if not r else _fmt(r["p_value"], 3)])
+        rows.append([name, str(graphs[name].n_edges), format_number(result.task_log_likelihoods[t], 8),
+                     "" if v.get("gain") is None else format_number(v["gain"], 4),
+                     "" if v.get("se") is None else format_number(v["se"], 2), v.get("verdict", ""),
+                     "" if not r else format_number(r["p_value"], 3)])
     page.para("Per task: its edges, its BDeu score, and on held-out rows (cross-validation) how much the chosen "
               "penalty gained over independent learning (nats per row, with its paired standard error), and the "
               "relabelling test of that task against the others (small p: its dependences are like the others').")
@@ -1429,8 +1429,8 @@ def _learn_page(result, bootstrap=None, options=None, draw=True):
     if result.penalty_path:
         page.heading("Penalty path")
         best = max(result.penalty_path, key=lambda p: p.validation_log_likelihood)
-        prow = [[f"{p.penalty:.15g}", _fmt(p.validation_log_likelihood, 6),
-                 "" if p.se_vs_best is None else _fmt(p.se_vs_best, 2),
+        prow = [[f"{p.penalty:.15g}", format_number(p.validation_log_likelihood, 6),
+                 "" if p.se_vs_best is None else format_number(p.se_vs_best, 2),
                  str(sum(g.n_edges for g in p.graphs))] for p in result.penalty_path]
         chosen = {i: "chosen" for i, p in enumerate(result.penalty_path) if p.penalty == tr.get("selected_penalty")}
         page.para("Each penalty of the grid, learned on the training folds and scored on the held-out rows "
@@ -1462,7 +1462,7 @@ def _learn_page(result, bootstrap=None, options=None, draw=True):
         for u, v in differ:
             row = [f"{u} -> {v}", ", ".join(count[(u, v)])]
             if strength:
-                row += [_fmt(strength[n].get((u, v), 0.0), 3) for n in names]
+                row += [format_number(strength[n].get((u, v), 0.0), 3) for n in names]
             drows.append(row)
         page.para(f"{len(differ)} edge(s) are in some tasks but not all"
                   + (" (bootstrap columns: how often each task's replicates have the adjacency)." if strength
@@ -1477,7 +1477,7 @@ def _learn_page(result, bootstrap=None, options=None, draw=True):
                   "ones overstate (docs/results.md).")
         top = table.sort_values(["one_task", "all_tasks"], ascending=[False, False]).head(30)
         page.table(["x", "y", "in all tasks", "in one task", "in none"],
-                   [[r.x, r.y, _fmt(r.all_tasks, 3), _fmt(r.one_task, 3), _fmt(r.none, 3)]
+                   [[r.x, r.y, format_number(r.all_tasks, 3), format_number(r.one_task, 3), format_number(r.none, 3)]
                     for r in top.itertuples()], numeric=(2, 3, 4))
     return page
 

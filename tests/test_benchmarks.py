@@ -11,7 +11,6 @@ trial).
 """
 
 import itertools
-import os
 
 import networkx as nx
 import numpy as np
@@ -30,7 +29,7 @@ from mtbn.cli import main
 from mtbn.evaluate import RESULT_COLUMNS, run_benchmark
 from mtbn.graph import DAG
 from mtbn.metrics import edge_scores, edit_distance, kl_divergence
-from mtbn.networks import BayesianNetwork, load_network, sample
+from mtbn.networks import load_network, sample
 
 
 def _joint(net):

@@ -9,7 +9,8 @@ import pytest
 from mtbn.bootstrap import bootstrap_structures, strength_threshold
 from mtbn.cli import main
 from mtbn.exceptions import InvalidParameterError
-from mtbn.learn import MultitaskStructureLearner, learn_structures
+from mtbn.estimators import MultitaskStructureLearner
+from mtbn.learn import learn_structures
 from mtbn.networks import load_network, sample
 
 FAST = dict(penalty=0.9, n_restarts=1, n_joint_restarts=0)

@@ -13,7 +13,8 @@ import pytest
 from mtbn.cli import main
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
-from mtbn.learn import MultitaskStructureLearner, StructureLearner, constraint_matrices, learn_structure
+from mtbn.estimators import MultitaskStructureLearner, StructureLearner
+from mtbn.learn import constraint_matrices, learn_structure
 from mtbn.networks import load_network, sample
 
 from helpers import write_task_csvs

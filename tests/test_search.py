@@ -19,7 +19,8 @@ import pytest
 from mtbn.data import DiscreteData, read_csv
 from mtbn.exceptions import CycleError, InvalidParameterError
 from mtbn.graph import DAG, edit_distance
-from mtbn.learn import StructureLearner, learn_structure
+from mtbn.estimators import StructureLearner
+from mtbn.learn import learn_structure
 from mtbn.networks import BayesianNetwork, load_network, sample
 from mtbn.score import BDeuScore
 from mtbn.search import TIE_TOLERANCE, hill_climb

@@ -13,12 +13,10 @@ import json
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from mtbn.benchmarks import make_problem
 from mtbn.cli import main
-from mtbn.data import DiscreteData
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.graph import cpdag_distance, essential_graph
 from mtbn.learn import learn_structures

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from mtbn.exceptions import NotFittedError
-from mtbn.learn import MultitaskStructureLearner, StructureLearner, learn_structure, learn_structures
+from mtbn.estimators import MultitaskStructureLearner, StructureLearner
+from mtbn.learn import learn_structure, learn_structures
 from mtbn.networks import load_network, sample
 
 sklearn = pytest.importorskip("sklearn")
@@ -27,7 +28,7 @@ def asia_frames():
 
 
 def test_importing_mtbn_does_not_import_sklearn():
-    code = "import sys, mtbn, mtbn.learn; print('sklearn' in sys.modules)"
+    code = "import sys, mtbn, mtbn.learn, mtbn.estimators; print('sklearn' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "False"
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from mtbn.data import from_dataframe, make_taskset
 from mtbn.exceptions import InvalidDataError
-from mtbn.learn import MultitaskStructureLearner, StructureLearner
+from mtbn.estimators import MultitaskStructureLearner, StructureLearner
 from mtbn.networks import read_bif, write_bif
 from mtbn.score import BDeuScore
 

@@ -1,0 +1,325 @@
+"""scikit-learn-style estimators: parameters in ``__init__``, learning in ``fit``.
+
+:class:`StructureLearner` wraps :func:`mtbn.learn.learn_structure` and
+:class:`MultitaskStructureLearner` wraps :func:`mtbn.learn.learn_structures`
+(and, with ``n_bootstrap``, :func:`mtbn.bootstrap.bootstrap_structures`).
+They check nothing themselves: the functions do.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtbn.exceptions import InvalidParameterError, NotFittedError
+from mtbn.learn import as_discrete_data, learn_structure, learn_structures
+from mtbn.messages import error, register
+
+__all__ = ["StructureLearner", "MultitaskStructureLearner"]
+
+register("estimator-parameter", InvalidParameterError, "{estimator} has no parameter {name!r}.",
+         cause="set_params was given a name the estimator does not have.",
+         fix="See get_params() for the estimator's parameters.")
+register("not-fitted", NotFittedError, "This {estimator} instance is not fitted yet. Call 'fit' first.",
+         cause="A fitted attribute (ending in _) was read before fit().",
+         fix="Call fit(tasks) first.")
+
+class _Estimator:
+    """get_params / set_params from the ``__init__`` signature (sklearn style).
+
+    Also the scikit-learn estimator protocol without importing scikit-learn
+    at ``import mtbn``: ``__sklearn_tags__`` (built lazily, only when
+    scikit-learn asks), ``__sklearn_is_fitted__``, and a
+    :class:`~mtbn.exceptions.NotFittedError` for every fitted attribute
+    (names in ``_fitted``) read before ``fit``.
+    """
+
+    _fitted: "tuple[str, ...]" = ()
+
+    def __getattr__(self, name):
+        # Only called when normal lookup fails: a fitted attribute before fit.
+        if name in type(self)._fitted:
+            raise error("not-fitted", estimator=type(self).__name__)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def __sklearn_is_fitted__(self):
+        return "result_" in self.__dict__
+
+    def __sklearn_tags__(self):
+        from sklearn.utils import InputTags, Tags, TargetTags
+
+        # Inputs are DataFrames of state labels (categorical, strings), not numeric arrays.
+        return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
+                    input_tags=InputTags(two_d_array=False, categorical=True, string=True,
+                                         dict=self._takes_dict, allow_nan=False))
+
+    _takes_dict = False
+
+    def get_params(self, deep=True):
+        import inspect
+
+        sig = inspect.signature(type(self).__init__)
+        return {p: getattr(self, p) for p in sig.parameters if p != "self"}
+
+    def set_params(self, **params):
+        valid = self.get_params()
+        for k, v in params.items():
+            if k not in valid:
+                raise error("estimator-parameter", estimator=type(self).__name__, name=k)
+            setattr(self, k, v)
+        return self
+
+    def _check_fitted(self, attr):
+        if attr not in self.__dict__:
+            raise error("not-fitted", estimator=type(self).__name__)
+
+    def _fit_params(self, **overrides):
+        """The constructor's parameters, with the fit-time arguments given (not None) taking precedence."""
+        params = self.get_params()
+        params.update({k: v for k, v in overrides.items() if v is not None})
+        return params
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+
+class StructureLearner(_Estimator):
+    """Single-task structure learner (estimator shell around :func:`learn_structure`).
+
+    Parameters are those of :func:`learn_structure`, except that the name of
+    the scoring function is ``scoring`` (``score`` is the estimator's
+    scikit-learn method). After ``fit(data)``: ``graph_``
+    (networkx.DiGraph), ``dag_`` (DAG), ``log_score_``, ``network_`` (pgmpy
+    DiscreteBayesianNetwork with CPTs), ``bayesian_network_`` (mtbn
+    BayesianNetwork), ``search_result_``. ``score_samples(data)`` and
+    ``score(data)`` give held-out log-likelihoods, so the learner works with
+    scikit-learn's model selection (e.g. ``GridSearchCV`` over
+    ``equivalent_sample_size``).
+    """
+
+    _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_")
+
+    def __init__(
+        self,
+        *,
+        scoring: str = "bdeu",
+        equivalent_sample_size: float = 1.0,
+        max_parents: int | None = None,
+        required_edges: Any = None,
+        forbidden_edges: Any = None,
+        tiers: Sequence[Sequence[str]] | None = None,
+        knowledge: Any = None,
+        start: Any = None,
+        tabu_length: int = 10,
+        max_tabu_iter: int = 10,
+        n_restarts: int = 50,
+        max_iter: int | None = None,
+        random_state: Any = 0,
+    ):
+        self.scoring = scoring
+        self.equivalent_sample_size = equivalent_sample_size
+        self.max_parents = max_parents
+        self.required_edges = required_edges
+        self.forbidden_edges = forbidden_edges
+        self.tiers = tiers
+        self.knowledge = knowledge
+        self.start = start
+        self.tabu_length = tabu_length
+        self.max_tabu_iter = max_tabu_iter
+        self.n_restarts = n_restarts
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def fit(self, data: Any, y: Any = None, *, required_edges: Any = None, forbidden_edges: Any = None, start: Any = None) -> StructureLearner:
+        """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
+        from mtbn.networks import fit_parameters
+
+        d = as_discrete_data(data)
+        params = self._fit_params(required_edges=required_edges, forbidden_edges=forbidden_edges, start=start)
+        params["score"] = params.pop("scoring")
+        res = learn_structure(d, **params)
+        self.__dict__.pop("_network_cache", None)
+        self.result_ = self.search_result_ = res
+        self.dag_ = res.graph
+        self.graph_ = res.graph.to_networkx()
+        self.log_score_ = res.log_score
+        self.bayesian_network_ = fit_parameters(
+            [tuple(sorted(p)) for p in res.graph.parents], d, equivalent_sample_size=self.equivalent_sample_size
+        )
+        return self
+
+    @property
+    def network_(self):
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then the same object)."""
+        self._check_fitted("bayesian_network_")
+        if "_network_cache" not in self.__dict__:
+            from mtbn.networks import to_pgmpy
+
+            self._network_cache = to_pgmpy(self.bayesian_network_)
+        return self._network_cache
+
+    def score_samples(self, data):
+        """Log-likelihood of each row of ``data`` under the fitted network (natural log)."""
+        from mtbn.networks import log_likelihood
+
+        self._check_fitted("bayesian_network_")
+        return log_likelihood(self.bayesian_network_, as_discrete_data(data), per_row=True)
+
+    def score(self, data, y=None):
+        """Mean log-likelihood per row of ``data`` (higher is better)."""
+        return float(np.mean(self.score_samples(data)))
+
+
+
+
+class MultitaskStructureLearner(_Estimator):
+    """Multitask structure learner (estimator shell around :func:`learn_structures`).
+
+    Parameters are those of :func:`learn_structures`. After ``fit(tasks)``:
+    ``graphs_`` (task name -> networkx.DiGraph), ``dags_`` (name -> DAG),
+    ``networks_`` (name -> pgmpy DiscreteBayesianNetwork with CPTs),
+    ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
+    ``log_score_``, ``penalty_path_``, ``transfer_`` (the negative-transfer
+    guard's verdict, see :class:`MultitaskResult`), ``n_iter_``,
+    ``search_result_``, ``result_``; with ``n_bootstrap=B > 0`` also
+    ``bootstrap_`` (:class:`mtbn.bootstrap.BootstrapResult`: B replicates
+    at the chosen penalty, see :func:`mtbn.bootstrap.bootstrap_structures`).
+
+    Examples
+    --------
+    >>> from mtbn.networks import load_network, sample
+    >>> net = load_network("asia")
+    >>> tasks = {"a": sample(net, 500, random_state=1).to_dataframe(),
+    ...          "b": sample(net, 500, random_state=2).to_dataframe()}
+    >>> learner = MultitaskStructureLearner(penalty=0.9, n_restarts=0).fit(tasks)
+    >>> sorted(learner.graphs_)
+    ['a', 'b']
+    """
+
+    _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_", "task_column_",
+               "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_")
+    _takes_dict = True
+
+    def __init__(
+        self,
+        *,
+        prior: str = "paired",
+        penalty: Any = "auto",
+        reversal: str | None = None,
+        equivalent_sample_size: float = 1.0,
+        max_parents: int | None = None,
+        cv: int = 5,
+        validation: Any = None,
+        selection_rule: str | None = None,
+        force_transfer: bool = False,
+        penalty_grid: Sequence[float] | None = None,
+        warm_start: bool = False,
+        solver: str = "auto",
+        pair_weights: Any = None,
+        start: Any = "auto",
+        n_restarts: int = 50,
+        tabu_length: int = 10,
+        max_tabu_iter: int = 10,
+        n_joint_restarts: int = 20,
+        max_iter: int | None = None,
+        structure_log_prior: Any = None,
+        edge_penalty: Any = None,
+        required_edges: Any = None,
+        forbidden_edges: Any = None,
+        tiers: Sequence[Sequence[str]] | None = None,
+        knowledge: Any = None,
+        task_column: str | None = None,
+        random_state: Any = 0,
+        n_jobs: int | None = None,
+        progress: Any = None,
+        n_bootstrap: int = 0,
+    ):
+        self.prior = prior
+        self.penalty = penalty
+        self.reversal = reversal
+        self.equivalent_sample_size = equivalent_sample_size
+        self.max_parents = max_parents
+        self.cv = cv
+        self.validation = validation
+        self.selection_rule = selection_rule
+        self.force_transfer = force_transfer
+        self.penalty_grid = penalty_grid
+        self.warm_start = warm_start
+        self.solver = solver
+        self.pair_weights = pair_weights
+        self.start = start
+        self.n_restarts = n_restarts
+        self.tabu_length = tabu_length
+        self.max_tabu_iter = max_tabu_iter
+        self.n_joint_restarts = n_joint_restarts
+        self.max_iter = max_iter
+        self.structure_log_prior = structure_log_prior
+        self.edge_penalty = edge_penalty
+        self.required_edges = required_edges
+        self.forbidden_edges = forbidden_edges
+        self.tiers = tiers
+        self.knowledge = knowledge
+        self.task_column = task_column
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.progress = progress
+        self.n_bootstrap = n_bootstrap
+
+    def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
+        """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
+
+        The keyword arguments, when given, override the constructor's.
+        """
+        params = self._fit_params(task_column=task_column, required_edges=required_edges,
+                                  forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
+        n_bootstrap = params.pop("n_bootstrap")
+        res = learn_structures(tasks, **params)
+        self.task_column_ = params["task_column"]
+        self.__dict__.pop("_networks_cache", None)
+        self.__dict__.pop("bootstrap_", None)
+        if n_bootstrap:
+            # The estimator is the front end: it may call the bootstrap layer above learn_structures.
+            from mtbn.bootstrap import bootstrap_structures
+
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty))
+        self.result_ = res
+        self.search_result_ = res.search
+        self.dags_ = dict(zip(res.task_names, res.graphs))
+        self.graphs_ = {n: g.to_networkx() for n, g in self.dags_.items()}
+        self.bayesian_networks_ = dict(zip(res.task_names, res.networks))
+        self.penalty_ = res.penalty
+        self.log_score_ = res.log_score
+        self.penalty_path_ = res.penalty_path_records()
+        self.transfer_ = res.transfer
+        self.n_iter_ = res.search.n_iter
+        self.n_tasks_ = len(res.task_names)
+        return self
+
+    @property
+    def networks_(self):
+        """Task name -> pgmpy ``DiscreteBayesianNetwork`` with CPTs (built once per fit, then the same objects)."""
+        self._check_fitted("bayesian_networks_")
+        if "_networks_cache" not in self.__dict__:
+            from mtbn.networks import to_pgmpy
+
+            self._networks_cache = {n: to_pgmpy(b) for n, b in self.bayesian_networks_.items()}
+        return self._networks_cache
+
+    def score(self, tasks, y=None):
+        """Mean over the tasks of the mean log-likelihood per row of each task's data (higher is better).
+
+        ``tasks`` as for ``fit``; every task name must be one the learner was fitted on.
+        """
+        from mtbn.data import as_named_items
+        from mtbn.networks import log_likelihood
+
+        self._check_fitted("bayesian_networks_")
+        values = []
+        for name, data in as_named_items(tasks, self.task_column_):
+            if name not in self.bayesian_networks_:
+                raise error("unknown-task", task=name, names=", ".join(map(repr, self.bayesian_networks_)))
+            values.append(np.mean(log_likelihood(self.bayesian_networks_[name], as_discrete_data(data, name=name),
+                                                 per_row=True)))
+        return float(np.mean(values))

@@ -602,17 +602,43 @@ class _JointSearch:
             return 0.0
         return sum(self.c * float(self.edge_log_prior[t][v.matrices()[1]].sum()) for t, v in enumerate(self.views))
 
-    def moving_values(self, gains, part, cur, stats=None):
+    def moving_values(self, gains, part, cur, phi, excluded, stats=None):
         """Each pair's best objective over the configurations other than the current one.
 
-        Kept like ``values``: recomputed only for pairs whose gains changed.
+        Exact (and kept, like ``values``, until the pair's gains change) for
+        every pair that can be the best move not in ``excluded`` or tie with
+        it within the tolerance; every other pair holds an upper bound below
+        that move's value, so the best move and the tie rule are those of
+        the exact values (``resolve="all"`` computes every pair exactly).
+        The bound: a configuration other than the current one has a pair
+        prior <= 0 and per-task gains at most the per-task maxima (or, if
+        every task's best is its current state, one task's second best).
         """
-        idx = np.flatnonzero(self._stale)
+        if self.resolve == "all":
+            idx = np.flatnonzero(self._stale)
+            self._solve_moving(idx, gains, part, cur, stats)
+            return self.moving
+        ub = _moving_bound(gains, cur) - phi
+        allowed = ~excluded & np.isfinite(ub)
+        exact = allowed & ~self._stale
+        best = float((self.moving - phi)[exact].max()) if exact.any() else -np.inf
+        while True:
+            slack = self.tol + 1e-9 * (1.0 + abs(best)) if np.isfinite(best) else np.inf
+            need = np.flatnonzero(allowed & self._stale & (ub >= best - slack))
+            if not len(need):
+                break
+            if not np.isfinite(best):  # nothing exact yet: start with the most promising pairs
+                need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
+            self._solve_moving(need, gains, part, cur, stats)
+            found = (self.moving[need] - phi[need]).max()
+            best = max(best, float(found))
+        return np.where(self._stale, ub + phi, self.moving)
+
+    def _solve_moving(self, idx, gains, part, cur, stats):
         if len(idx):
             self.moving[idx] = solve_excluding(self.prior, gains[idx], part[idx], self.L[idx], cur[idx],
                                                self.solver, stats)
             self._stale[idx] = False
-        return self.moving
 
     def evaluate(self, stats=None):
         """Gains, participation, current states, pair terms and the joint score."""
@@ -636,6 +662,27 @@ class _JointSearch:
         self.n_solved = len(changed)
         score = sum(v.table.log_score for v in self.views) + float(phi.sum()) + self.structure_log_prior()
         return gains, part, cur, phi, score
+
+
+#: Pairs solved exactly first when the tabu phase has no exact value to bound the others by.
+MOVING_BATCH = 64
+
+
+def _moving_bound(gains, cur):
+    """Upper bound of each pair's best gain over the configurations other than the current one.
+
+    ``gains`` (m, k, 3) are relative to the current states ``cur`` (0 there;
+    -inf where illegal), so the best of all configurations is the sum of the
+    per-task maxima; if that sum is 0 the current configuration is among the
+    best and any other one changes at least one task, so the bound is the
+    best single-task change. The pair prior, <= 0, is left out.
+    """
+    m, k, _ = gains.shape
+    total = gains.max(axis=2).sum(axis=1)
+    others = gains.copy()
+    others[np.arange(m)[:, None], np.arange(k)[None, :], cur] = -np.inf
+    single = others.max(axis=2).max(axis=1)
+    return np.where(total > 0, total, single)
 
 
 def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
@@ -676,7 +723,7 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
             if tabu_length == 0 or stalls >= max_tabu_iter:
                 break
             # Best move that changes something (the current state excluded).
-            moving = search.moving_values(gains, part, cur, stats) - phi
+            moving = search.moving_values(gains, part, cur, phi, in_tabu, stats) - phi
             candidates = np.where(in_tabu, -np.inf, moving)
             top = float(candidates.max())
             if not np.isfinite(top):

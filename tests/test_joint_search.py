@@ -277,9 +277,13 @@ def test_paired_best_configuration_fast_path_equals_the_generic_path_beyond_enum
 
 
 @pytest.mark.parametrize("prior_name", ["paired", "edit"])
-def test_incremental_resolve_makes_the_same_moves_as_resolving_every_pair(prior_name):
+@pytest.mark.parametrize("batch", [64, 1])
+def test_incremental_resolve_makes_the_same_moves_as_resolving_every_pair(prior_name, batch, monkeypatch):
     # By the specification every pair is re-solved after each move; the
-    # incremental path re-solves only pairs whose gains changed.
+    # incremental path re-solves only pairs whose gains changed, and in the
+    # tabu phase only the pairs whose bound reaches the best move (batch 1:
+    # one pair solved before the bounds start to prune).
+    monkeypatch.setattr(joint, "MOVING_BATCH", batch)
     names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
     ts = make_taskset(_tasks(names, k=4, n=150, seed=9))
     runs = {}
@@ -371,3 +375,25 @@ def test_pair_gains_equal_the_task_by_task_reference():
         sub = joint._pair_gains(views, required, iu[3:5], ju[3:5], prior, 0.7)
         for a, b in zip(sub, want):
             assert np.array_equal(a, b[3:5])
+
+
+@pytest.mark.parametrize("prior_name", ["paired", "edit"])
+def test_moving_bound_is_an_upper_bound_of_the_best_other_configuration(prior_name):
+    # Brute force over all 3^k configurations other than the current one
+    # (gains are relative to the current state: 0 there).
+    rng = np.random.default_rng(5)
+    tight = 0
+    for trial in range(200):
+        k = int(rng.integers(2, 5))
+        prior, g, part, L = _random_problem(rng, k, prior_name, float(rng.choice([0.3, 0.9, 0.999])))
+        cur = rng.integers(0, 3, size=k)
+        g = rng.normal(-1.0, 2.0, size=(k, 3))
+        if trial % 2:  # half the problems: the current configuration is each task's best
+            g = -np.abs(g)
+        g[np.arange(k), cur] = 0.0
+        best_other = max(_objective(prior, g, part, L, c) for c in itertools.product(range(3), repeat=k)
+                         if list(c) != list(cur))
+        bound = joint._moving_bound(g[None], cur[None])[0]
+        assert bound >= best_other - 1e-9
+        tight += np.isclose(bound, best_other)
+    assert tight > 0  # the bound is attained sometimes (when the prior term is 0)

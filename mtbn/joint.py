@@ -573,6 +573,7 @@ class _JointSearch:
         self.L = prior.log_factors(self.n)
         self.c = prior.exponent
         self.values = np.full(len(self.iu), -np.inf)
+        self._vstale = np.ones(len(self.iu), dtype=bool)
         self.moving = np.full(len(self.iu), -np.inf)
         self._stale = np.ones(len(self.iu), dtype=bool)
         self._prev = None
@@ -634,6 +635,47 @@ class _JointSearch:
             best = max(best, float(found))
         return np.where(self._stale, ub + phi, self.moving)
 
+    def candidates(self, gains, part, phi, in_tabu, margin, stats=None):
+        """Each pair's improvement ``values - phi`` where the move is allowed, else -inf.
+
+        A pair in ``in_tabu`` is allowed only if its improvement exceeds
+        ``margin`` (aspiration). Exact for every pair that can be the best
+        allowed move, tie with it within the tolerance, or show that some
+        move improves by more than the tolerance; the others hold an upper
+        bound below all of those (``resolve="all"``: every pair exact). The
+        bound: the pair prior is <= 0, so no configuration beats the sum of
+        the per-task best gains.
+        """
+        tol = self.tol
+        ub = gains.max(axis=2).sum(axis=1) - phi
+
+        def allowed(imp, idx):
+            return np.where(~in_tabu[idx] | (imp > margin), imp, -np.inf)
+
+        exact = ~self._vstale
+        best = -np.inf
+        if exact.any():
+            idx = np.flatnonzero(exact)
+            best = float(allowed(self.values[idx] - phi[idx], idx).max())
+        while True:
+            floor = max(best, tol)
+            slack = tol + 1e-9 * (1.0 + abs(floor))
+            need = np.flatnonzero(self._vstale & (ub >= floor - slack) & (~in_tabu | (ub > margin - slack)))
+            if not len(need):
+                break
+            if not best > tol:  # nothing to bound by yet: start with the most promising pairs
+                need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
+            self._solve_values(need, gains, part, stats)
+            best = max(best, float(allowed(self.values[need] - phi[need], need).max()))
+        improvement = np.where(self._vstale, ub, self.values - phi)
+        return allowed(improvement, np.arange(len(ub)))
+
+    def _solve_values(self, idx, gains, part, stats):
+        if len(idx):
+            self.values[idx] = solve_pairs(self.prior, gains[idx], part[idx], self.L[idx], self.solver, stats)
+            self._vstale[idx] = False
+            self.n_solved += len(idx)
+
     def _solve_moving(self, idx, gains, part, cur, stats):
         if len(idx):
             self.moving[idx] = solve_excluding(self.prior, gains[idx], part[idx], self.L[idx], cur[idx],
@@ -654,12 +696,12 @@ class _JointSearch:
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
         self._cur, self._part, self._phi = cur, part, phi
-        if len(changed):
-            self.values[changed] = solve_pairs(self.prior, gains[changed], part[changed], self.L[changed],
-                                               self.solver, stats)
+        self._vstale[changed] = True
+        self.n_solved = 0
+        if self.resolve == "all":
+            self._solve_values(changed, gains, part, stats)
         self._prev = gains
         self._stale[changed] = True
-        self.n_solved = len(changed)
         score = sum(v.table.log_score for v in self.views) + float(phi.sum()) + self.structure_log_prior()
         return gains, part, cur, phi, score
 
@@ -712,11 +754,9 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
             stalls += 1
         if max_iter is not None and n_iter >= max_iter:
             break
-        improvement = search.values - phi
-        in_tabu = np.zeros(len(improvement), dtype=bool)
+        in_tabu = np.zeros(len(phi), dtype=bool)
         in_tabu[list(tabu)] = True
-        allowed = ~in_tabu | (score + improvement > best_score + tol)
-        candidates = np.where(allowed, improvement, -np.inf)
+        candidates = search.candidates(gains, part, phi, in_tabu, best_score + tol - score, stats)
         top = float(candidates.max()) if len(candidates) else -np.inf
         exclude = None
         if not top > tol:

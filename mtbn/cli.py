@@ -141,12 +141,13 @@ SCHEDULER_HELP = ("run the parallel work on the Dask scheduler at ADDRESS (e.g. 
                   "results equal a local run's (see docs/scaling.md)")
 
 
-def _progress(args):
-    """Progress for a command: bars and lines on a terminal, lines with --progress, else log records only."""
+def _progress(args, *, always=False):
+    """Progress for a command: bars and lines on a terminal, lines with --progress (or ``always``), else log
+    records only."""
     from mtbn.progress import Reporter
 
     tty = sys.stderr.isatty()
-    if not (tty or getattr(args, "progress", False)):
+    if not (tty or always or getattr(args, "progress", False)):
         return Reporter()
     if tty:
         from tqdm.auto import tqdm
@@ -387,11 +388,10 @@ def cmd_demo(args):
           f"multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation with the negative-transfer "
           f"guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
           flush=True)
-    args = argparse.Namespace(problem="alarm", tasks=5, pdel=0.05, train=args.rows, validation=50,
-                              trials=args.trials, methods="stl,identical,pooled,mtl,mtl-paper,mtl-oracle", penalty=None,
-                              seed=args.seed, jobs=args.jobs, out=out, test_rows=20000, restarts=20,
-                              progress=True, no_plots=False)
-    return cmd_bench(args)
+    return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
+                      penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=5, p_del=0.05,
+                      n_train=args.rows, validation=50, n_test=20000, n_restarts=20, n_jobs=args.jobs,
+                      progress=_progress(args, always=True), plots=True)
 
 
 def _parse_penalty_list(text):
@@ -408,38 +408,42 @@ def _parse_penalty_list(text):
 
 
 def cmd_bench(args):
-    from mtbn.evaluate import run_benchmark
+    from mtbn.evaluate import fixed_penalty_method
 
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     grid = None
     if args.penalty not in (None, "auto"):
         values = _parse_penalty_list(args.penalty)
         if len(values) == 1:
-            methods = [m for m in methods if not m.startswith("mtl")] + [f"mtl@{values[0]!r}"]
+            methods = [m for m in methods if not m.startswith("mtl")] + [fixed_penalty_method(values[0])]
         else:
             grid = values
             if "sweep" in methods or not any(m.startswith("mtl") for m in methods):
                 methods = [m for m in methods if m != "sweep"]
-            methods += [f"mtl@{v!r}" for v in values if f"mtl@{v!r}" not in methods]
-    progress = _progress(args)
+            methods += [fixed_penalty_method(v) for v in values if fixed_penalty_method(v) not in methods]
+    return _run_bench(args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials,
+                      seed=args.seed, n_tasks=args.tasks, p_del=args.pdel, n_train=args.train,
+                      validation=args.validation, n_test=args.test_rows, n_restarts=args.restarts, n_jobs=args.jobs,
+                      progress=_progress(args), plots=not args.no_plots)
+
+
+def _run_bench(problem, out, *, plots, **options):
+    """Run a benchmark, print its summary and what was written (``mtbn bench`` and ``mtbn demo``)."""
+    from mtbn.evaluate import run_benchmark
+
     t0 = time.perf_counter()
-    results, summary = run_benchmark(
-        args.problem, args.out, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=args.pdel,
-        n_train=args.train, validation=args.validation, n_test=args.test_rows, methods=methods,
-        penalty_grid=grid, n_restarts=args.restarts, n_jobs=args.jobs, progress=progress,
-        plots=not args.no_plots,
-    )
+    results, summary = run_benchmark(problem, out, plots=plots, **options)
     print(summary)
     import importlib.util
 
-    if args.no_plots:
-        plots = ""
+    if not plots:
+        written = ""
     elif importlib.util.find_spec("matplotlib") is None:
-        plots = " (no plots: matplotlib is not installed)"
+        written = " (no plots: matplotlib is not installed)"
     else:
-        plots = " and plots"
-    print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(args.out, 'results.csv')}, "
-          f"{os.path.join(args.out, 'summary.md')}{plots}")
+        written = " and plots"
+    print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(out, 'results.csv')}, "
+          f"{os.path.join(out, 'summary.md')}{written}")
     return 0
 
 
@@ -496,96 +500,105 @@ def _short(value):
     return format_number(value, 4)
 
 
-def cmd_relatedness(args):
-    from mtbn.relatedness import direct_relatedness, indirect_relatedness
-    from mtbn.report import write_relatedness_report
-
+def _task_command(args, compute, write, summarise):
+    """The skeleton of ``relatedness``, ``select`` and ``cluster``: read the CSV tasks, compute, write the
+    report into a staged output folder, print a summary."""
     _check_out(args.out)
     t0 = time.perf_counter()
     progress = _progress(args)
     tasks = _read_named_tasks(args.csv, args.dropna)
-    progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
-    if args.measure == "direct":
-        rel = direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
-                                 equivalent_sample_size=args.ess, n_jobs=args.jobs, noise_floor=args.noise_floor)
-    else:
-        rel = indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
-                                   n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
+    res = compute(tasks, progress)
     options = _options_of(args)
     options["inputs"] = list(args.csv)
     progress("writing the report")
     with _staged_output(args.out) as out:
-        paths = write_relatedness_report(rel, out, options)
-    print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {time.perf_counter() - t0:.2f} s; "
-          f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
-    reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
-    print(f"distance, smaller = more related{reading}:")
-    print(rel.distance.to_string(float_format=_short))
+        written = write(res, out, options)
+    summarise(res, time.perf_counter() - t0, written)
     return 0
+
+
+def cmd_relatedness(args):
+    from mtbn.relatedness import direct_relatedness, indirect_relatedness
+    from mtbn.report import write_relatedness_report
+
+    def compute(tasks, progress):
+        progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
+        if args.measure == "direct":
+            return direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
+                                      equivalent_sample_size=args.ess, n_jobs=args.jobs,
+                                      noise_floor=args.noise_floor)
+        return indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
+                                    n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
+
+    def summarise(rel, seconds, paths):
+        print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {seconds:.2f} s; "
+              f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
+        reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
+        print(f"distance, smaller = more related{reading}:")
+        print(rel.distance.to_string(float_format=_short))
+
+    return _task_command(args, compute, write_relatedness_report, summarise)
 
 
 def cmd_select(args):
     from mtbn.relatedness import select_tasks
     from mtbn.report import write_selection_report
 
-    _check_out(args.out)
-    t0 = time.perf_counter()
-    progress = _progress(args)
-    tasks = _read_named_tasks(args.csv, args.dropna)
-    res = select_tasks(
-        tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
-        penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
-        equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
-        n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
-    )
-    options = _options_of(args)
-    options["inputs"] = list(args.csv)
-    progress("writing the report")
-    with _staged_output(args.out) as out:
+    def compute(tasks, progress):
+        return select_tasks(
+            tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
+            penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
+            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
+            n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs,
+            progress=progress,
+        )
+
+    def write(res, out, options):
         _write_task_outputs(out, res.principal, res.graph, res.network)
-        write_selection_report(res, out, options)
-    print(f"selected {res.n_selected} of {len(res.order)} task(s) for {res.principal!r} ({res.how}) in "
-          f"{time.perf_counter() - t0:.2f} s; wrote {args.out}")
-    print(f"  {'rank':>4}  {'task':<20} {'distance':>10}  selected")
-    for i, name in enumerate(res.order):
-        mark = "yes" if name in res.selected else ""
-        gap = "   <- largest gap below" if i + 1 == res.gap and res.gap < len(res.order) else ""
-        print(f"  {i + 1:>4}  {name:<20} {_short(res.distances[name]):>10}  {mark}{gap}")
-    penalty = "n/a" if res.penalty != res.penalty else _short(res.penalty)
-    print(f"  {res.principal}: {res.graph.n_edges} edges (single-task: {res.single_task_graph.n_edges}); "
-          f"penalty {penalty}")
-    return 0
+        return write_selection_report(res, out, options)
+
+    def summarise(res, seconds, _):
+        print(f"selected {res.n_selected} of {len(res.order)} task(s) for {res.principal!r} ({res.how}) in "
+              f"{seconds:.2f} s; wrote {args.out}")
+        print(f"  {'rank':>4}  {'task':<20} {'distance':>10}  selected")
+        for i, name in enumerate(res.order):
+            mark = "yes" if name in res.selected else ""
+            gap = "   <- largest gap below" if i + 1 == res.gap and res.gap < len(res.order) else ""
+            print(f"  {i + 1:>4}  {name:<20} {_short(res.distances[name]):>10}  {mark}{gap}")
+        penalty = "n/a" if res.penalty != res.penalty else _short(res.penalty)
+        print(f"  {res.principal}: {res.graph.n_edges} edges (single-task: {res.single_task_graph.n_edges}); "
+              f"penalty {penalty}")
+
+    return _task_command(args, compute, write, summarise)
 
 
 def cmd_cluster(args):
     from mtbn.relatedness import cluster_tasks
     from mtbn.report import write_clustering_report
 
-    _check_out(args.out)
-    t0 = time.perf_counter()
-    progress = _progress(args)
-    tasks = _read_named_tasks(args.csv, args.dropna)
-    res = cluster_tasks(
-        tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
-        validation=args.validation, relatedness_penalty=args.relatedness_penalty, equivalent_sample_size=args.ess,
-        n_restarts=args.restarts, max_clusters=args.max_clusters, noise_floor=args.noise_floor, random_state=args.seed,
-        n_jobs=args.jobs, progress=progress,
-    )
-    options = _options_of(args)
-    options["inputs"] = list(args.csv)
-    progress("writing the report")
-    with _staged_output(args.out) as out:
+    def compute(tasks, progress):
+        return cluster_tasks(
+            tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
+            validation=args.validation, relatedness_penalty=args.relatedness_penalty,
+            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_clusters=args.max_clusters,
+            noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
+        )
+
+    def write(res, out, options):
         for name in res.relatedness.names:
             _write_task_outputs(out, name, res.graphs[name], res.networks[name])
-        write_clustering_report(res, out, options)
-    how = "validation" if res.validation_curve else "given"
-    print(f"{len(res.labels)} task(s) in {res.n_clusters} cluster(s) ({how}) in {time.perf_counter() - t0:.2f} s; "
-          f"wrote {args.out}")
-    print(f"  {'cluster':>7}  tasks")
-    for c in sorted(set(res.labels.values())):
-        members = [t for t in res.relatedness.names if res.labels[t] == c]
-        print(f"  {c:>7}  {', '.join(members)}")
-    return 0
+        return write_clustering_report(res, out, options)
+
+    def summarise(res, seconds, _):
+        how = "validation" if res.validation_curve else "given"
+        print(f"{len(res.labels)} task(s) in {res.n_clusters} cluster(s) ({how}) in {seconds:.2f} s; "
+              f"wrote {args.out}")
+        print(f"  {'cluster':>7}  tasks")
+        for c in sorted(set(res.labels.values())):
+            members = [t for t in res.relatedness.names if res.labels[t] == c]
+            print(f"  {c:>7}  {', '.join(members)}")
+
+    return _task_command(args, compute, write, summarise)
 
 
 # ---------------------------------------------------------------------------

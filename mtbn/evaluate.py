@@ -109,18 +109,28 @@ register("bench-other-settings", InvalidParameterError,
          cause="The output folder holds a benchmark run with different settings, so its trials cannot be resumed.",
          fix="Choose a new --out folder, or delete the old one to start again.")
 
+def fixed_penalty_method(delta):
+    """The method name of multitask learning at the fixed penalty ``delta``: ``mtl@DELTA``."""
+    return f"mtl@{float(delta)!r}"
+
+
+def fixed_penalty(method):
+    """The penalty of a ``mtl@DELTA`` method, or None for any other method name."""
+    if not method.startswith("mtl@"):
+        return None
+    try:
+        delta = float(method[4:])
+    except ValueError:
+        raise error("method-penalty-type", method=method) from None
+    if not 0 <= delta <= 1:
+        raise error("method-penalty-range", method=method)
+    return delta
+
+
 def _check_methods(methods):
     out = []
     for m in methods:
-        if m in METHODS:
-            out.append(m)
-        elif m.startswith("mtl@"):
-            try:
-                d = float(m[4:])
-            except ValueError:
-                raise error("method-penalty-type", method=m) from None
-            if not 0 <= d <= 1:
-                raise error("method-penalty-range", method=m)
+        if m in METHODS or fixed_penalty(m) is not None:
             out.append(m)
         else:
             raise error("unknown-method", method=m, methods=", ".join(METHODS))
@@ -173,7 +183,7 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
     # its negative-transfer guard fires), not another draw of the same search.
     learn_seed = int(rng.integers(2**31))
     stl_graphs = None
-    if "stl" in methods or any(m.startswith("mtl@") for m in methods):
+    if "stl" in methods or any(fixed_penalty(m) is not None for m in methods):
         t0 = time.perf_counter()
         stl = learn_structures(train, prior="none", equivalent_sample_size=ess, n_restarts=n_restarts,
                                random_state=learn_seed)
@@ -219,9 +229,9 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
             record("mtl-oracle", point.graphs, _fit_all(point.graphs, train, ess),
                    0.0, point.penalty)
     for method in methods:
-        if not method.startswith("mtl@"):
+        delta = fixed_penalty(method)
+        if delta is None:
             continue
-        delta = float(method[4:])
         t0 = time.perf_counter()
         res = learn_structures(train, penalty=delta, start=stl_graphs, equivalent_sample_size=ess)
         record(method, res.graphs, _fit_all(res.graphs, train, ess), time.perf_counter() - t0, delta)

@@ -56,7 +56,8 @@ def _caller_module():
     import sys
 
     frame = sys._getframe(2)
-    return frame.f_globals.get("__name__", "?").rsplit(".", 1)[-1]
+    name = frame.f_globals.get("__name__", "?").split(".")
+    return name[1] if len(name) > 1 and name[0] == "mtbn" else name[-1]  # a subpackage's modules: the package
 
 
 def text(code, **fields):

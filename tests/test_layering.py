@@ -11,11 +11,14 @@ PACKAGE = os.path.dirname(mtbn.__file__)
 
 
 def _modules():
-    for name in sorted(os.listdir(PACKAGE)):
-        if name.endswith(".py"):
-            path = os.path.join(PACKAGE, name)
-            with open(path, encoding="utf-8") as fh:
-                yield name[:-3], ast.parse(fh.read(), path)
+    """(name, tree) of every file of the package; a subpackage's files carry the subpackage's name."""
+    for folder, _, files in sorted(os.walk(PACKAGE)):
+        rel = os.path.relpath(folder, PACKAGE)
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, encoding="utf-8") as fh:
+                    yield (name[:-3] if rel == "." else rel.split(os.sep)[0]), ast.parse(fh.read(), path)
 
 
 def _imports(tree):

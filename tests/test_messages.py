@@ -8,7 +8,7 @@ import pytest
 from mtbn.messages import REGISTRY, markdown
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SOURCES = sorted(p for p in (ROOT / "mtbn").glob("*.py") if p.name != "messages.py")
+SOURCES = sorted(p for p in (ROOT / "mtbn").rglob("*.py") if p.name != "messages.py")
 # A message built by hand: an error class (or argparse's) called with text.
 HAND_MADE = re.compile(r"\b(InvalidDataError|InvalidParameterError|CycleError|NotFittedError|MtbnError|TypeError|ValueError|"
                        r"ArgumentTypeError|"

@@ -1,0 +1,92 @@
+"""Writing BIF, the networks shipped with mtbn, and reading a network file of any supported format."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import os
+from pathlib import Path
+
+
+from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
+from mtbn.networks.bif import read_bif
+from mtbn.networks.convert import from_pgmpy
+from mtbn.networks.model import BayesianNetwork
+
+#: Names accepted by :func:`load_network` for the networks shipped with mtbn.
+SHIPPED_NETWORKS = ("alarm", "asia", "insurance", "sachs", "hepar2", "win95pts", "andes")
+
+
+def _shipped_bytes(name):
+    """Bytes of a shipped ``<name>.bif.gz`` (package resources, else the repo's data/)."""
+    filename = f"{name}.bif.gz"
+    try:
+        from importlib.resources import files
+
+        return (files("mtbn.datasets") / filename).read_bytes()
+    except (ImportError, OSError, TypeError, ValueError):
+        fallback = Path(__file__).resolve().parents[2] / "data" / filename
+        return fallback.read_bytes()
+
+
+register("network-format", InvalidParameterError,
+         "cannot tell the network format of {path!r}: give a .bif, .bif.gz, .xml/.xmlbif, .net or .uai file.",
+         cause="The file name's extension is not a Bayesian network format mtbn reads.",
+         fix="Rename the file with the extension of its format, or convert it to BIF.")
+register("network-unknown", InvalidParameterError,
+         "unknown network {name!r}: give one of {choices} or the path of a .bif / .bif.gz file.",
+         cause="The name is neither a network shipped with mtbn nor the path of an existing file.",
+         fix="Use one of the shipped names listed (case-insensitive), or check the file's path.")
+
+
+def load_network(name: str) -> BayesianNetwork:
+    """Load a shipped network by name, or a BIF file by path.
+
+    Parameters
+    ----------
+    name : str or path-like
+        One of :data:`SHIPPED_NETWORKS` (``"alarm"``, ``"asia"``,
+        ``"insurance"``; case-insensitive), or a path to a ``.bif`` /
+        ``.bif.gz`` file.
+
+    Returns
+    -------
+    BayesianNetwork
+
+    Raises
+    ------
+    InvalidParameterError
+        ``name`` is neither a shipped network nor an existing file.
+    """
+    if isinstance(name, str) and name.lower() in SHIPPED_NETWORKS:
+        return read_bif(_shipped_bytes(name.lower()))
+    if isinstance(name, (str, os.PathLike)) and Path(name).is_file():
+        return read_bif(Path(name))
+    raise error("network-unknown", name=name, choices=", ".join(map(repr, SHIPPED_NETWORKS)))
+
+
+def read_network(path: Any) -> BayesianNetwork:
+    """Read a Bayesian network file: BIF here, XMLBIF, NET (Hugin) and UAI through pgmpy's readers.
+
+    The format comes from the extension: ``.bif`` / ``.bif.gz`` (mtbn's own
+    parser), ``.xml`` / ``.xmlbif``, ``.net``, ``.uai`` (pgmpy's
+    ``XMLBIFReader``, ``NETReader``, ``UAIReader``, then :func:`from_pgmpy`).
+
+    Returns
+    -------
+    BayesianNetwork
+    """
+    name = str(path).lower()
+    if name.endswith((".bif", ".bif.gz")):
+        return read_bif(path)
+    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".net": "NETReader", ".uai": "UAIReader"}
+    ext = next((e for e in readers if name.endswith(e)), None)
+    if ext is None:
+        raise error("network-format", path=str(path))
+    if not Path(path).is_file():
+        raise error("network-unknown", name=str(path), choices=", ".join(map(repr, SHIPPED_NETWORKS)))
+    from pgmpy import readwrite
+
+    reader = getattr(readwrite, readers[ext])(path=str(path))
+    return from_pgmpy(reader.get_model())

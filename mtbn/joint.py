@@ -190,6 +190,10 @@ def solve_excluding(prior, gains, part, log_factor, exclude, solver="auto", stat
     """
     gains = np.asarray(gains, dtype=float)
     exclude = np.asarray(exclude, dtype=np.int64)
+    if resolve_solver(prior, solver) == "exact" and hasattr(prior, "solve_excluding"):
+        if stats is not None:
+            stats["n_configurations"] += 2 * prior.n_configurations(gains.shape[0])
+        return prior.solve_excluding(gains, part, np.asarray(log_factor, dtype=float), exclude)
     m, k, _ = gains.shape
     rows = np.arange(m)
     best = np.full(m, -np.inf)

@@ -215,6 +215,61 @@ class PairedPrior(_PairPrior):
         total = np.where(n0 >= 0, V + pen, neg)
         return total.reshape(m, -1).max(axis=1)
 
+    def solve_excluding(self, gains, part, log_factor, exclude):
+        """Best objective of each pair problem over the configurations other than ``exclude``.
+
+        The configurations that differ from ``exclude`` split by the first
+        task ``t`` where they differ: tasks before ``t`` as in ``exclude``,
+        task ``t`` in another state, tasks after ``t`` free. One backward DP
+        gives, for every ``t``, the best sum of gains of the free suffix per
+        count pair ``(n1, n2)``; each box then adds the fixed prefix and the
+        count-dependent penalty. O(k^3) per pair, as :meth:`solve` (the
+        generic route, one solve per box, is O(k^4)). Equal weights only.
+        """
+        m, k, _ = gains.shape
+        neg = -np.inf
+        exclude = np.asarray(exclude, dtype=np.int64)
+        rows = np.arange(m)
+        # suffix[t][:, a, b]: best sum of gains of tasks t..k-1 with a tasks in state 1 and b in state 2.
+        suffix = [None] * (k + 1)
+        V = np.full((m, k + 1, k + 1), neg)
+        V[:, 0, 0] = 0.0
+        suffix[k] = V
+        for t in range(k - 1, -1, -1):
+            g = gains[:, t, :]
+            new = V + g[:, 0, None, None]
+            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
+            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
+            V = np.where(part[:, t, None, None], new, V)
+            suffix[t] = V
+        n_part = part.sum(axis=1)
+        counts = np.arange(2 * k + 2)
+        n1 = counts[None, :, None]
+        n2 = counts[None, None, :]
+        n0 = n_part[:, None, None] - n1 - n2
+        pen = self._penalty_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
+        pen = np.where(n0 >= 0, pen, neg)  # (m, 2k+2, 2k+2): the penalty of the total counts
+        a = np.arange(k + 1)
+        best = np.full(m, neg)
+        prefix_gain = np.zeros(m)
+        c1 = np.zeros(m, dtype=np.int64)
+        c2 = np.zeros(m, dtype=np.int64)
+        for t in range(k):
+            x = exclude[:, t]
+            rest = suffix[t + 1]
+            for state in range(3):
+                d1, d2 = c1 + (state == 1), c2 + (state == 2)
+                shifted = pen[rows[:, None, None], d1[:, None, None] + a[None, :, None], d2[:, None, None] + a[None, None, :]]
+                value = prefix_gain + gains[:, t, state] + (rest + shifted).reshape(m, -1).max(axis=1)
+                ok = part[:, t] & (x != state)
+                best = np.where(ok, np.maximum(best, value), best)
+            # Task t takes the excluded state from now on (if it takes part at all).
+            take = part[:, t]
+            prefix_gain = np.where(take, prefix_gain + gains[rows, t, x], prefix_gain)
+            c1 = c1 + (take & (x == 1))
+            c2 = c2 + (take & (x == 2))
+        return best
+
     def n_configurations(self, n_pairs):
         k = self.n_tasks
         return 3 * k * (k + 1) ** 2 * n_pairs

@@ -413,3 +413,30 @@ def test_all_zero_pair_weights_at_penalty_one_leave_tasks_independent():
     # Zero weights: no coupling, so the best is each task's own best gain: 1 + 2 + 0.5.
     for solver in solvers_for(prior):
         assert solve_pairs(prior, gains, part, lf, solver)[0] == pytest.approx(3.5), solver
+
+
+def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations():
+    # Brute force: every configuration (non-participating tasks at "no edge") except the excluded one.
+    rng = np.random.default_rng(11)
+    for _ in range(150):
+        k = int(rng.integers(1, 5))
+        prior = make_prior("paired", float(rng.choice([0.3, 0.9, 1.0])), k,
+                           reversal=str(rng.choice(["single", "double"])))
+        m = 4
+        gains = rng.normal(0, 2, size=(m, k, 3))
+        gains[rng.random((m, k, 3)) < 0.15] = -np.inf
+        part = rng.random((m, k)) < 0.8
+        gains[~part] = (0.0, -np.inf, -np.inf)
+        exclude = np.where(part, rng.integers(0, 3, size=(m, k)), 0)
+        L = np.full(m, float(prior.log_factors(2)[0]))
+        got = prior.solve_excluding(gains, part, L, exclude)
+        for p in range(m):
+            best = -np.inf
+            for config in itertools.product(range(3), repeat=k):
+                c = np.array(config)
+                if np.any(c[~part[p]] != 0) or np.array_equal(c, exclude[p]):
+                    continue
+                g = gains[p, np.arange(k), c].sum()
+                if np.isfinite(g):
+                    best = max(best, g + prior.log_prior(c[None], part[p][None], L[p:p + 1])[0])
+            assert np.isclose(got[p], best, rtol=1e-12, atol=1e-9) or got[p] == best

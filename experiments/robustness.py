@@ -39,6 +39,17 @@ def cell(problem, rows, trials):
     return results
 
 
+def stored(out):
+    """A cell's results: its results.csv, or, while the cell is still running, its finished trials."""
+    if os.path.exists(os.path.join(out, "results.csv")):
+        return pd.read_csv(os.path.join(out, "results.csv"))
+    folder = os.path.join(out, "trials")
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".csv")) if os.path.isdir(folder) else []
+    if not files:
+        return None
+    return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True)
+
+
 def summarise_cell(problem, rows, results):
     per = results.groupby(["method", "trial"])[["edit_distance", "cpdag_shd", "kl"]].mean()
     row = {"problem": problem, "rows": rows, "trials": results["trial"].nunique()}
@@ -105,9 +116,9 @@ def main():
         for n in args.rows:
             out = os.path.join(OUT, "robustness", f"{problem}_{n}")
             if args.table_only:
-                if not os.path.exists(os.path.join(out, "results.csv")):
+                results = stored(out)
+                if results is None:
                     continue
-                results = pd.read_csv(os.path.join(out, "results.csv"))
             else:
                 results = cell(problem, n, args.trials)
             rows.append(summarise_cell(problem, n, results))

@@ -60,17 +60,15 @@ TRIALS = 10
 
 
 def _cells():
-    import pandas as pd
-
     sys.path.insert(0, HERE)
-    from robustness import summarise_cell
+    from robustness import stored, summarise_cell
 
     rows = {}
     for problem in PROBLEMS + [p for p, _ in SUITE if p not in PROBLEMS]:
         for n in (250, 1000):
-            path = os.path.join(OUT, "robustness", f"{problem}_{n}", "results.csv")
-            if os.path.exists(path):
-                rows[(problem, n)] = summarise_cell(problem, n, pd.read_csv(path))
+            results = stored(os.path.join(OUT, "robustness", f"{problem}_{n}"))
+            if results is not None:
+                rows[(problem, n)] = summarise_cell(problem, n, results)
     return rows
 
 

@@ -220,60 +220,69 @@ class PairedPrior(_PairPrior):
 
         The configurations that differ from ``exclude`` split by the first
         task ``t`` where they differ: tasks before ``t`` as in ``exclude``,
-        task ``t`` in another state, tasks after ``t`` free. One backward DP
-        gives, for every ``t``, the best sum of gains of the free suffix per
-        count pair ``(n1, n2)``; each box then adds the fixed prefix and the
-        count-dependent penalty. O(k^3) per pair, as :meth:`solve` (the
-        generic route, one solve per box, is O(k^4)). Equal weights only.
+        task ``t`` in another state, tasks after ``t`` free. A backward DP
+        over tasks gives the best sum of gains of the free suffix per count
+        pair ``(n1, n2)``; at each ``t`` the box adds the fixed prefix and
+        the count-dependent penalty. O(k^3) per pair, as :meth:`solve` (the
+        generic route, one solve per box, is O(k^4)); memory O(k^2) per pair,
+        in chunks of pairs. Equal weights only.
         """
         m, k, _ = gains.shape
-        neg = -np.inf
         exclude = np.asarray(exclude, dtype=np.int64)
+        step = max(1, EXCLUDING_CHUNK // (2 * k + 2) ** 2)
+        return np.concatenate([
+            self._solve_excluding(gains[i:i + step], part[i:i + step], log_factor[i:i + step],
+                                  exclude[i:i + step]) for i in range(0, m, step)
+        ]) if m else np.zeros(0)
+
+    def _solve_excluding(self, gains, part, log_factor, exclude):
+        m, k, _ = gains.shape
+        neg = -np.inf
         rows = np.arange(m)
-        # suffix[t][:, a, b]: best sum of gains of tasks t..k-1 with a tasks in state 1 and b in state 2.
-        suffix = [None] * (k + 1)
-        V = np.full((m, k + 1, k + 1), neg)
-        V[:, 0, 0] = 0.0
-        suffix[k] = V
-        for t in range(k - 1, -1, -1):
-            g = gains[:, t, :]
-            new = V + g[:, 0, None, None]
-            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
-            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
-            V = np.where(part[:, t, None, None], new, V)
-            suffix[t] = V
+        # The prefix of box t: tasks before t in their excluded states (those that take part).
+        fixed = np.where(part, gains[rows[:, None], np.arange(k)[None, :], exclude], 0.0)
+        def before(x):  # sums over the tasks before each t (exclusive cumulative sum)
+            out = np.zeros_like(x)
+            out[:, 1:] = np.cumsum(x[:, :-1], axis=1)
+            return out
+
+        prefix_gain = before(fixed)
+        c1 = before((part & (exclude == 1)).astype(np.int64))
+        c2 = before((part & (exclude == 2)).astype(np.int64))
         n_part = part.sum(axis=1)
         counts = np.arange(2 * k + 2)
         n1 = counts[None, :, None]
         n2 = counts[None, None, :]
         n0 = n_part[:, None, None] - n1 - n2
         pen = self._penalty_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
-        pen = np.where(n0 >= 0, pen, neg)  # (m, 2k+2, 2k+2): the penalty of the total counts
+        pen = np.where(n0 >= 0, pen, neg)  # the penalty of the total counts
         a = np.arange(k + 1)
         best = np.full(m, neg)
-        prefix_gain = np.zeros(m)
-        c1 = np.zeros(m, dtype=np.int64)
-        c2 = np.zeros(m, dtype=np.int64)
-        for t in range(k):
-            x = exclude[:, t]
-            rest = suffix[t + 1]
+        V = np.full((m, k + 1, k + 1), neg)  # best gains of tasks t+1..k-1 per count pair
+        V[:, 0, 0] = 0.0
+        for t in range(k - 1, -1, -1):
+            g = gains[:, t, :]
             for state in range(3):
-                d1, d2 = c1 + (state == 1), c2 + (state == 2)
-                shifted = pen[rows[:, None, None], d1[:, None, None] + a[None, :, None], d2[:, None, None] + a[None, None, :]]
-                value = prefix_gain + gains[:, t, state] + (rest + shifted).reshape(m, -1).max(axis=1)
-                ok = part[:, t] & (x != state)
+                d1 = c1[:, t] + (state == 1)
+                d2 = c2[:, t] + (state == 2)
+                shifted = pen[rows[:, None, None], d1[:, None, None] + a[None, :, None],
+                              d2[:, None, None] + a[None, None, :]]
+                value = prefix_gain[:, t] + g[:, state] + (V + shifted).reshape(m, -1).max(axis=1)
+                ok = part[:, t] & (exclude[:, t] != state)
                 best = np.where(ok, np.maximum(best, value), best)
-            # Task t takes the excluded state from now on (if it takes part at all).
-            take = part[:, t]
-            prefix_gain = np.where(take, prefix_gain + gains[rows, t, x], prefix_gain)
-            c1 = c1 + (take & (x == 1))
-            c2 = c2 + (take & (x == 2))
+            new = V + g[:, 0, None, None]
+            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
+            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
+            V = np.where(part[:, t, None, None], new, V)
         return best
 
     def n_configurations(self, n_pairs):
         k = self.n_tasks
         return 3 * k * (k + 1) ** 2 * n_pairs
 
+
+#: Cells of the count tables one chunk of :meth:`PairedPrior.solve_excluding` may hold (memory bound).
+EXCLUDING_CHUNK = 2**21
 
 #: Registry of priors: name -> class.
 PRIORS = {"paired": PairedPrior, "edit": EditPrior}

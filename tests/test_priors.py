@@ -440,3 +440,20 @@ def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations(
                 if np.isfinite(g):
                     best = max(best, g + prior.log_prior(c[None], part[p][None], L[p:p + 1])[0])
             assert np.isclose(got[p], best, rtol=1e-12, atol=1e-9) or got[p] == best
+
+
+def test_paired_solve_excluding_is_the_same_in_chunks(monkeypatch):
+    import mtbn.priors as priors
+
+    rng = np.random.default_rng(3)
+    k, m = 6, 40
+    prior = make_prior("paired", 0.99, k)
+    gains = rng.normal(0, 2, size=(m, k, 3))
+    gains[rng.random((m, k, 3)) < 0.1] = -np.inf
+    part = rng.random((m, k)) < 0.9
+    gains[~part] = (0.0, -np.inf, -np.inf)
+    exclude = np.where(part, rng.integers(0, 3, size=(m, k)), 0)
+    L = np.full(m, float(prior.log_factors(2)[0]))
+    whole = prior.solve_excluding(gains, part, L, exclude)
+    monkeypatch.setattr(priors, "EXCLUDING_CHUNK", 1)  # one pair per chunk
+    assert np.array_equal(prior.solve_excluding(gains, part, L, exclude), whole)

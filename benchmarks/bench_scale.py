@@ -177,7 +177,8 @@ def run_child(kind, **params):
 def measure_tasks(args):
     lines = [f"k ALARM tasks x {args.rows} rows, penalty {args.penalty}, {args.restarts} single-task restarts, "
              f"{args.joint_restarts} joint restarts, start {args.start!r} (each run a child process)", "",
-             "| k | STL s | MTL s | MTL / STL | STL peak MiB | MTL peak MiB |", "|---|---|---|---|---|---|"]
+             "| k | STL s | MTL s | MTL / STL | STL peak MiB | MTL peak MiB | MTL log score |",
+             "|---|---|---|---|---|---|---|"]
     for k in args.k:
         lines.append(_stl_vs_mtl(k, network="alarm", k=k, rows=args.rows, seed=0, restarts=args.restarts,
                                  joint_restarts=args.joint_restarts, penalty=args.penalty, start=args.start))
@@ -189,7 +190,7 @@ def _stl_vs_mtl(label, **common):
     stl = run_child("learn", method="stl", **common)
     mtl = run_child("learn", method="mtl", **common)
     line = (f"| {label} | {stl['seconds']:.1f} | {mtl['seconds']:.1f} | {mtl['seconds'] / stl['seconds']:.2f}x | "
-            f"{stl['peak_mib']:.0f} | {mtl['peak_mib']:.0f} |")
+            f"{stl['peak_mib']:.0f} | {mtl['peak_mib']:.0f} | {mtl['log_score']:.4f} |")
     print(line, file=sys.stderr, flush=True)
     return line
 
@@ -226,7 +227,8 @@ def measure_wide(args):
             print(line, file=sys.stderr, flush=True)
             lines.append(line)
     lines += ["", f"5 related tasks x {args.wide_rows} rows at penalty {args.penalty} (0 restarts)", "",
-              "| network | STL s | MTL s | MTL / STL | STL peak MiB | MTL peak MiB |", "|---|---|---|---|---|---|"]
+              "| network | STL s | MTL s | MTL / STL | STL peak MiB | MTL peak MiB | MTL log score |",
+              "|---|---|---|---|---|---|---|"]
     for name in args.networks:
         lines.append(_stl_vs_mtl(name, network=name, k=5, rows=args.wide_rows, seed=0, restarts=0,
                                  joint_restarts=0, penalty=args.penalty, start=args.start))

@@ -19,8 +19,8 @@ import pytest
 from mtbn.data import make_taskset
 from mtbn.exceptions import CycleError, InvalidParameterError
 from mtbn.joint import multitask_hill_climb
+from mtbn.estimators import MultitaskStructureLearner
 from mtbn.learn import (
-    MultitaskStructureLearner,
     learn_identical_structures,
     learn_structure,
     learn_structures,

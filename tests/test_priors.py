@@ -415,6 +415,16 @@ def test_all_zero_pair_weights_at_penalty_one_leave_tasks_independent():
         assert solve_pairs(prior, gains, part, lf, solver)[0] == pytest.approx(3.5), solver
 
 
+def _excluding_problem(rng, prior, m, k, *, illegal, present):
+    """Random pair problems: gains (some illegal), participation, an excluded configuration, log factors."""
+    gains = rng.normal(0, 2, size=(m, k, 3))
+    gains[rng.random((m, k, 3)) < illegal] = -np.inf
+    part = rng.random((m, k)) < present
+    gains[~part] = (0.0, -np.inf, -np.inf)
+    exclude = np.where(part, rng.integers(0, 3, size=(m, k)), 0)
+    return gains, part, exclude, np.full(m, float(prior.log_factors(2)[0]))
+
+
 def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations():
     # Brute force: every configuration (non-participating tasks at "no edge") except the excluded one.
     rng = np.random.default_rng(11)
@@ -423,12 +433,7 @@ def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations(
         prior = make_prior("paired", float(rng.choice([0.3, 0.9, 1.0])), k,
                            reversal=str(rng.choice(["single", "double"])))
         m = 4
-        gains = rng.normal(0, 2, size=(m, k, 3))
-        gains[rng.random((m, k, 3)) < 0.15] = -np.inf
-        part = rng.random((m, k)) < 0.8
-        gains[~part] = (0.0, -np.inf, -np.inf)
-        exclude = np.where(part, rng.integers(0, 3, size=(m, k)), 0)
-        L = np.full(m, float(prior.log_factors(2)[0]))
+        gains, part, exclude, L = _excluding_problem(rng, prior, m, k, illegal=0.15, present=0.8)
         got = prior.solve_excluding(gains, part, L, exclude)
         for p in range(m):
             best = -np.inf
@@ -448,12 +453,7 @@ def test_paired_solve_excluding_is_the_same_in_chunks(monkeypatch):
     rng = np.random.default_rng(3)
     k, m = 6, 40
     prior = make_prior("paired", 0.99, k)
-    gains = rng.normal(0, 2, size=(m, k, 3))
-    gains[rng.random((m, k, 3)) < 0.1] = -np.inf
-    part = rng.random((m, k)) < 0.9
-    gains[~part] = (0.0, -np.inf, -np.inf)
-    exclude = np.where(part, rng.integers(0, 3, size=(m, k)), 0)
-    L = np.full(m, float(prior.log_factors(2)[0]))
+    gains, part, exclude, L = _excluding_problem(rng, prior, m, k, illegal=0.1, present=0.9)
     whole = prior.solve_excluding(gains, part, L, exclude)
     monkeypatch.setattr(priors, "EXCLUDING_CHUNK", 1)  # one pair per chunk
     assert np.array_equal(prior.solve_excluding(gains, part, L, exclude), whole)

@@ -173,7 +173,7 @@ class DeltaTable:
             legal[us, vs] = ~blocked.any(axis=0)
         return legal
 
-    def if_refreshed(self):
+    def refresh_all(self):
         """The by-spec path: recompute every column (used when use_cache=False)."""
         for v in range(self.n):
             self.refresh(v)
@@ -226,7 +226,7 @@ def _climb(table, required, *, tabu_length, max_tabu_iter, max_iter, tol):
     stalls = 0
     while max_iter is None or n_iter < max_iter:
         if not table.use_cache:
-            table.if_refreshed()
+            table.refresh_all()
         move = _pick(_move_gains(table, required, tabu), tol)
         if move is None:
             break

@@ -20,7 +20,6 @@ version = release = mtbn.__version__
 extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
@@ -36,20 +35,15 @@ exclude_patterns = ["_build", "_templates", "Thumbs.db", ".DS_Store"]
 autosummary_generate = True
 autosummary_imported_members = False
 autodoc_typehints = "none"           # the numpydoc "Parameters" sections carry the types
-numpydoc_show_class_members = False  # autosummary lists the methods; numpydoc does not repeat them
+numpydoc_show_class_members = False  # the class template documents the methods; numpydoc does not list them again
 numpydoc_class_members_toctree = False
 numpydoc_validation_checks = set()
 
 # The Markdown pages of docs/ (results, performance, design, ...) are included as they are.
-myst_enable_extensions = ["dollarmath", "colon_fence"]
 myst_heading_anchors = 3
 
-# Examples in the user guide are ``.. doctest::`` blocks, run by ``-b doctest``
-# (and by tests/test_docs.py); keep them to ASIA-size data and a few hundred rows.
-doctest_global_setup = """
-import warnings
-warnings.simplefilter("ignore")
-"""
+# The user guide's ``>>>`` examples are run by tests/test_docs.py (doctest on docs/guide/*.rst),
+# the scripts it includes from docs/examples/ by tests/test_examples.py: the build itself runs no learner.
 
 html_theme = "alabaster"
 html_title = f"mtbn {release}"

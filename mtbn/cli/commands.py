@@ -190,9 +190,9 @@ def cmd_demo(args):
 def bench_methods(methods, penalty):
     """The methods and the penalty grid of ``bench --methods M1,M2 --penalty auto|DELTA|D1,D2,...``.
 
-    One penalty replaces the multitask methods by ``mtl@DELTA``; a list is
-    the grid of the multitask methods, or a sweep (``mtl@DELTA`` for each
-    value) when no multitask method is asked for or ``sweep`` is.
+    One penalty replaces the multitask methods by ``mtl@DELTA``; a list is a
+    sweep (``mtl@DELTA`` for each value, the word ``sweep`` among the methods
+    is dropped) and the grid of the multitask methods that choose a penalty.
     """
     from mtbn.evaluate import fixed_penalty_method
 
@@ -202,8 +202,7 @@ def bench_methods(methods, penalty):
     values = penalty_list(penalty)
     if len(values) == 1:
         return [m for m in methods if not m.startswith("mtl")] + [fixed_penalty_method(values[0])], None
-    if "sweep" in methods or not any(m.startswith("mtl") for m in methods):
-        methods = [m for m in methods if m != "sweep"]
+    methods = [m for m in methods if m != "sweep"]
     return methods + [fixed_penalty_method(v) for v in values if fixed_penalty_method(v) not in methods], values
 
 

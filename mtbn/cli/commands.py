@@ -82,6 +82,7 @@ def cmd_learn(args):
 
 
 def _learn(args, progress):
+    """Read the tasks and constraint files, learn (and bootstrap); the outputs to write, in memory."""
     import warnings
 
     from mtbn.exceptions import TransferWarning
@@ -142,6 +143,7 @@ def _learn_summary(args, taskset, res, boot, averaged):
 
 
 def _write_learned(args, done, out):
+    """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
     for t, task in enumerate(done.taskset.tasks):
         _write_task_outputs(out, task.name, done.result.graphs[t], done.result.networks[t], args.export)
     if args.report:
@@ -160,6 +162,7 @@ def _write_learned(args, done, out):
 
 
 def _print_learned(done, seconds, written):
+    """One line for the run, one per task (edges and score); the time is the one in summary.json."""
     summary = done.summary
     print(f"learned {len(done.taskset)} task(s) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
     for name, info in summary["tasks"].items():

@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 
 from mtbn.cli import build_parser, main
-from mtbn.data import read_csv
-from mtbn.learn import DEFAULT_PENALTY_GRID, learn_structure
+from mtbn.data import make_taskset, read_csv
+from mtbn.learn import DEFAULT_PENALTY_GRID, learn_structure, learn_structures
+from mtbn.messages import text
 from mtbn.networks import fit_parameters, read_bif, sample
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -134,16 +135,31 @@ def test_learn_bif_parameters_are_fitted_on_all_rows(stl_dir, csvs):
         np.testing.assert_allclose(np.transpose(got, axes), ref.cpts[v], rtol=0, atol=1e-12)
 
 
+def _learned(csvs, **options):
+    """The library's result on the CLI's input files (the CLI's defaults are the library's)."""
+    return learn_structures(make_taskset([read_csv(p) for p in csvs]), n_restarts=0, **options)
+
+
+def _assert_summary_tasks_equal(summary, res, csvs):
+    assert list(summary["tasks"]) == [_stem(p) for p in csvs] == list(res.task_names)
+    for t, path in enumerate(csvs):
+        info = summary["tasks"][_stem(path)]
+        assert [tuple(e) for e in info["edges"]] == list(res.graphs[t].edges(names=True))
+        assert info["n_edges"] == res.graphs[t].n_edges == len(info["edges"])
+        assert info["score"] == pytest.approx(float(res.task_log_likelihoods[t]), rel=1e-12)
+        assert info["n_samples"] == 300
+
+
 def test_learn_summary_json_has_tasks_seconds_and_options(stl_dir, csvs):
     with open(stl_dir / "summary.json", encoding="utf-8") as fh:
         summary = json.load(fh)
-    assert set(summary["tasks"]) == {_stem(p) for p in csvs}
+    _assert_summary_tasks_equal(summary, _learned(csvs, prior="none"), csvs)
     for path in csvs:
         info = summary["tasks"][_stem(path)]
         assert {tuple(e) for e in info["edges"]} == set(_read_edges_csv(stl_dir / f"{_stem(path)}.edges.csv"))
-        assert info["n_edges"] == len(info["edges"])
-        assert isinstance(info["score"], float) and math.isfinite(info["score"]) and info["score"] < 0
-        assert info["n_samples"] == 300
+        assert math.isfinite(info["score"]) and info["score"] < 0
+    assert summary["inputs"] == csvs
+    assert "penalty" not in summary and "transfer" not in summary  # --prior none: no multitask choice
     assert isinstance(summary["seconds"], (int, float)) and summary["seconds"] > 0
     opts = summary["options"]
     assert opts["prior"] == "none"
@@ -184,11 +200,14 @@ def test_learn_paired_fixed_penalty_records_penalty(tmp_path, csvs):
     assert summary["penalty"] == 0.9
     assert summary["penalty_path"] == []  # a given penalty has no selection path
     assert summary["options"]["prior"] == "paired"
-    for path in csvs:
+    res = _learned(csvs, prior="paired", penalty=0.9)
+    _assert_summary_tasks_equal(summary, res, csvs)
+    assert summary["log_score"] == pytest.approx(res.log_score, rel=1e-12)
+    for t, path in enumerate(csvs):
         stem = _stem(path)
-        edges = set(_read_edges_csv(out / f"{stem}.edges.csv"))
-        assert {tuple(e) for e in summary["tasks"][stem]["edges"]} == edges
-        assert set(read_bif(str(out / f"{stem}.bif")).edges) == edges
+        edges = _read_edges_csv(out / f"{stem}.edges.csv")
+        assert edges == list(res.graphs[t].edges(names=True))
+        assert set(read_bif(str(out / f"{stem}.bif")).edges) == set(edges)
 
 
 def test_learn_auto_penalty_records_the_path(tmp_path, csvs):
@@ -211,7 +230,9 @@ def test_learn_auto_penalty_records_the_path(tmp_path, csvs):
     for p in path:
         assert len(p["n_edges"]) == len(csvs)
     for c in csvs:
-        assert (out / f"{_stem(c)}.edges.csv").is_file() and (out / f"{_stem(c)}.bif").is_file()
+        edges = _read_edges_csv(out / f"{_stem(c)}.edges.csv")
+        assert [tuple(e) for e in summary["tasks"][_stem(c)]["edges"]] == edges
+        assert set(read_bif(str(out / f"{_stem(c)}.bif")).edges) == set(edges)
 
 
 # ---------------------------------------------------------------------------
@@ -226,22 +247,25 @@ def test_learn_empty_cell_names_the_column(tmp_path, asia):
     df.to_csv(path, index=False)
     line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
                                            str(tmp_path / "out"), str(path)))
-    assert "bronc" in line
+    # row 7 of the DataFrame is line 9 of the file (after the header)
+    assert line == "mtbn: error: " + text("missing-values", task="holes", count=1, columns="'bronc' (1)",
+                                          where=f"file lines 9 of {str(path)!r}")
 
 
 def test_learn_missing_file_is_a_one_line_error(tmp_path):
     missing = tmp_path / "nowhere.csv"
     line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
                                            str(tmp_path / "out"), str(missing)))
-    assert "nowhere.csv" in line
+    assert line == "mtbn: error: " + text("cannot-read-file", path=str(missing), reason="No such file or directory")
 
 
-@pytest.mark.parametrize("penalty", ["1.5", "-0.1", "lots"])
-def test_learn_penalty_outside_unit_interval_exits_2(tmp_path, csvs, penalty):
+@pytest.mark.parametrize("penalty, code", [("1.5", "option-unit-range"), ("-0.1", "option-unit-range"),
+                                           ("lots", "option-unit-number")])
+def test_learn_penalty_outside_unit_interval_exits_2(tmp_path, csvs, penalty, code):
     proc = _run_cli("learn", "--penalty", penalty, "--restarts", "0", "--out", str(tmp_path / "out"), csvs[0])
     assert proc.returncode == 2
-    assert "Traceback" not in proc.stderr
-    assert "--penalty" in proc.stderr
+    assert proc.stderr == (f"mtbn learn: error: argument --penalty: {text(code, value=penalty)} "
+                           "(see 'mtbn learn --help')\n")
     assert not (tmp_path / "out").exists()
 
 
@@ -250,7 +274,7 @@ def test_learn_duplicate_column_names_is_a_one_line_error(tmp_path):
     path.write_text("a,b,a\nx,y,z\ny,y,x\nx,x,x\n", encoding="utf-8")
     line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
                                            str(tmp_path / "out"), str(path)))
-    assert "'a'" in line and "duplicate" in line
+    assert line == "mtbn: error: " + text("duplicate-column", task="dupes", value="a")
 
 
 def test_learn_same_stem_in_two_folders_is_a_one_line_error(tmp_path, asia):
@@ -262,7 +286,7 @@ def test_learn_same_stem_in_two_folders_is_a_one_line_error(tmp_path, asia):
         paths.append(str(path))
     line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
                                            str(tmp_path / "out"), *paths))
-    assert "site" in line
+    assert line == "mtbn: error: " + text("duplicate-task-file", name="site")
 
 
 def test_learn_non_utf8_csv_is_a_one_line_error(tmp_path):
@@ -270,7 +294,7 @@ def test_learn_non_utf8_csv_is_a_one_line_error(tmp_path):
     path.write_bytes(b"\xff\xfe,b\nx,y\nz,y\n")
     line = _assert_one_line_error(_run_cli("learn", "--prior", "none", "--restarts", "0", "--out",
                                            str(tmp_path / "out"), str(path)))
-    assert "latin" in line
+    assert line == "mtbn: error: " + text("not-utf8", task="latin", path=str(path))
 
 
 # ---------------------------------------------------------------------------
@@ -331,3 +355,113 @@ def test_help_runs_as_a_module():
     proc = _run_cli("--help")
     assert proc.returncode == 0
     assert "learn" in proc.stdout and proc.stderr == ""
+
+
+# ---------------------------------------------------------------------------
+# The parser is built from the library: its choices and its defaults
+# ---------------------------------------------------------------------------
+
+
+def _defaults(command):
+    parser = _subparsers()[command]
+    return {a.dest: a.default for a in parser._actions if a.option_strings}
+
+
+def _signature_defaults(func):
+    import inspect
+
+    return {name: p.default for name, p in inspect.signature(func).parameters.items()}
+
+
+#: command -> [(library function, {CLI option dest: the function's argument})].
+LIBRARY_DEFAULTS = {
+    "learn": [("mtbn.learn:learn_structures", {
+        "prior": "prior", "penalty": "penalty", "reversal": "reversal", "ess": "equivalent_sample_size",
+        "max_parents": "max_parents", "start": "start", "cv": "cv", "validation": "validation",
+        "force_transfer": "force_transfer", "restarts": "n_restarts", "joint_restarts": "n_joint_restarts",
+        "seed": "random_state", "task_column": "task_column"})],
+    "relatedness": [("mtbn.relatedness:direct_relatedness", {"penalty": "penalty", "restarts": "n_restarts",
+                                                             "seed": "random_state"}),
+                    ("mtbn.relatedness:indirect_relatedness", {"folds": "n_folds", "ess": "equivalent_sample_size"})],
+    "select": [("mtbn.relatedness:select_tasks", {
+        "measure": "measure", "n": "n", "selection_validation": "selection_validation", "penalty": "penalty",
+        "validation": "validation", "relatedness_penalty": "relatedness_penalty", "ess": "equivalent_sample_size",
+        "restarts": "n_restarts", "max_tasks": "max_tasks", "folds": "n_folds", "noise_floor": "noise_floor",
+        "seed": "random_state"})],
+    "cluster": [("mtbn.relatedness:cluster_tasks", {
+        "n": "n_clusters", "selection_validation": "selection_validation", "penalty": "penalty",
+        "validation": "validation", "relatedness_penalty": "relatedness_penalty", "ess": "equivalent_sample_size",
+        "restarts": "n_restarts", "max_clusters": "max_clusters", "noise_floor": "noise_floor",
+        "seed": "random_state"})],
+    "bench": [("mtbn.evaluate:run_benchmark", {
+        "trials": "n_trials", "seed": "seed", "tasks": "n_tasks", "pdel": "p_del", "train": "n_train",
+        "validation": "validation", "test_rows": "n_test", "restarts": "n_restarts", "jobs": "n_jobs",
+        "methods": "methods"})],
+}
+
+
+@pytest.mark.parametrize("command", sorted(LIBRARY_DEFAULTS))
+def test_cli_defaults_are_the_librarys(command):
+    import importlib
+
+    cli = _defaults(command)
+    for target, options in LIBRARY_DEFAULTS[command]:
+        module, name = target.split(":")
+        api = _signature_defaults(getattr(importlib.import_module(module), name))
+        for dest, arg in options.items():
+            expected = api[arg]
+            if arg == "methods":
+                expected = ",".join(expected)  # the option is the comma-separated list
+            if arg == "noise_floor" and expected is True:
+                expected = 10  # True = the noise floor with 10 replicates (mtbn.relatedness.noise_floor)
+            assert cli[dest] == expected, (command, dest, arg)
+    # Not compared: --jobs 1 is the API's n_jobs=None (one process); relatedness --noise-floor 10 computes
+    # the floor that direct_relatedness leaves out by default (select and cluster compute it too).
+
+
+def test_choices_come_from_the_library_registries():
+    from mtbn.benchmarks import PROBLEMS
+    from mtbn.evaluate import METHODS
+    from mtbn.graph import REVERSAL_COSTS
+    from mtbn.priors import PRIORS
+    from mtbn.relatedness import MEASURES
+
+    def choices(command, dest):
+        return next(a.choices for a in _subparsers()[command]._actions if a.dest == dest)
+
+    assert choices("learn", "prior") == [*PRIORS, "none"]
+    assert set(choices("learn", "reversal")) == set(REVERSAL_COSTS)
+    for command in ("relatedness", "select"):
+        assert choices(command, "measure") == list(MEASURES)
+    assert choices("bench", "problem") == list(PROBLEMS)
+    methods_help = next(a.help for a in _subparsers()["bench"]._actions if a.dest == "methods")
+    assert f"methods: {', '.join(METHODS)}, mtl@DELTA " in methods_help
+
+
+@pytest.mark.parametrize("methods, penalty, expected", [
+    ("stl, mtl,", "auto", (["stl", "mtl"], None)),
+    ("stl,mtl", "0.5", (["stl", "mtl@0.5"], None)),  # one value: multitask learning at that penalty
+    # a list: a sweep, and the grid of the multitask methods that choose their penalty
+    ("stl,mtl", "0,0.5", (["stl", "mtl", "mtl@0.0", "mtl@0.5"], [0.0, 0.5])),
+    ("stl,sweep,mtl@0.5", "0,0.5", (["stl", "mtl@0.5", "mtl@0.0"], [0.0, 0.5])),
+])
+def test_bench_methods_and_penalties(methods, penalty, expected):
+    from mtbn.cli.commands import bench_methods
+
+    assert bench_methods(methods, penalty) == expected
+
+
+@pytest.mark.parametrize("penalty, code, value", [("0.5,x", "option-penalty-list-number", "x"),
+                                                  ("0.5,2", "option-penalty-list-range", "2")])
+def test_bench_penalty_list_errors_name_the_entry(tmp_path, capsys, penalty, code, value):
+    assert main(["bench", "sachs", "--penalty", penalty, "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == f"mtbn: error: {text(code, value=value)}\n"
+    assert not (tmp_path / "out").exists()
+
+
+def test_out_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, csvs):
+    target = tmp_path / "taken"
+    target.write_text("mine")
+    assert main(["learn", "--prior", "none", "--restarts", "0", "--out", str(target), *csvs]) == 2
+    assert capsys.readouterr().err == f"mtbn: error: {text('out-is-a-file', out=str(target))}\n"
+    assert target.read_text() == "mine"

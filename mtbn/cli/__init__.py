@@ -1,0 +1,119 @@
+"""The ``mtbn`` command line: argparse built from the library's registries, and calls of the library.
+
+Every expected error (bad data, bad option, missing file) prints one line,
+``mtbn: error: ...``, on stderr and exits with status 2, without a traceback.
+Heavy modules (pgmpy, matplotlib, pandas) are imported inside the commands
+that need them, so ``mtbn --help`` starts fast.
+
+The package, top down: this module holds :func:`main` (dispatch, exit
+statuses, signals, errors in the user's terms); :mod:`mtbn.cli.parser` the
+parser, one function per command; :mod:`mtbn.cli.commands` the ``cmd_*``
+functions, each a call of the library plus formatting;
+:mod:`mtbn.cli.files` reading the input CSV files and writing the outputs
+into a staged folder; :mod:`mtbn.cli.values` the option value types.
+"""
+
+import re
+import signal
+import sys
+
+from mtbn.cli.files import write_task_outputs as _write_task_outputs  # commands call it through here (tests swap it)
+from mtbn.cli.parser import build_parser
+from mtbn.cli.values import _UsageError
+
+__all__ = ["main", "build_parser"]
+
+# API argument names whose CLI option is spelled differently (the option's dest).
+_API_TO_DEST = {"p_del": "pdel", "n_train": "train", "n_folds": "folds", "n_restarts": "restarts",
+                "random_state": "seed", "equivalent_sample_size": "ess", "n_jobs": "jobs", "n_tasks": "tasks",
+                "n_test": "test_rows", "n_trials": "trials", "n_joint_restarts": "joint_restarts",
+                "n_clusters": "n"}
+
+
+def _in_cli_terms(message, command):
+    """Name the option the user typed where a library message names an API argument.
+
+    ``n_folds=10`` becomes ``--folds 10`` and ``p_del must`` becomes
+    ``--pdel must``; names inside quotes (the user's own labels) or
+    backticks (Python code) are kept.
+    """
+    if command is None:
+        return message
+    options = {a.dest: a.option_strings[-1] for a in command._actions if a.option_strings}
+
+    def swap(m):
+        opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))
+        if opt is None:
+            return m.group(0)
+        return f"{opt} " if m.group(2) == "=" else f"{opt}{m.group(2)}"
+
+    return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the clean-up of a run happens."""
+
+
+def _on_sigterm(signum, frame):
+    raise _Terminated()
+
+
+def _stop_workers():
+    """Kill joblib's worker processes now instead of leaving them to time out."""
+    try:
+        from joblib.externals.loky import reusable_executor
+
+        executor = reusable_executor._executor
+        if executor is not None:
+            executor.shutdown(wait=False, kill_workers=True)
+    except Exception:  # pragma: no cover - best effort on the way out
+        pass
+
+
+def _run(args):
+    """Run the command, on the Dask scheduler of ``--scheduler`` if one is given (all its workers)."""
+    scheduler = getattr(args, "scheduler", None)
+    if scheduler is None:
+        return args.func(args)
+    from mtbn.engine import dask_engine
+
+    with dask_engine(scheduler, what="--scheduler"):
+        args.jobs = -1
+        return args.func(args)
+
+
+def main(argv=None):
+    """Entry point of the ``mtbn`` command.
+
+    Exit status: 0 done, 2 a one-line error, 130 interrupted (SIGINT),
+    143 terminated (SIGTERM); on 130 and 143 the worker processes are
+    stopped and no partial output is left.
+    """
+    import threading
+
+    from mtbn.exceptions import MtbnError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
+        return 2
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
+    try:
+        return _run(args)
+    except (MtbnError, _UsageError, OSError) as exc:
+        print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        _stop_workers()
+        print("mtbn: interrupted", file=sys.stderr)
+        return 130
+    except _Terminated:
+        _stop_workers()
+        print("mtbn: terminated", file=sys.stderr)
+        return 143
+    finally:
+        if in_main:
+            signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,349 @@
+"""The commands: each ``cmd_*`` reads its inputs, calls the library and formats what it returns.
+
+Every command that writes ``--out`` runs in one skeleton,
+:func:`_run_in_out_folder`: check the folder, do the work, write the outputs
+into a staged folder that is published only on success, print a summary.
+The library makes every decision (penalty, transfer guard, selection); a
+command only passes the options on and prints or writes the result.
+"""
+
+import json
+import os
+import sys
+import time
+from collections import namedtuple
+
+from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
+from mtbn.cli.values import penalty_list
+
+__all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
+
+
+def progress_for(args, *, always=False):
+    """Progress for a command: bars and lines on a terminal, lines with --progress (or ``always``), else log
+    records only."""
+    from mtbn.progress import Reporter
+
+    tty = sys.stderr.isatty()
+    if not (tty or always or getattr(args, "progress", False)):
+        return Reporter()
+    if tty:
+        from tqdm.auto import tqdm
+
+        return Reporter(callback=lambda message: tqdm.write(message, file=sys.stderr), bars=True)
+    return Reporter(callback=lambda message: print(message, file=sys.stderr, flush=True))
+
+
+def _options_of(args):
+    """The options of a run as recorded in its outputs (summary.json, the reports)."""
+    return {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
+
+
+def _write_task_outputs(*outputs, **kw):
+    """:func:`mtbn.cli.files.write_task_outputs`, looked up on the package at each call, so that a test can
+    replace ``mtbn.cli._write_task_outputs`` (a full disk) for every command."""
+    import mtbn.cli
+
+    return mtbn.cli._write_task_outputs(*outputs, **kw)
+
+
+def _run_in_out_folder(args, work, write, summarise):
+    """The skeleton of every command that writes --out.
+
+    ``work(progress)`` does the work and returns what ``write(done, folder,
+    progress)`` writes into the staged folder and ``summarise(done, seconds,
+    written)`` prints; nothing is written when ``--out`` is not writable.
+    """
+    check_out(args.out)
+    t0 = time.perf_counter()
+    progress = progress_for(args)
+    done = work(progress)
+    with staged_output(args.out) as out:
+        written = write(done, out, progress)
+    summarise(done, time.perf_counter() - t0, written)
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# mtbn learn
+# ---------------------------------------------------------------------------
+
+_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary")
+
+BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
+                   "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
+                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold)")
+
+
+def cmd_learn(args):
+    """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``)."""
+    return _run_in_out_folder(args, lambda progress: _learn(args, progress),
+                              lambda done, out, progress: _write_learned(args, done, out), _print_learned)
+
+
+def _learn(args, progress):
+    """Read the tasks and constraint files, learn (and bootstrap); the outputs to write, in memory."""
+    import warnings
+
+    from mtbn.exceptions import TransferWarning
+    from mtbn.learn import learn_structures
+
+    t0 = time.perf_counter()
+    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column)
+    constraints = read_constraints(args.require, args.forbid, args.tiers)
+    # One learner for every prior: --prior none runs the same single-task
+    # searches (same seeds) that the multitask search starts from.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TransferWarning)
+        res = learn_structures(
+            taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, equivalent_sample_size=args.ess,
+            max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
+            n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
+            random_state=args.seed, n_jobs=args.jobs, progress=progress, **constraints)
+    if args.prior != "none" and res.transfer is not None:
+        print(res.transfer["message"])
+    boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
+    summary = _learn_summary(args, taskset, res, boot, averaged)
+    summary["seconds"] = time.perf_counter() - t0
+    return _Learned(taskset, res, boot, averaged, summary)
+
+
+def _bootstrap(args, taskset, res, progress):
+    """``--bootstrap B``: the replicates at the chosen penalty and each task's averaged network."""
+    from mtbn.bootstrap import bootstrap_structures
+
+    boot = bootstrap_structures(
+        taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty if args.prior != "none" else 0.0,
+        reversal=args.reversal, equivalent_sample_size=args.ess, max_parents=args.max_parents,
+        n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
+        random_state=args.seed, n_jobs=args.jobs, progress=progress)
+    return boot, {name: boot.averaged_network(name) for name in taskset.names}
+
+
+def _learn_summary(args, taskset, res, boot, averaged):
+    """``summary.json`` of ``mtbn learn`` (without its ``seconds``)."""
+    summary = {"tasks": {}, "options": _options_of(args), "inputs": list(args.csv)}
+    for t, task in enumerate(taskset.tasks):
+        dag = res.graphs[t]
+        summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
+                                       "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples}
+    if args.prior != "none":
+        summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
+        if res.penalty_path:
+            summary["penalty_path_structures_learned_on"] = (
+                "the first fold's training rows (the validation split's with --validation); the final "
+                "structures and CPTs are learned on all rows")
+        if res.transfer is not None:
+            summary["transfer"] = res.transfer
+    if boot is not None:
+        summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
+                                "thresholds": {name: thr for name, (_, thr) in averaged.items()},
+                                "files": BOOTSTRAP_FILES}
+    return summary
+
+
+def _write_learned(args, done, out):
+    """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
+    for t, task in enumerate(done.taskset.tasks):
+        _write_task_outputs(out, task.name, done.result.graphs[t], done.result.networks[t], args.export)
+    if args.report:
+        from mtbn.report import write_learn_report
+
+        write_learn_report(done.result, out, bootstrap=done.bootstrap, options=done.summary["options"])
+    if done.bootstrap is not None:
+        folder = os.path.join(out, "bootstrap")
+        os.makedirs(folder)
+        done.bootstrap.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
+        for name, (dag, _) in done.averaged.items():
+            done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{name}.strength.csv"), index=False)
+            dag.write(os.path.join(folder, f"{name}.averaged.edges.csv"))
+    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
+        json.dump(done.summary, fh, indent=2)
+
+
+def _print_learned(done, seconds, written):
+    """One line for the run, one per task (edges and score); the time is the one in summary.json."""
+    summary = done.summary
+    print(f"learned {len(done.taskset)} task(s) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
+    for name, info in summary["tasks"].items():
+        print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}")
+
+
+# ---------------------------------------------------------------------------
+# mtbn demo / mtbn bench
+# ---------------------------------------------------------------------------
+
+
+def cmd_demo(args):
+    """``mtbn demo``: a small ``bench alarm`` with every method, written to a new temporary folder."""
+    import tempfile
+
+    out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
+    print(f"mtbn demo: the perturbed ALARM benchmark (5 related tasks, each edge deleted with probability 0.05, "
+          f"1000 rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
+          f"multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation with the negative-transfer "
+          f"guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
+          flush=True)
+    return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
+                      penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=5, p_del=0.05,
+                      n_train=args.rows, validation=50, n_test=20000, n_restarts=20, n_jobs=args.jobs,
+                      progress=progress_for(args, always=True), plots=True)
+
+
+def bench_methods(methods, penalty):
+    """The methods and the penalty grid of ``bench --methods M1,M2 --penalty auto|DELTA|D1,D2,...``.
+
+    One penalty replaces the multitask methods by ``mtl@DELTA``; a list is a
+    sweep (``mtl@DELTA`` for each value, the word ``sweep`` among the methods
+    is dropped) and the grid of the multitask methods that choose a penalty.
+    """
+    from mtbn.evaluate import fixed_penalty_method
+
+    methods = [m.strip() for m in methods.split(",") if m.strip()]
+    if penalty in (None, "auto"):
+        return methods, None
+    values = penalty_list(penalty)
+    if len(values) == 1:
+        return [m for m in methods if not m.startswith("mtl")] + [fixed_penalty_method(values[0])], None
+    methods = [m for m in methods if m != "sweep"]
+    return methods + [fixed_penalty_method(v) for v in values if fixed_penalty_method(v) not in methods], values
+
+
+def cmd_bench(args):
+    """``mtbn bench PROBLEM``: related tasks from a shipped network, learned by each method, scored on the truth."""
+    methods, grid = bench_methods(args.methods, args.penalty)
+    return _run_bench(args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials,
+                      seed=args.seed, n_tasks=args.tasks, p_del=args.pdel, n_train=args.train,
+                      validation=args.validation, n_test=args.test_rows, n_restarts=args.restarts, n_jobs=args.jobs,
+                      progress=progress_for(args), plots=not args.no_plots)
+
+
+def _run_bench(problem, out, *, plots, **options):
+    """Run a benchmark, print its summary and what was written (``mtbn bench`` and ``mtbn demo``)."""
+    import importlib.util
+
+    from mtbn.evaluate import run_benchmark
+
+    t0 = time.perf_counter()
+    results, summary = run_benchmark(problem, out, plots=plots, **options)
+    print(summary)
+    if not plots:
+        written = ""
+    elif importlib.util.find_spec("matplotlib") is None:
+        written = " (no plots: matplotlib is not installed)"
+    else:
+        written = " and plots"
+    print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(out, 'results.csv')}, "
+          f"{os.path.join(out, 'summary.md')}{written}")
+    return 0
+
+
+# ---------------------------------------------------------------------------
+# mtbn relatedness / select / cluster (paper Section 2.4)
+# ---------------------------------------------------------------------------
+
+
+def _short(value):
+    from mtbn.report import format_number
+
+    return format_number(value, 4)
+
+
+def _task_command(args, compute, write, summarise):
+    """The skeleton of ``relatedness``, ``select`` and ``cluster``: read one task per CSV file,
+    ``compute(tasks, progress)``, ``write(result, folder, options)`` the report, ``summarise``."""
+    options = dict(_options_of(args), inputs=list(args.csv))
+
+    def write_report(res, out, progress):
+        progress("writing the report")
+        return write(res, out, options)
+
+    return _run_in_out_folder(args, lambda progress: compute(read_named_tasks(args.csv, args.dropna), progress),
+                              write_report, summarise)
+
+
+def cmd_relatedness(args):
+    """``mtbn relatedness``: the distance between every two tasks (direct or indirect measure)."""
+    from mtbn.relatedness import direct_relatedness, indirect_relatedness
+    from mtbn.report import write_relatedness_report
+
+    def compute(tasks, progress):
+        progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
+        if args.measure == "direct":
+            return direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
+                                      equivalent_sample_size=args.ess, n_jobs=args.jobs,
+                                      noise_floor=args.noise_floor)
+        return indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
+                                    n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
+
+    def summarise(rel, seconds, paths):
+        print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {seconds:.2f} s; "
+              f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
+        reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
+        print(f"distance, smaller = more related{reading}:")
+        print(rel.distance.to_string(float_format=_short))
+
+    return _task_command(args, compute, write_relatedness_report, summarise)
+
+
+def cmd_select(args):
+    """``mtbn select``: the tasks closest to the principal task, and its network learned with them."""
+    from mtbn.relatedness import select_tasks
+    from mtbn.report import write_selection_report
+
+    def compute(tasks, progress):
+        return select_tasks(
+            tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
+            penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
+            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
+            n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs,
+            progress=progress,
+        )
+
+    def write(res, out, options):
+        _write_task_outputs(out, res.principal, res.graph, res.network)
+        return write_selection_report(res, out, options)
+
+    def summarise(res, seconds, _):
+        print(f"selected {res.n_selected} of {len(res.order)} task(s) for {res.principal!r} ({res.how}) in "
+              f"{seconds:.2f} s; wrote {args.out}")
+        print(f"  {'rank':>4}  {'task':<20} {'distance':>10}  selected")
+        for i, name in enumerate(res.order):
+            mark = "yes" if name in res.selected else ""
+            gap = "   <- largest gap below" if i + 1 == res.gap and res.gap < len(res.order) else ""
+            print(f"  {i + 1:>4}  {name:<20} {_short(res.distances[name]):>10}  {mark}{gap}")
+        penalty = "n/a" if res.penalty != res.penalty else _short(res.penalty)
+        print(f"  {res.principal}: {res.graph.n_edges} edges (single-task: {res.single_task_graph.n_edges}); "
+              f"penalty {penalty}")
+
+    return _task_command(args, compute, write, summarise)
+
+
+def cmd_cluster(args):
+    """``mtbn cluster``: clusters of related tasks, each learned together."""
+    from mtbn.relatedness import cluster_tasks
+    from mtbn.report import write_clustering_report
+
+    def compute(tasks, progress):
+        return cluster_tasks(
+            tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
+            validation=args.validation, relatedness_penalty=args.relatedness_penalty,
+            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_clusters=args.max_clusters,
+            noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
+        )
+
+    def write(res, out, options):
+        for name in res.relatedness.names:
+            _write_task_outputs(out, name, res.graphs[name], res.networks[name])
+        return write_clustering_report(res, out, options)
+
+    def summarise(res, seconds, _):
+        how = "validation" if res.validation_curve else "given"
+        print(f"{len(res.labels)} task(s) in {res.n_clusters} cluster(s) ({how}) in {seconds:.2f} s; "
+              f"wrote {args.out}")
+        print(f"  {'cluster':>7}  tasks")
+        for c in sorted(set(res.labels.values())):
+            members = [t for t in res.relatedness.names if res.labels[t] == c]
+            print(f"  {c:>7}  {', '.join(members)}")
+
+    return _task_command(args, compute, write, summarise)

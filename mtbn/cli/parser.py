@@ -1,0 +1,349 @@
+"""The argument parser of ``mtbn``: one function per command, shared option groups written once.
+
+The choices come from the library's registries (:data:`mtbn.priors.PRIORS`,
+:data:`mtbn.graph.REVERSAL_COSTS`, :data:`mtbn.relatedness.MEASURES`,
+:data:`mtbn.benchmarks.PROBLEMS`, :data:`mtbn.evaluate.METHODS`), so a prior,
+measure, problem or method added there is offered here; option values are
+checked by :mod:`mtbn.cli.values`. The defaults are the library's
+(tests/test_cli.py compares them).
+"""
+
+import argparse
+
+from mtbn.cli import values
+from mtbn.cli.commands import cmd_bench, cmd_cluster, cmd_demo, cmd_learn, cmd_relatedness, cmd_select
+
+__all__ = ["build_parser"]
+
+#: ``learn --start``: learn_structures checks the same list (mtbn.learn has no registry of its starts).
+STARTS = ("auto", "single-task", "identical", "empty")
+
+HELP = {
+    "csv": "one CSV file per task",
+    "out": "output folder (created if missing)",
+    "seed": "random seed (default 0)",
+    "jobs": "parallel jobs (default 1; -1 = all cores)",
+    "restarts": "random restarts of every single-task search (default 50; 0 = fastest)",
+    "ess": "BDeu equivalent sample size (default 1)",
+    "dropna": "drop rows with missing values instead of failing",
+    "progress": "print progress on stderr even when not a terminal",
+    "scheduler": "run the parallel work on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786; "
+                 "needs pip install \"mtbn[dask]\"); every worker is used and --jobs is ignored; "
+                 "results equal a local run's (see docs/scaling.md)",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Option errors as one line (``mtbn COMMAND: error: ...``, exit 2) pointing to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
+def build_parser():
+    """The ``mtbn`` parser; ``parser.commands`` maps each command's name to its subparser."""
+    from mtbn import __version__
+
+    parser = _Parser(
+        prog="mtbn",
+        description="Multitask Bayesian network structure learning: learn the structures of "
+        "several related data sets jointly.",
+    )
+    parser.add_argument("--version", action="version", version=f"mtbn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    parser.commands = sub.choices
+    for add in (_add_learn, _add_demo, _add_bench, _add_relatedness, _add_select, _add_cluster):
+        add(sub)
+    return parser
+
+
+# ---------------------------------------------------------------------------
+# Option groups shared by several commands
+# ---------------------------------------------------------------------------
+
+
+def _add_tasks(p):
+    """The input CSV files (one task each) and where the results go."""
+    p.add_argument("csv", nargs="+", metavar="CSV", help=HELP["csv"])
+    p.add_argument("--out", required=True, metavar="DIR", help=HELP["out"])
+
+
+def _add_run(p, *, jobs_help=HELP["jobs"], jobs_default=1, jobs_metavar="N"):
+    """How a run is seeded and parallelised: --seed, --jobs, --scheduler."""
+    p.add_argument("--seed", default=0, type=values.seed, help=HELP["seed"])
+    p.add_argument("--jobs", default=jobs_default, type=values.jobs, metavar=jobs_metavar, help=jobs_help)
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=HELP["scheduler"])
+
+
+def _add_search(p, *, restarts_help=HELP["restarts"]):
+    """The single-task search and the data: --ess, --restarts, --dropna, --progress."""
+    p.add_argument("--ess", default=1.0, type=values.positive_float, help=HELP["ess"])
+    p.add_argument("--restarts", default=50, type=values.nonneg_int, help=restarts_help)
+    p.add_argument("--dropna", action="store_true", help=HELP["dropna"])
+    p.add_argument("--progress", action="store_true", help=HELP["progress"])
+
+
+def _add_measure(p, *, required):
+    from mtbn.relatedness import MEASURES
+
+    if required:
+        p.add_argument("--measure", required=True, choices=list(MEASURES), help="relatedness measure")
+    else:
+        p.add_argument("--measure", default="direct", choices=list(MEASURES),
+                       help="relatedness measure used to order the tasks (default direct)")
+
+
+def _add_folds(p, help):
+    p.add_argument("--folds", default=10, type=values.folds, metavar="K", help=help)
+
+
+def _add_noise_floor(p):
+    p.add_argument("--noise-floor", default=10, type=values.noise_floor, metavar="B",
+                   help="direct measure: permutation replicates for the noise floor, the distance tasks that differ "
+                   "only by chance stay within; distances within it are marked and never split (default 10; 0 = "
+                   "none; each replicate costs one joint search of all tasks)")
+
+
+def _add_selection(p, penalty_scope, selection_help):
+    """``select`` and ``cluster``: the penalties and the validation splits."""
+    p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
+                   help=f"multitask penalty {penalty_scope}, or 'auto' to choose it on a validation "
+                   "split (default auto)")
+    p.add_argument("--relatedness-penalty", default=0.9, type=values.unit_interval, metavar="DELTA",
+                   help="penalty used by the direct measure (default 0.9)")
+    p.add_argument("--validation", default=0.05, type=values.validation, metavar="FRACTION_OR_ROWS",
+                   help="rows per task held out to choose the penalty (default 0.05: one validation split, "
+                   "as in the paper's task selection; mtbn learn uses 5-fold cross-validation instead)")
+    p.add_argument("--selection-validation", default=0.05, type=values.validation, metavar="FRACTION_OR_ROWS",
+                   help=f"{selection_help} (default 0.05)")
+
+
+# ---------------------------------------------------------------------------
+# mtbn learn
+# ---------------------------------------------------------------------------
+
+
+def _add_learn(sub):
+    p = sub.add_parser(
+        "learn",
+        help="learn one network per CSV file (one task per file)",
+        description="Learn a Bayesian network for each CSV file. Each file is one task: a header of "
+        "variable names, cells are state labels (kept verbatim; an empty cell is missing). The task "
+        "name is the file stem. Writes DIR/<task>.edges.csv, DIR/<task>.bif and DIR/summary.json.",
+    )
+    _add_tasks(p)
+    _add_learn_prior(p)
+    _add_learn_search(p)
+    _add_search(p, restarts_help="random restarts of the single-task search (default 50)")
+    _add_run(p, jobs_help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
+    _add_learn_outputs(p)
+    _add_learn_knowledge(p)
+    p.set_defaults(func=cmd_learn)
+
+
+def _add_learn_prior(p):
+    """The multitask prior and how its penalty is chosen."""
+    from mtbn.graph import REVERSAL_COSTS
+    from mtbn.priors import PRIORS
+
+    p.add_argument("--prior", default="paired", choices=[*PRIORS, "none"],
+                   help="multitask prior: paired (default), edit, or none (independent single-task learning)")
+    p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
+                   help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it on a "
+                   "validation split (default auto)")
+    p.add_argument("--reversal", default=None, choices=sorted(REVERSAL_COSTS),
+                   help="a reversed edge counts as two differences or one (default: double for paired, "
+                   "single for edit)")
+    p.add_argument("--cv", default=5, type=values.int_at_least(2), metavar="K",
+                   help="--penalty auto: K-fold cross-validation within each task, one-standard-error rule "
+                   "toward weaker coupling (default 5)")
+    p.add_argument("--validation", default=None, type=values.validation, metavar="FRACTION_OR_ROWS",
+                   help="--penalty auto: the paper's rule instead of --cv: one validation split per task "
+                   "(a fraction or a row count; the paper holds out 50 rows), best validation score wins")
+    p.add_argument("--force-transfer", action="store_true",
+                   help="keep the multitask result even when it does not beat independent learning on "
+                   "held-out rows (the negative-transfer guard otherwise returns the single-task structures)")
+
+
+def _add_learn_search(p):
+    """The joint search: parents, starts, restarts."""
+    p.add_argument("--max-parents", default=None, type=values.nonneg_int, metavar="K",
+                   help="maximum number of parents per variable (default: no limit)")
+    p.add_argument("--start", default="auto", choices=list(STARTS),
+                   help="start(s) of the joint search: auto (default: single-task, identical and empty "
+                   "graphs, best kept) or one of them")
+    p.add_argument("--joint-restarts", default=20, type=values.nonneg_int, metavar="N",
+                   help="random restarts of the joint search per start (default 20)")
+
+
+def _add_learn_outputs(p):
+    """What is written besides each task's BIF and edges.csv."""
+    p.add_argument("--report", action="store_true",
+                   help="also write DIR/report.html and DIR/report.md: the transfer verdict, the penalty path, "
+                   "every task's structure on one layout (edge width = bootstrap frequency with --bootstrap) and "
+                   "the edges that differ between tasks")
+    p.add_argument("--export", default=(), type=values.export_formats, metavar="FORMATS",
+                   help="also write each task's structure as DIR/<task>.<format> for each of these comma-separated "
+                   "formats: dot (Graphviz), gml, json (networkx node-link), graphml (default: none; the BIF and "
+                   "edges.csv files are always written)")
+    p.add_argument("--bootstrap", default=0, type=values.nonneg_int, metavar="B",
+                   help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
+                   "and across tasks, and averaged networks, to DIR/bootstrap/ (default 0: none; each "
+                   "replicate costs about one multitask search)")
+
+
+def _add_learn_knowledge(p):
+    """Background knowledge (constraint files) and one file holding every task."""
+    p.add_argument("--require", default=None, metavar="FILE",
+                   help="edges every task must have: a CSV file with columns source,target")
+    p.add_argument("--forbid", default=None, metavar="FILE",
+                   help="edges no task may have: a CSV file with columns source,target")
+    p.add_argument("--tiers", default=None, metavar="FILE",
+                   help="a temporal order: a CSV file with columns variable,tier (numbers or labels, sorted); "
+                   "no edge from a later tier into an earlier one; untiered variables are free")
+    p.add_argument("--task-column", default=None, metavar="NAME",
+                   help="read one CSV file whose column NAME says which task each row belongs to (one network "
+                   "per value) instead of one file per task")
+
+
+# ---------------------------------------------------------------------------
+# mtbn demo / mtbn bench
+# ---------------------------------------------------------------------------
+
+
+def _add_demo(sub):
+    p = sub.add_parser(
+        "demo",
+        help="a small multitask benchmark on ALARM (about a minute on 2 cores)",
+        description="Run a small version of 'mtbn bench alarm': 5 related tasks made from the shipped "
+        "ALARM network, single-task vs identical vs pooled vs multitask learning, and print the table.",
+    )
+    p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
+    p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
+    _add_run(p, jobs_help="parallel trials (default 2)", jobs_default=2, jobs_metavar=None)
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder)")
+    p.set_defaults(func=cmd_demo)
+
+
+def _add_bench(sub):
+    from mtbn.benchmarks import PROBLEMS
+
+    p = sub.add_parser(
+        "bench",
+        help="run multitask benchmarks (the paper's perturbed ALARM / INSURANCE and more networks)",
+        description="Generate related tasks from a shipped network, learn them with several methods and "
+        "compare the learned structures with the truth. Writes DIR/results.csv (one row per trial x method "
+        "x task), DIR/summary.md and PNG plots. A killed run resumes from the trials already written.",
+    )
+    p.add_argument("problem", choices=list(PROBLEMS), metavar="PROBLEM",
+                   help="the benchmark problem: " + ", ".join(PROBLEMS))
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--tasks", default=5, type=int, help="number of related tasks (default 5)")
+    p.add_argument("--pdel", default=0.05, type=float, help="probability of deleting each edge (default 0.05)")
+    p.add_argument("--train", default=1000, type=int, help="training rows per task (default 1000)")
+    p.add_argument("--validation", default=50, type=values.validation,
+                   help="mtl-paper and mtl-oracle: validation rows (or fraction) per task for choosing the "
+                   "penalty (default 50, the paper's); mtl uses 5-fold cross-validation")
+    p.add_argument("--test-rows", default=20000, type=int, help="test rows per task for KL (default 20000)")
+    p.add_argument("--trials", default=10, type=int, help="trials (default 10)")
+    _add_bench_methods(p)
+    p.add_argument("--restarts", default=20, type=values.nonneg_int,
+                   help="restarts of single-task searches (default 20, fewer than the 50 of "
+                   "learn/relatedness/select/cluster to keep many trials affordable)")
+    _add_run(p, jobs_help="parallel trials (default 1; -1 = all cores)", jobs_metavar=None)
+    p.add_argument("--progress", action="store_true", help="print progress even when stderr is not a terminal")
+    p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    p.set_defaults(func=cmd_bench)
+
+
+def _add_bench_methods(p):
+    """The methods compared and their penalties."""
+    from mtbn.evaluate import METHODS
+
+    p.add_argument("--methods", default="stl,identical,pooled,mtl,mtl-oracle",
+                   help=f"comma-separated methods: {', '.join(METHODS)}, mtl@DELTA "
+                   "(default: stl,identical,pooled,mtl,mtl-oracle)")
+    p.add_argument("--penalty", default=None, metavar="auto|DELTA|D1,D2,...",
+                   help="'auto' (default): choose on validation; one value: multitask learning at that "
+                   "penalty; a list: a penalty sweep (mtl@DELTA for each value)")
+
+
+# ---------------------------------------------------------------------------
+# mtbn relatedness / select / cluster (paper Section 2.4)
+# ---------------------------------------------------------------------------
+
+
+def _add_relatedness(sub):
+    p = sub.add_parser(
+        "relatedness",
+        help="measure how related the tasks are (direct or indirect measure)",
+        description="Measure task relatedness (paper Section 2.4). direct: learn all tasks jointly at a mild "
+        "multitask penalty and take the edit distance between their structures (symmetric, a metric). "
+        "indirect: learn each task's structure alone, fit each structure on every other task's training "
+        "folds and score that task's held-out fold (k-fold cross-validation). Each CSV file is one task "
+        "named by its file stem. Writes DIR/distance.csv (square, task names as index and columns, smaller "
+        "= more related; for indirect, row = task being explained and column = structure source), for "
+        "indirect also DIR/loglik.csv (mean held-out log-likelihood per row; row = structure source, "
+        "column = evaluated task), and a self-contained DIR/report.html with DIR/report.md.",
+    )
+    _add_tasks(p)
+    _add_measure(p, required=True)
+    p.add_argument("--penalty", default=0.9, type=values.unit_interval, metavar="DELTA",
+                   help="direct: multitask penalty delta used to learn the structures (default 0.9)")
+    _add_folds(p, "indirect: number of cross-validation folds (default 10)")
+    _add_noise_floor(p)
+    _add_search(p)
+    _add_run(p)
+    p.set_defaults(func=cmd_relatedness)
+
+
+def _add_select(sub):
+    p = sub.add_parser(
+        "select",
+        help="choose related tasks for a principal task and learn its network with them",
+        description="Task selection (paper Section 2.4): order the other tasks by their distance from the "
+        "principal task, then learn the principal's network with multitask structure learning together "
+        "with the N closest tasks. N is chosen on a validation split of the principal's rows (auto), by "
+        "the largest gap in the sorted distances (gap, 'gap hunting'), or given. Each CSV file is one task "
+        "named by its file stem. Writes DIR/selected.json, DIR/<principal>.edges.csv, DIR/<principal>.bif, "
+        "DIR/distance.csv (for indirect also DIR/loglik.csv) and a self-contained DIR/report.html with "
+        "DIR/report.md.",
+    )
+    _add_tasks(p)
+    p.add_argument("--principal", required=True, metavar="NAME",
+                   help="the task whose network matters (a CSV file stem)")
+    _add_measure(p, required=False)
+    p.add_argument("--n", default="auto", type=values.select_n, metavar="auto|gap|INT",
+                   help="number of tasks to learn with: auto (validation, default), gap (before the largest "
+                   "gap in the sorted distances) or a number")
+    _add_selection(p, "of the final learning", "principal rows held out to choose N with --n auto")
+    _add_folds(p, "cross-validation folds of the indirect measure (default 10)")
+    p.add_argument("--max-tasks", default=None, type=values.nonneg_int, metavar="K",
+                   help="largest N tried by --n auto (default: all)")
+    _add_noise_floor(p)
+    _add_search(p)
+    _add_run(p)
+    p.set_defaults(func=cmd_select)
+
+
+def _add_cluster(sub):
+    p = sub.add_parser(
+        "cluster",
+        help="cluster the tasks and learn the tasks of each cluster together",
+        description="Task clustering (paper Section 2.4.3, Figure 2.16): average-link hierarchical "
+        "clustering of the tasks on the direct distance, then multitask structure learning within each "
+        "cluster. The number of clusters is chosen on a validation split of every task (auto) or given. "
+        "Each CSV file is one task named by its file stem. Writes DIR/clusters.json, DIR/<task>.edges.csv "
+        "and DIR/<task>.bif for every task, DIR/distance.csv and a self-contained DIR/report.html with "
+        "DIR/report.md.",
+    )
+    _add_tasks(p)
+    p.add_argument("--n", default="auto", type=values.cluster_n, metavar="auto|INT",
+                   help="number of clusters: auto (validation, default) or a number")
+    _add_selection(p, "within each cluster", "rows per task held out to choose the number of clusters with --n auto")
+    p.add_argument("--max-clusters", default=None, type=values.nonneg_int, metavar="K",
+                   help="largest number of clusters tried by --n auto (default: all)")
+    _add_noise_floor(p)
+    _add_search(p)
+    _add_run(p)
+    p.set_defaults(func=cmd_cluster)

@@ -1,0 +1,170 @@
+"""Option values: turn the text of a command-line option into a checked value.
+
+Each function here is an argparse ``type=`` (it raises
+:class:`argparse.ArgumentTypeError`, printed as ``mtbn COMMAND: error:
+argument --OPTION: <message>``), except :func:`penalty_list`, which a command
+calls itself and which raises :class:`_UsageError`, printed by
+:func:`mtbn.cli.main` as ``mtbn: error: <message>``. The messages are
+registered in :mod:`mtbn.messages`.
+"""
+
+import argparse
+
+from mtbn.messages import error, register, text
+
+__all__ = ["unit_interval", "penalty", "validation", "int_at_least", "nonneg_int", "seed", "folds", "jobs",
+           "positive_float", "export_formats", "select_n", "cluster_n", "noise_floor", "penalty_list"]
+
+
+class _UsageError(Exception):
+    """A command-line mistake found before any work (printed as ``mtbn: error: ...``)."""
+
+
+def _usage_error(code, **fields):
+    return _UsageError(text(code, **fields))
+
+
+A = argparse.ArgumentTypeError  # printed by argparse as "mtbn COMMAND: error: argument --OPTION: <message>"
+register("option-unit-number", A, "must be a number in [0, 1]; got {value!r}",
+         cause="A penalty option that is not a number.", fix="Write a number between 0 and 1 (e.g. 0.9).")
+register("option-unit-range", A, "must be in [0, 1]; got {value!r}",
+         cause="A penalty option outside [0, 1] (or nan).", fix="Write a number between 0 and 1, or 'auto'.")
+register("option-validation", A, "must be a fraction in (0, 1) or a row count >= 1; got {value!r}",
+         cause="--validation / --selection-validation that is neither a fraction nor a whole row count.",
+         fix="Write e.g. 0.05 (5% of each task's rows) or 50 (rows per task).")
+register("option-integer", A, "must be an integer >= {minimum}; got {value!r}",
+         cause="An option that takes a whole number got text, a fraction or a number too small.",
+         fix="Write a whole number at least as large as the minimum named.")
+register("option-export", A, "unknown format {value!r}; give some of {formats}",
+         cause="--export names a graph format mtbn does not write.", fix="Write e.g. --export dot,gml,json.")
+register("option-jobs", A, "must be a positive integer or -1 (all cores); got {value!r}",
+         cause="--jobs 0 or a --jobs that is not a whole number.", fix="Write 1, a number of processes, or -1.")
+register("option-positive", A, "must be a positive number; got {value!r}",
+         cause="--ess that is zero, negative, infinite or not a number.", fix="Write a number above 0 (usually 1 to 10).")
+register("option-select-n", A, "must be 'auto', 'gap' or an integer >= 0; got {value!r}",
+         cause="select --n that is neither 'auto', 'gap' nor a whole number.",
+         fix="Write auto, gap or the number of tasks to select.")
+register("option-cluster-n", A, "must be 'auto' or an integer >= 1; got {value!r}",
+         cause="cluster --n that is neither 'auto' nor a whole number >= 1.", fix="Write auto or a number of clusters.")
+register("option-noise-floor", A, "must be 0 (no floor) or a number of replicates >= 2; got {value!r}",
+         cause="--noise-floor 1: a floor is a quantile over replicates, so one replicate cannot give it.",
+         fix="Write 0 for no floor or 2 or more (10 is the default).")
+register("option-penalty-list-number", _UsageError, "--penalty: {value!r} is not a number",
+         cause="bench --penalty with an entry that is not a number.", fix="Write numbers in [0, 1] separated by commas.")
+register("option-penalty-list-range", _UsageError, "--penalty: {value!r} is outside [0, 1]",
+         cause="bench --penalty with an entry outside [0, 1].", fix="Write numbers in [0, 1] separated by commas.")
+
+
+def _number(text, convert, code, **fields):
+    """``convert(text)``, or the option error ``code`` when the text is not such a number."""
+    try:
+        return convert(text)
+    except ValueError:
+        raise error(code, value=text, **fields) from None
+
+
+def unit_interval(text):
+    """A number in [0, 1] (a fixed penalty delta)."""
+    value = _number(text, float, "option-unit-number")
+    if not 0.0 <= value <= 1.0:
+        raise error("option-unit-range", value=text)
+    return value
+
+
+def penalty(text):
+    """A penalty in [0, 1], or ``"auto"`` (chosen on held-out rows)."""
+    return "auto" if text == "auto" else unit_interval(text)
+
+
+def validation(text):
+    """A validation split: a fraction in (0, 1) or a whole number of rows >= 1."""
+    value = _number(text, float, "option-validation")
+    if value <= 0 or (value >= 1 and value != int(value)):
+        raise error("option-validation", value=text)
+    return int(value) if value >= 1 else value
+
+
+def int_at_least(minimum):
+    """An argparse type: an integer >= ``minimum``."""
+
+    def parse(text):
+        value = _number(text, int, "option-integer", minimum=minimum)
+        if value < minimum:
+            raise error("option-integer", minimum=minimum, value=text)
+        return value
+
+    return parse
+
+
+nonneg_int = int_at_least(0)
+seed = int_at_least(0)
+folds = int_at_least(2)
+
+
+def jobs(text):
+    """A number of parallel jobs: a positive integer, or -1 for all cores."""
+    value = _number(text, int, "option-jobs")
+    if value == 0:
+        raise error("option-jobs", value=text)
+    return value
+
+
+def positive_float(text):
+    """A finite number > 0 (the BDeu equivalent sample size)."""
+    value = _number(text, float, "option-positive")
+    if not (value > 0 and value != float("inf")):
+        raise error("option-positive", value=text)
+    return value
+
+
+def export_formats(text):
+    """Comma-separated graph formats of :data:`mtbn.graph.GRAPH_FORMATS` (but csv, always written)."""
+    from mtbn.graph import GRAPH_FORMATS
+
+    formats = [f.strip().lower().lstrip(".") for f in text.split(",") if f.strip()]
+    for f in formats:
+        if f not in GRAPH_FORMATS or f == "csv":
+            raise error("option-export", value=f, formats=", ".join(x for x in GRAPH_FORMATS if x != "csv"))
+    return tuple(dict.fromkeys(formats))
+
+
+def select_n(text):
+    """``select --n``: ``"auto"``, ``"gap"`` or a number of tasks >= 0."""
+    if text in ("auto", "gap"):
+        return text
+    value = _number(text, int, "option-select-n")
+    if value < 0:
+        raise error("option-select-n", value=text)
+    return value
+
+
+def cluster_n(text):
+    """``cluster --n``: ``"auto"`` or a number of clusters >= 1."""
+    if text == "auto":
+        return text
+    value = _number(text, int, "option-cluster-n")
+    if value < 1:
+        raise error("option-cluster-n", value=text)
+    return value
+
+
+def noise_floor(text):
+    """``--noise-floor``: 0 (none) or a number of permutation replicates >= 2."""
+    value = nonneg_int(text)
+    if value == 1:
+        raise error("option-noise-floor", value=text)
+    return value
+
+
+def penalty_list(text):
+    """``bench --penalty D1,D2,...``: the penalties, each in [0, 1]."""
+    values = []
+    for part in text.split(","):
+        try:
+            v = float(part)
+        except ValueError:
+            raise _usage_error("option-penalty-list-number", value=part) from None
+        if not 0 <= v <= 1:
+            raise _usage_error("option-penalty-list-range", value=part)
+        values.append(v)
+    return values

@@ -600,3 +600,22 @@ def test_learn_report_lists_the_edges_that_differ(tmp_path, capsys):
                 s = pd.read_csv(out / "bootstrap" / f"t{t}.strength.csv")
                 hit = s[(s["from"] == u) & (s["to"] == v)]["strength"]
                 assert float(cells[2 + t]) == pytest.approx(float(hit.iloc[0]) if len(hit) else 0.0, abs=5e-4)
+
+
+def test_learn_report_shows_the_penalty_the_result_chose(tmp_path):
+    from mtbn.learn import learn_structures
+    from mtbn.report import write_learn_report
+
+    res = learn_structures(_small_tasks(2, rows=200), n_restarts=0, validation=0.25)
+    paths = write_learn_report(res, tmp_path)
+    md = open(paths["markdown"], encoding="utf-8").read()
+    tables = _md_tables(md)
+    assert _html_tables(open(paths["html"], encoding="utf-8").read()) == tables
+    path = _table_after(tables, ["penalty", "held-out log-likelihood per row"])[1:]
+    assert [float(row[0]) for row in path] == [p.penalty for p in res.penalty_path]
+    assert [float(row[1]) for row in path] == pytest.approx([p.validation_log_likelihood for p in res.penalty_path],
+                                                            rel=1e-5)
+    assert [float(row[0]) for row in path if row[-1] == "chosen"] == [res.transfer["selected_penalty"]]
+    assert f"Penalty used: {format_number(res.penalty)}" in md and res.transfer["message"] in md
+    tasks = _table_after(tables, ["task", "edges", "BDeu"])[1:]
+    assert [(row[0], int(row[1])) for row in tasks] == [(n, g.n_edges) for n, g in zip(res.task_names, res.graphs)]

@@ -18,8 +18,8 @@ from mtbn.metrics import shared_edges
 from mtbn.report.document import _code, _Document, _strong
 from mtbn.report.figures import plot_sorted_distances
 from mtbn.report.formatting import _curve_points, _edge_text, _isnan, _sorted_items, format_number
-from mtbn.report.sections import (_context_linkage, _curve_section, _dendrogram_section, _matrix_sections,
-                                  _measure_paragraphs, _symmetrised)
+from mtbn.report.sections import (_curve_section, _dendrogram_section, _matrices_and_tree, _matrix_sections,
+                                  _measure_paragraphs)
 from mtbn.report.structure_figures import plot_cluster_structures, plot_network_comparison
 from mtbn.report.structures import _cluster_members, compare_structures
 
@@ -193,16 +193,7 @@ def _selection_page(result, options=None):
     _sorted_distances_section(doc, result)
     _choice_of_n_section(doc, result)
     _structure_change_section(doc, result, diff)
-    doc.heading("All task distances")
-    _matrix_sections(doc, rel)
-    Z = _context_linkage(rel)
-    if Z is not None:
-        _dendrogram_section(doc, Z, [str(n) for n in rel.names], rel.measure, merges=False,
-                            alt="dendrogram of all tasks",
-                            title="Average-link clustering of all tasks (context)",
-                            caption="Average-link clustering of all tasks on the distance matrix"
-                                    + _symmetrised(rel.measure)
-                                    + ", for context: tasks that join low in the tree are closely related.")
+    _matrices_and_tree(doc, rel, "All task distances", context=True)
     return doc
 
 
@@ -239,13 +230,7 @@ def _relatedness_page(result, options=None):
                 if result.measure == "indirect" else ""))
     doc.table(["task", "nearest task", "distance", "all others, most related first", "edges in its structure"],
               _nearest_rows(result, names), numeric=(2, 4))
-    doc.heading("Figures and matrices")
-    _matrix_sections(doc, result)
-    Z = _context_linkage(result)
-    if Z is not None:
-        _dendrogram_section(doc, Z, names, result.measure,
-                            caption="Average-link clustering on the distance matrix" + _symmetrised(result.measure)
-                                    + ": tasks that join low in the tree are closely related (paper Figure 2.16).")
+    _matrices_and_tree(doc, result, "Figures and matrices", context=False)
     return doc
 
 

@@ -177,3 +177,23 @@ def _curve_section(doc, points, chosen, headers, *, describe=None, xlabel, title
     doc.table(headers, rows, numeric=(0, len(headers) - 2), row_classes=classes)
     doc.figure(lambda: plot_validation_curve(points, xlabel, chosen=chosen, title=title),
                alt, caption)
+
+
+def _matrices_and_tree(doc, rel, heading, *, context):
+    """A section with the matrices and the average-link dendrogram of all tasks.
+
+    With ``context`` (the selection page) the dendrogram is background to the
+    page's subject and its merge steps are left out.
+    """
+    doc.heading(heading)
+    _matrix_sections(doc, rel)
+    Z = _context_linkage(rel)
+    if Z is None:
+        return
+    tail = (", for context: tasks that join low in the tree are closely related." if context else
+            ": tasks that join low in the tree are closely related (paper Figure 2.16).")
+    _dendrogram_section(doc, Z, [str(n) for n in rel.names], rel.measure, merges=not context,
+                        title="Average-link clustering of all tasks (context)" if context else None,
+                        alt="dendrogram of all tasks" if context else "dendrogram of the tasks",
+                        caption=("Average-link clustering of all tasks on the distance matrix" if context else
+                                 "Average-link clustering on the distance matrix") + _symmetrised(rel.measure) + tail)

@@ -10,6 +10,7 @@ Chromium when it is installed (skipped otherwise).
 """
 
 import base64
+import html
 import json
 import os
 import re
@@ -28,12 +29,15 @@ from mtbn.relatedness import cluster_tasks, select_tasks
 from mtbn.report import (
     PNG_SIGNATURE,
     compare_structures,
+    format_number,
     plot_dendrogram,
     plot_distance_heatmap,
     plot_network_comparison,
     plot_sorted_distances,
     plot_validation_curve,
+    selection_report_html,
     selection_report_markdown,
+    write_selection_report,
 )
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -109,6 +113,55 @@ def _square_with_names(path, names):
     return df
 
 
+def _md_cells(line):
+    """The cells of one Markdown table row, unescaped."""
+    cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])
+    return [c.strip().replace("\\|", "|").replace("&lt;", "<").replace("&gt;", ">").replace("\\\\", "\\")
+            for c in cells]
+
+
+def _md_tables(md):
+    """Every table of a Markdown page above its provenance, each a list of rows (header first)."""
+    tables, current = [], None
+    for line in md.split("## Provenance")[0].splitlines():
+        if not line.startswith("|"):
+            current = None
+            continue
+        cells = _md_cells(line)
+        if all(re.fullmatch(r"-+:?", c) for c in cells):
+            continue  # the alignment row
+        if current is None:
+            current = []
+            tables.append(current)
+        current.append(cells)
+    return tables
+
+
+def _html_tables(page):
+    """Every table of an HTML page above its footer, each a list of rows (header first)."""
+    body = page.split("<footer>")[0]
+    return [[[html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row)]
+             for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
+            for table in re.findall(r"<table>(.*?)</table>", body, re.S)]
+
+
+def _table_after(tables, header_start):
+    """The one table whose header begins with ``header_start``."""
+    hits = [t for t in tables if t[0][: len(header_start)] == list(header_start)]
+    assert len(hits) == 1, header_start
+    return hits[0]
+
+
+def _assert_matrix_table(table, df):
+    """A task-by-task table of a report shows the numbers of ``df`` (6 significant figures)."""
+    names = [str(n) for n in df.index]
+    assert table[0][1:] == [str(c) for c in df.columns]
+    assert [row[0] for row in table[1:]] == names
+    for row in table[1:]:
+        for col, cell in zip(df.columns, row[1:]):
+            assert float(cell) == pytest.approx(df.loc[row[0], col], rel=1e-5, abs=1e-9), (row[0], col)
+
+
 # ---------------------------------------------------------------------------
 # mtbn select
 # ---------------------------------------------------------------------------
@@ -118,6 +171,15 @@ def test_select_writes_every_file(select_dir):
     for name in ("selected.json", "t0.edges.csv", "t0.bif", "distance.csv", "report.html", "report.md"):
         assert (select_dir / name).is_file(), name
         assert (select_dir / name).stat().st_size > 0, name
+    # The pages show the numbers of distance.csv, and both pages carry the same tables.
+    dist = pd.read_csv(select_dir / "distance.csv", index_col=0)
+    md_tables = _md_tables((select_dir / "report.md").read_text(encoding="utf-8"))
+    _assert_matrix_table(_table_after(md_tables, ["task", *TASKS]), dist)
+    assert _html_tables(_html(select_dir)) == md_tables
+    info = json.loads((select_dir / "selected.json").read_text(encoding="utf-8"))
+    bif = (select_dir / "t0.bif").read_text(encoding="utf-8")
+    for parent, child in info["edges"]:
+        assert re.search(rf"probability \( {child} \|[^)]*\b{parent}\b", bif), (parent, child)
 
 
 def test_select_json_keys_and_selection(select_dir):
@@ -215,7 +277,20 @@ def test_cluster_writes_every_file(cluster_dir):
         assert (cluster_dir / name).is_file(), name
     for t in TASKS:
         assert (cluster_dir / f"{t}.edges.csv").is_file() and (cluster_dir / f"{t}.bif").is_file()
-    _square_with_names(cluster_dir / "distance.csv", TASKS)
+    dist = _square_with_names(cluster_dir / "distance.csv", TASKS)
+    info = json.loads((cluster_dir / "clusters.json").read_text(encoding="utf-8"))
+    for t in TASKS:  # each task's edges file holds the edges of clusters.json
+        edges = pd.read_csv(cluster_dir / f"{t}.edges.csv")
+        assert sorted(map(list, edges[["source", "target"]].itertuples(index=False))) == sorted(info["edges"][t])
+    md = (cluster_dir / "report.md").read_text(encoding="utf-8")
+    tables = _md_tables(md)
+    assert _html_tables(_html(cluster_dir)) == tables
+    _assert_matrix_table(_table_after(tables, ["task", *TASKS]), dist.loc[list(TASKS), list(TASKS)])
+    clusters = _table_after(tables, ["cluster", "tasks"])[1:]
+    assert {row[0]: row[1].split(", ") for row in clusters} == info["clusters"]
+    curve = _table_after(tables, ["number of clusters"])[1:]
+    assert [int(row[0]) for row in curve] == [r["n_clusters"] for r in info["validation_curve"]]
+    assert [int(row[0]) for row in curve if row[-1] == "chosen"] == [info["n_clusters"]]
 
 
 def test_cluster_json_is_consistent(cluster_dir):
@@ -254,6 +329,15 @@ def test_relatedness_indirect_writes_both_matrices(relatedness_dir):
     # distance[e, s] = loglik[e, e] - loglik[s, e] (row = explained task, column = structure source)
     expected = np.diag(ll.to_numpy())[:, None] - ll.to_numpy().T
     assert np.allclose(dist.to_numpy(), expected)
+    # the pages show those numbers, the same rows in both
+    tables = _md_tables((relatedness_dir / "report.md").read_text(encoding="utf-8"))
+    assert _html_tables(_html(relatedness_dir)) == tables
+    _assert_matrix_table(_table_after(tables, ["task", *TASKS]), dist)
+    _assert_matrix_table(_table_after(tables, ["structure source \\ evaluated task", *TASKS]), ll)
+    nearest = _table_after(tables, ["task", "nearest task"])[1:]
+    for task, near, d, *_ in nearest:
+        row = dist.loc[task].drop(task)
+        assert near == row.idxmin() and float(d) == pytest.approx(row.min(), rel=1e-5)
 
 
 def test_relatedness_html_explains_reading_direction(relatedness_dir):
@@ -324,6 +408,62 @@ def test_markdown_escapes_names_and_matches_result():
     assert res.how == "gap" and res.selected == res.order[: res.gap]
 
 
+@pytest.fixture(scope="module")
+def auto_selection():
+    """N and the penalty chosen by validation (N at least the tasks within noise: samples of one network)."""
+    return select_tasks(_small_tasks(4), "task 0|x", n="auto", n_restarts=0, noise_floor=3)
+
+
+def test_selection_pages_show_the_result(auto_selection, tmp_path):
+    res = auto_selection
+    opts = {"n": "auto", "penalty": "auto"}
+    paths = write_selection_report(res, tmp_path / "sel", opts)
+    md = open(paths["markdown"], encoding="utf-8").read()
+    page = open(paths["html"], encoding="utf-8").read()
+    md_tables, html_tables = _md_tables(md), _html_tables(page)
+    assert html_tables == md_tables  # one document, two renderings: the same rows in both
+    # the distance matrix is the computed one
+    _assert_matrix_table(_table_after(md_tables, ["task", *res.relatedness.names]), res.relatedness.distance)
+    # the sorted distances are the principal's row, in the library's order, the selected ones marked
+    ranked = _table_after(md_tables, ["rank", "task", "distance"])[1:]
+    assert [row[1] for row in ranked] == res.order
+    assert [float(row[2]) for row in ranked] == pytest.approx([res.distances[t] for t in res.order], rel=1e-5)
+    assert [row[1] for row in ranked if row[4] == "yes"] == res.selected
+    assert res.n_selected > 0 and res.how == "validation"
+    # the chosen N is the one the result names, on the curve and in the text of both pages
+    curve = _table_after(md_tables, ["N", "tasks learned with"])[1:]
+    assert [int(row[0]) for row in curve] == [c[0] for c in res.validation_curve]
+    assert [float(row[2]) for row in curve] == pytest.approx([c[1] for c in res.validation_curve], rel=1e-5)
+    assert [int(row[0]) for row in curve if row[-1] == "chosen"] == [res.n_selected]
+    assert f"**N = {res.n_selected}**" in md and f"<strong>N = {res.n_selected}</strong>" in page
+    assert f"(N = {res.n_selected} of {len(res.order)})" in md
+    penalty = ("none (N = 0" if res.n_selected == 0 else
+               f"delta = {format_number(res.penalty)} (chosen on a validation split")
+    assert penalty in md and penalty in page
+    rule = "within one paired standard error of the best" if res.rule == "one-se" else "the highest validation"
+    assert rule in md and rule in page
+    # the edge changes are those of compare_structures
+    diff = compare_structures(res.graph, res.single_task_graph)
+    expected = ([[k, f"{u} -> {v}"] for k in ("added", "removed") for u, v in diff[k]]
+                + [["reversed", f"{v} -> {u} became {u} -> {v}"] for u, v in diff["reversed"]])
+    changes = [t[1:] for t in md_tables if t[0] == ["change", "edge (parent -> child)"]]
+    assert changes == ([expected] if expected else [])
+    assert f"added {len(diff['added'])}, removed {len(diff['removed'])}" in md
+
+
+def test_markdown_and_html_pages_carry_the_same_text(auto_selection):
+    md = selection_report_markdown(auto_selection, {})
+    page = selection_report_html(auto_selection, {})
+    body = page.split("<body>")[1].split("<footer>")[0].replace("</li><li>", ", ")
+    text = html.unescape(re.sub(r"<[^>]+>", "", body))
+    for line in md.split("## Provenance")[0].splitlines():
+        if line and not line.startswith(("|", "*Figure", "#")):
+            plain = re.sub(r"[*`]", "", line).lstrip("- ").replace("\\|", "|").replace("&gt;", ">")
+            plain = plain.replace("&lt;", "<")
+            words = plain.split(": ", 1)[-1][:60]
+            assert words in text, line
+
+
 def test_single_task_reports_do_not_fail(tmp_path):
     from mtbn.report import write_clustering_report, write_selection_report
 
@@ -331,9 +471,14 @@ def test_single_task_reports_do_not_fail(tmp_path):
     sel = select_tasks(one, "only", n=0, n_restarts=0)
     paths = write_selection_report(sel, tmp_path / "sel", {})
     _check_self_contained(open(paths["html"], encoding="utf-8").read())
+    md = open(paths["markdown"], encoding="utf-8").read()
+    assert "There is no other task" in md and "**N = 0**" in md and "none (N = 0: single-task learning)" in md
     clu = cluster_tasks(one, n_clusters=1, n_restarts=0)
     paths = write_clustering_report(clu, tmp_path / "clu", {})
     _check_self_contained(open(paths["html"], encoding="utf-8").read())
+    tables = _md_tables(open(paths["markdown"], encoding="utf-8").read())
+    assert _table_after(tables, ["cluster", "tasks"])[1:] == [["1", "only", "1", "n/a"]]
+    assert json.load(open(paths["clusters"], encoding="utf-8"))["clusters"] == {"1": ["only"]}
 
 
 # ---------------------------------------------------------------------------
@@ -455,3 +600,22 @@ def test_learn_report_lists_the_edges_that_differ(tmp_path, capsys):
                 s = pd.read_csv(out / "bootstrap" / f"t{t}.strength.csv")
                 hit = s[(s["from"] == u) & (s["to"] == v)]["strength"]
                 assert float(cells[2 + t]) == pytest.approx(float(hit.iloc[0]) if len(hit) else 0.0, abs=5e-4)
+
+
+def test_learn_report_shows_the_penalty_the_result_chose(tmp_path):
+    from mtbn.learn import learn_structures
+    from mtbn.report import write_learn_report
+
+    res = learn_structures(_small_tasks(2, rows=200), n_restarts=0, validation=0.25)
+    paths = write_learn_report(res, tmp_path)
+    md = open(paths["markdown"], encoding="utf-8").read()
+    tables = _md_tables(md)
+    assert _html_tables(open(paths["html"], encoding="utf-8").read()) == tables
+    path = _table_after(tables, ["penalty", "held-out log-likelihood per row"])[1:]
+    assert [float(row[0]) for row in path] == [p.penalty for p in res.penalty_path]
+    assert [float(row[1]) for row in path] == pytest.approx([p.validation_log_likelihood for p in res.penalty_path],
+                                                            rel=1e-5)
+    assert [float(row[0]) for row in path if row[-1] == "chosen"] == [res.transfer["selected_penalty"]]
+    assert f"Penalty used: {format_number(res.penalty)}" in md and res.transfer["message"] in md
+    tasks = _table_after(tables, ["task", "edges", "BDeu"])[1:]
+    assert [(row[0], int(row[1])) for row in tasks] == [(n, g.n_edges) for n, g in zip(res.task_names, res.graphs)]

@@ -1,0 +1,126 @@
+"""The page of a multitask fit (``mtbn learn --report``).
+
+Formats a :class:`~mtbn.learn.MultitaskResult`: the penalty used and the
+negative-transfer guard's verdict (``result.transfer``), the tasks, the
+penalty path with the chosen point, the structures and, with a
+:class:`~mtbn.bootstrap.BootstrapResult`, the bootstrap frequencies.
+"""
+
+from mtbn.report.document import _Document
+from mtbn.report.figures import _png
+from mtbn.report.formatting import _edge_text, format_number
+from mtbn.report.structure_figures import plot_tasks
+from mtbn.report.structures import _tasks_with_edge
+
+__all__ = []
+
+
+def _learn_summary(doc, result):
+    tr = result.transfer or {}
+    items = [f"Penalty used: {format_number(result.penalty)}" + (" (independent learning)" if result.penalty == 0
+                                                                  else "")]
+    if tr.get("message"):
+        items.append(tr["message"])
+    rel = tr.get("relatedness")
+    if rel:
+        items.append(f"Relatedness test: mean rank correlation of the tasks' pairwise dependences "
+                     f"{format_number(rel['statistic'], 3)} (about 0 for unrelated tasks), "
+                     f"p = {format_number(rel['p_value'], 3)} over {rel['permutations']} relabellings")
+    doc.box(items)
+
+
+def _task_rows(result, names, graphs):
+    per_task = (result.transfer or {}).get("tasks") or {}
+    rows = []
+    for t, name in enumerate(names):
+        v = per_task.get(name, {})
+        r = v.get("relatedness") or {}
+        rows.append([name, str(graphs[name].n_edges), format_number(result.task_log_likelihoods[t], 8),
+                     "" if v.get("gain") is None else format_number(v["gain"], 4),
+                     "" if v.get("se") is None else format_number(v["se"], 2), v.get("verdict", ""),
+                     "" if not r else format_number(r["p_value"], 3)])
+    return rows
+
+
+def _penalty_path_section(doc, result):
+    """The grid of penalties with the one the rule selected highlighted (``result.transfer``)."""
+    if not result.penalty_path:
+        return
+    tr = result.transfer or {}
+    selected = tr.get("selected_penalty")
+    doc.heading("Penalty path")
+    doc.para("Each penalty of the grid, learned on the training folds and scored on the held-out rows. The row "
+             f"marked chosen is the penalty that rule {tr.get('rule', 'n/a')!r} selected "
+             f"({format_number(selected, 15)}); the negative-transfer guard then compared it with penalty 0 (its "
+             "verdict is in the summary above).")
+    rows = [[f"{p.penalty:.15g}", format_number(p.validation_log_likelihood, 6),
+             "" if p.se_vs_best is None else format_number(p.se_vs_best, 2), str(sum(g.n_edges for g in p.graphs)),
+             "chosen" if p.penalty == selected else ""] for p in result.penalty_path]
+    doc.table(["penalty", "held-out log-likelihood per row", "SE vs best", "edges (all tasks)", ""], rows,
+              numeric=(0, 1, 2, 3),
+              row_classes={i: "chosen" for i, p in enumerate(result.penalty_path) if p.penalty == selected})
+
+
+def _strengths(bootstrap, names):
+    """Per task, ``{(parent, child): frequency}`` of the bootstrap replicates (None without a bootstrap)."""
+    if bootstrap is None:
+        return None
+    out = {}
+    for name in names:
+        tab = bootstrap.strength(name)
+        out[name] = {(a, b): s for a, b, s in zip(tab["from"], tab["to"], tab["strength"])}
+    return out
+
+
+def _differing_edges_section(doc, names, graphs, strength):
+    """The edges some tasks have and others do not, rarest first, with their bootstrap frequencies."""
+    having = _tasks_with_edge({n: graphs[n].edges(names=True) for n in names})
+    differ = sorted((e for e, ts in having.items() if len(ts) < len(names)), key=lambda e: (len(having[e]), e))
+    doc.heading("Edges that differ between tasks")
+    if not differ:
+        doc.para("Every task has the same edges.")
+        return
+    rows = [[_edge_text(e), ", ".join(having[e])]
+            + ([format_number(strength[n].get(e, 0.0), 3) for n in names] if strength else []) for e in differ]
+    doc.para(f"{len(differ)} edge(s) are in some tasks but not all"
+             + (" (bootstrap columns: how often each task's replicates have the adjacency)." if strength else "."))
+    doc.table(["edge", "tasks that have it"] + ([f"bootstrap: {n}" for n in names] if strength else []), rows,
+              numeric=tuple(range(2, 2 + (len(names) if strength else 0))))
+
+
+def _bootstrap_section(doc, bootstrap):
+    doc.heading("Bootstrap")
+    doc.para(f"{bootstrap.edges.shape[0]} bootstrap replicates (rows resampled within every task). Per adjacency: in "
+             "how many replicates it is in every task, in exactly one task, or in none; the adjacencies most often "
+             "task-specific first. High frequencies are well calibrated; middle ones overstate (docs/results.md).")
+    top = bootstrap.edge_table().sort_values(["one_task", "all_tasks"], ascending=[False, False]).head(30)
+    doc.table(["x", "y", "in all tasks", "in one task", "in none"],
+              [[r.x, r.y, format_number(r.all_tasks, 3), format_number(r.one_task, 3), format_number(r.none, 3)]
+               for r in top.itertuples()], numeric=(2, 3, 4))
+
+
+def _learn_page(result, bootstrap=None, options=None):
+    """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only)."""
+    names = [str(n) for n in result.task_names]
+    graphs = dict(zip(names, result.graphs))
+    doc = _Document("Multitask structure learning")
+    doc.para(f"mtbn learned one Bayesian network for each of {len(names)} task(s) jointly: BDeu per task and a prior "
+             "that penalises edges that differ between tasks, with penalty delta between 0 (independent learning) "
+             "and 1 (one shared structure).", lead=True)
+    _learn_summary(doc, result)
+    doc.heading("Tasks")
+    doc.para("Per task: its edges, its BDeu score, and on held-out rows (cross-validation) how much the chosen "
+             "penalty gained over independent learning (nats per row, with its paired standard error), and the "
+             "relabelling test of that task against the others (small p: its dependences are like the others').")
+    doc.table(["task", "edges", "BDeu", "held-out gain", "SE", "transfer", "relatedness p"],
+              _task_rows(result, names, graphs), numeric=(1, 2, 3, 4, 6))
+    _penalty_path_section(doc, result)
+    doc.heading("Structures")
+    strength = _strengths(bootstrap, names)
+    doc.figure(lambda: _png(plot_tasks(graphs, strength=strength)), "the tasks' structures",
+               "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one)"
+               + ("; its width, how often the bootstrap replicates have it." if strength else "."))
+    _differing_edges_section(doc, names, graphs, strength)
+    if bootstrap is not None:
+        _bootstrap_section(doc, bootstrap)
+    return doc

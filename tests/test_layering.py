@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 import mtbn
 
 PACKAGE = os.path.dirname(mtbn.__file__)
@@ -65,3 +67,13 @@ def test_modules_import_only_downward():
               for name, tree in _modules() for other, _ in _imports(tree)
               if other in level and level[other] > level[name]]
     assert upward == []
+
+
+def test_every_subpackage_is_installed():
+    """A subpackage missing from pyproject.toml's package list would be left out of a wheel (not of the source tree)."""
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    with open(os.path.join(os.path.dirname(PACKAGE), "pyproject.toml"), "rb") as fh:
+        listed = set(tomllib.load(fh)["tool"]["setuptools"]["packages"])
+    folders = {"mtbn." + os.path.relpath(folder, PACKAGE).replace(os.sep, ".")
+               for folder, _, files in os.walk(PACKAGE) if folder != PACKAGE and "__init__.py" in files}
+    assert folders <= listed, sorted(folders - listed)

@@ -227,21 +227,21 @@ def _leftovers(folder):
 
 
 def test_a_failed_write_leaves_no_output_and_keeps_the_previous_result(tmp_path, capsys, monkeypatch):
-    import mtbn.cli as cli
-
     csvs = _write_pair(tmp_path)
     out = tmp_path / "out"
     fast = ["--restarts", "2", "--joint-restarts", "1", "--prior", "none"]
     assert main(["learn", *csvs, "--out", str(out), *fast]) == 0
     before = {p.name: p.read_bytes() for p in out.iterdir()}
-    real = cli._write_task_outputs
+    from mtbn.cli import files
+
+    real = files.write_task_outputs
 
     def fail_on_second(folder, name, dag, network, *more):
         if name == "t2":
             raise OSError("disk full (simulated)")
         real(folder, name, dag, network, *more)
 
-    monkeypatch.setattr(cli, "_write_task_outputs", fail_on_second)
+    monkeypatch.setattr(files, "write_task_outputs", fail_on_second)
     assert main(["learn", *csvs, "--out", str(out), *fast, "--seed", "7"]) == 2
     assert "disk full" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before

@@ -17,7 +17,6 @@ import re
 import signal
 import sys
 
-from mtbn.cli.files import write_task_outputs as _write_task_outputs  # commands call it through here (tests swap it)
 from mtbn.cli.parser import build_parser
 from mtbn.cli.values import _UsageError
 

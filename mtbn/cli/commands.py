@@ -13,6 +13,7 @@ import sys
 import time
 from collections import namedtuple
 
+from mtbn.cli import files
 from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import penalty_list
 
@@ -37,14 +38,6 @@ def progress_for(args, *, always=False):
 def _options_of(args):
     """The options of a run as recorded in its outputs (summary.json, the reports)."""
     return {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
-
-
-def _write_task_outputs(*outputs, **kw):
-    """:func:`mtbn.cli.files.write_task_outputs`, looked up on the package at each call, so that a test can
-    replace ``mtbn.cli._write_task_outputs`` (a full disk) for every command."""
-    import mtbn.cli
-
-    return mtbn.cli._write_task_outputs(*outputs, **kw)
 
 
 def _run_in_out_folder(args, work, write, summarise):
@@ -145,7 +138,7 @@ def _learn_summary(args, taskset, res, boot, averaged):
 def _write_learned(args, done, out):
     """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
     for t, task in enumerate(done.taskset.tasks):
-        _write_task_outputs(out, task.name, done.result.graphs[t], done.result.networks[t], args.export)
+        files.write_task_outputs(out, task.name, done.result.graphs[t], done.result.networks[t], args.export)
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -301,7 +294,7 @@ def cmd_select(args):
         )
 
     def write(res, out, options):
-        _write_task_outputs(out, res.principal, res.graph, res.network)
+        files.write_task_outputs(out, res.principal, res.graph, res.network)
         return write_selection_report(res, out, options)
 
     def summarise(res, seconds, _):
@@ -334,7 +327,7 @@ def cmd_cluster(args):
 
     def write(res, out, options):
         for name in res.relatedness.names:
-            _write_task_outputs(out, name, res.graphs[name], res.networks[name])
+            files.write_task_outputs(out, name, res.graphs[name], res.networks[name])
         return write_clustering_report(res, out, options)
 
     def summarise(res, seconds, _):

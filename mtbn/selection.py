@@ -29,7 +29,7 @@ Rules (candidates ordered from the simplest, e.g. the weakest coupling):
   Tibshirani & Friedman, *Elements of Statistical Learning*, Section 7.10).
 
 The steps, each written once: split every task's rows (:func:`kfold_splits`,
-:func:`holdout_splits`), learn the candidates on the training rows (the
+:func:`holdout_splits`, :func:`hold_out`), learn the candidates on the training rows (the
 caller's learner), score them (:func:`heldout_scores`: parameters fitted on
 the training rows, per-row log-likelihoods of the held-out rows), choose
 (:meth:`ValidationScores.choose`), and fit the chosen structures' parameters
@@ -42,7 +42,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
 
-__all__ = ["kfold_splits", "holdout_splits", "ValidationScores", "RULES", "heldout_scores", "fit_networks"]
+__all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores",
+           "fit_networks"]
 
 RULES = ("max", "one-se")
 TIE = 1e-12
@@ -102,6 +103,12 @@ def holdout_splits(n_rows, validation, rng, task, name="validation"):
     return [(np.sort(perm[n_val:]), np.sort(perm[:n_val]))]
 
 
+def hold_out(data, validation, rng, task, name="validation"):
+    """``(training rows, held-out rows)`` of one task's DiscreteData, split by :func:`holdout_splits`."""
+    train, held = holdout_splits(data.n_samples, validation, rng, task, name)[0]
+    return data.take(train), data.take(held)
+
+
 class ValidationScores:
     """Per-row held-out log-likelihoods of candidates, and the choices made from them.
 
@@ -147,6 +154,10 @@ class ValidationScores:
         """The paired standard error of each candidate's difference from the best one (0 for the best)."""
         b = self.best()
         return [self.difference(c, b)[1] for c in range(len(self.rows))]
+
+    def curve(self, labels):
+        """``(label, mean, SE of the difference from the best)`` per candidate, ``labels`` naming them."""
+        return [(label, float(m), se) for label, m, se in zip(labels, self.means, self.ses_vs_best())]
 
     def choose(self, rule="one-se"):
         """The candidate the rule picks (see the module docstring)."""

@@ -222,20 +222,13 @@ def learn_structures(
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
         path, scores, best, n_folds = _choose_penalty(problem, seeds, say)
-        transfer, chosen = check_transfer(scores, problem.grid, best, ts.names, rule=problem.rule, n_folds=n_folds,
-                                          force=problem.force_transfer, scorers=scorers,
-                                          local_index=ts.local_index, seed=seeds.relatedness)
-        top = problem.grid[best]
-        say(f"chosen penalty {top:.10g}" + ("" if chosen == top else "; " + transfer["message"]))
-        if transfer["status"] in ("rejected", "none"):
-            warnings.warn(transfer["message"], TransferWarning, stacklevel=2)
+        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, say)
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
     return MultitaskResult(
         task_names=ts.names, graphs=search.graphs, networks=fit_networks(search.graphs, ts.tasks, problem.ess),
         penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
         penalty_path=path, search=search, single_task=stl, transfer=transfer,
     )
-
 
 @dataclass(frozen=True, eq=False)
 class _Problem:
@@ -408,6 +401,18 @@ def _choose_penalty(problem, seeds, say):
             for delta, r, m, se, se_best in zip(problem.grid, per_fold[0], scores.means, scores.ses,
                                                 scores.ses_vs_best())]
     return path, scores, scores.choose(problem.rule), len(trains)
+
+
+def _guard(problem, seeds, scorers, scores, best, n_folds, say):
+    """Step 4: the negative-transfer guard's verdict and the penalty to learn with; warns when it is 0."""
+    grid = problem.grid
+    transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
+                                      force=problem.force_transfer, scorers=scorers,
+                                      local_index=problem.taskset.local_index, seed=seeds.relatedness)
+    say(f"chosen penalty {grid[best]:.10g}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
+    if transfer["status"] in ("rejected", "none"):
+        warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
+    return transfer, chosen
 
 
 def _split_rows(problem, seeds):

@@ -230,6 +230,7 @@ def learn_structures(
         penalty_path=path, search=search, single_task=stl, transfer=transfer,
     )
 
+
 @dataclass(frozen=True, eq=False)
 class _Problem:
     """The checked arguments of one :func:`learn_structures` call."""

@@ -16,6 +16,7 @@ from mtbn.graph import edit_distance
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.selection import kfold_splits
 
 MEASURES = ("direct", "indirect")
 
@@ -233,11 +234,10 @@ def _restrict(graph, names, keep):
     return [tuple(sorted(pos[names[p]] for p in graph.parents[names.index(v)] if names[p] in pos)) for v in keep]
 
 
-def _cv_ll(parents, keep, data, fold_ids, ess):
+def _cv_ll(parents, keep, data, splits, ess):
+    """Mean over the folds of the held-out log-likelihood per row (parameters fitted on the training rows)."""
     vals = []
-    for f in range(len(fold_ids)):
-        test = np.sort(fold_ids[f])
-        train = np.sort(np.concatenate([x for i, x in enumerate(fold_ids) if i != f]))
+    for train, test in splits:
         net = fit_parameters(parents, data.take(train), equivalent_sample_size=ess, names=keep)
         vals.append(log_likelihood(net, data.take(test)))
     return float(np.mean(vals))
@@ -246,17 +246,17 @@ def _cv_ll(parents, keep, data, fold_ids, ess):
 def _cv_row(graph, source, graphs, datasets, folds, ess):
     """For one structure source: (its held-out log-likelihood on each task, each task's own on the same variables)."""
     lls, own = [], []
-    for g_e, d, fold_ids in zip(graphs, datasets, folds):
+    for g_e, d, splits in zip(graphs, datasets, folds):
         keep = [n for n in d.names if n in set(source.names)]
         if not keep:
             lls.append(np.nan)
             own.append(np.nan)
             continue
-        lls.append(_cv_ll(_restrict(graph, list(source.names), keep), keep, d, fold_ids, ess))
+        lls.append(_cv_ll(_restrict(graph, list(source.names), keep), keep, d, splits, ess))
         if len(keep) == d.n_vars:
             own.append(np.nan)  # filled from the diagonal
         else:
-            own.append(_cv_ll(_restrict(g_e, list(d.names), keep), keep, d, fold_ids, ess))
+            own.append(_cv_ll(_restrict(g_e, list(d.names), keep), keep, d, splits, ess))
     return lls, own
 
 
@@ -288,7 +288,7 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
                         random_state=np.random.default_rng([base, key])).graph
         for d, key in zip(ts.tasks, keys)
     ]
-    folds = [np.array_split(np.random.default_rng([base, key, 2]).permutation(d.n_samples), n_folds)
+    folds = [kfold_splits(d.n_samples, n_folds, np.random.default_rng([base, key, 2]))
              for d, key in zip(ts.tasks, keys)]
     shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per job
     rows = Parallel(n_jobs=n_jobs)(

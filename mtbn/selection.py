@@ -27,14 +27,23 @@ Rules (candidates ordered from the simplest, e.g. the weakest coupling):
 * ``"one-se"``: the one-standard-error rule: the simplest candidate whose
   mean is within one paired standard error of the best mean (Hastie,
   Tibshirani & Friedman, *Elements of Statistical Learning*, Section 7.10).
+
+The steps, each written once: split every task's rows (:func:`kfold_splits`,
+:func:`holdout_splits`, :func:`hold_out`), learn the candidates on the training rows (the
+caller's learner), score them (:func:`heldout_scores`: parameters fitted on
+the training rows, per-row log-likelihoods of the held-out rows), choose
+(:meth:`ValidationScores.choose`), and fit the chosen structures' parameters
+on all rows (:func:`fit_networks`).
 """
 
 import numpy as np
 
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
+from mtbn.networks import fit_parameters, log_likelihood
 
-__all__ = ["kfold_splits", "holdout_splits", "ValidationScores", "RULES"]
+__all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores",
+           "fit_networks"]
 
 RULES = ("max", "one-se")
 TIE = 1e-12
@@ -94,6 +103,12 @@ def holdout_splits(n_rows, validation, rng, task, name="validation"):
     return [(np.sort(perm[n_val:]), np.sort(perm[:n_val]))]
 
 
+def hold_out(data, validation, rng, task, name="validation"):
+    """``(training rows, held-out rows)`` of one task's DiscreteData, split by :func:`holdout_splits`."""
+    train, held = holdout_splits(data.n_samples, validation, rng, task, name)[0]
+    return data.take(train), data.take(held)
+
+
 class ValidationScores:
     """Per-row held-out log-likelihoods of candidates, and the choices made from them.
 
@@ -135,6 +150,15 @@ class ValidationScores:
         """Index of the best mean (exact ties to the simplest candidate)."""
         return int(np.flatnonzero(self.means >= self.means.max() - TIE)[0])
 
+    def ses_vs_best(self):
+        """The paired standard error of each candidate's difference from the best one (0 for the best)."""
+        b = self.best()
+        return [self.difference(c, b)[1] for c in range(len(self.rows))]
+
+    def curve(self, labels):
+        """``(label, mean, SE of the difference from the best)`` per candidate, ``labels`` naming them."""
+        return [(label, float(m), se) for label, m, se in zip(labels, self.means, self.ses_vs_best())]
+
     def choose(self, rule="one-se"):
         """The candidate the rule picks (see the module docstring)."""
         if rule not in RULES:
@@ -147,3 +171,33 @@ class ValidationScores:
             if diff >= -se - TIE:
                 return c
         return b
+
+
+def fit_networks(graphs, datasets, ess):
+    """Each task's structure with its parameters fitted on that task's rows (posterior mean, BDeu prior)."""
+    return [fit_parameters(g, d, equivalent_sample_size=ess) for g, d in zip(graphs, datasets)]
+
+
+def heldout_scores(candidates, trains, held_out, ess):
+    """:class:`ValidationScores` of candidates learned on one or more splits of every task's rows.
+
+    Parameters
+    ----------
+    candidates : list (splits) of list (candidates) of list (tasks) of DAG
+        ``candidates[f][c][t]``: task ``t``'s structure under candidate
+        ``c``, learned on split ``f``'s training rows.
+    trains, held_out : list (splits) of list (tasks) of DiscreteData
+        Each split's training and held-out rows of every task.
+    ess : float
+        Equivalent sample size of the parameter fit on the training rows.
+
+    Returns
+    -------
+    ValidationScores
+        Per candidate and task, the held-out rows of every split in turn.
+    """
+    rows = [[[log_likelihood(net, d, per_row=True) for net, d in zip(fit_networks(graphs, train, ess), valid)]
+             for graphs in split] for split, train, valid in zip(candidates, trains, held_out)]
+    n_tasks = len(trains[0])
+    return ValidationScores([[np.concatenate([split[c][t] for split in rows]) for t in range(n_tasks)]
+                             for c in range(len(candidates[0]))])

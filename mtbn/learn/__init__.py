@@ -1,0 +1,49 @@
+"""User-facing structure learning functions (the estimators are in :mod:`mtbn.estimators`).
+
+The functions validate their inputs (data, constraints, start graphs, options)
+and call the backends of :mod:`mtbn.search` and :mod:`mtbn.joint`. One job a
+module:
+
+* :mod:`~mtbn.learn.checks`: argument checks (data, background knowledge,
+  start graphs, options), shared with the estimators and the command line;
+* :mod:`~mtbn.learn.single`: the single-task front end :func:`learn_structure`,
+  the identical-structure method, and the single-task starts of the
+  multitask search;
+* :mod:`~mtbn.learn.multitask`: the driver :func:`learn_structures` (validate,
+  seed, choose the penalty, guard, refit on all rows);
+* :mod:`~mtbn.learn.grid`: the joint search at one penalty or along the grid;
+* :mod:`~mtbn.learn.guard`: the negative-transfer guard;
+* :mod:`~mtbn.learn.results`: what the driver returns.
+
+Everything a caller needs is importable from :mod:`mtbn.learn` itself.
+"""
+
+from mtbn.learn.checks import (
+    as_discrete_data,
+    as_parent_sets,
+    check_constraints,
+    check_counts,
+    constraint_matrices,
+    edge_matrix,
+)
+from mtbn.learn.grid import DEFAULT_PENALTY_GRID, SELECTION_JOINT_RESTARTS, SELECTION_RESTARTS
+from mtbn.learn.guard import (
+    RELATEDNESS_LEVEL,
+    RELATEDNESS_MIN_VARIABLES,
+    RELATEDNESS_PERMUTATIONS,
+    RELATEDNESS_WORK,
+    _relatedness_check,
+    _transfer_check,
+)
+from mtbn.learn.multitask import learn_structures
+from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
+from mtbn.learn.single import learn_identical_structures, learn_structure
+
+__all__ = [
+    "learn_structure",
+    "learn_structures",
+    "learn_identical_structures",
+    "MultitaskResult",
+    "PenaltyPathPoint",
+    "DEFAULT_PENALTY_GRID",
+]

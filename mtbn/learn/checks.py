@@ -1,0 +1,280 @@
+"""Argument checks of the learners: data, background knowledge, start graphs and options.
+
+Every function turns a user's input into a checked internal value (a
+DiscreteData, boolean edge matrices over the variables, parent sets of
+indices, a penalty grid) or raises a registered message (:mod:`mtbn.messages`)
+that names the argument. Nothing here searches or scores; the other modules
+of :mod:`mtbn.learn` assume what these functions return.
+"""
+
+import numpy as np
+
+from mtbn._validation import check_penalty
+from mtbn.data import DiscreteData, from_dataframe, read_csv
+from mtbn.exceptions import CycleError, InvalidParameterError
+from mtbn.graph import DAG, nodes_and_edges
+from mtbn.joint import local_constraints
+from mtbn.messages import error, register
+
+
+def as_discrete_data(data, *, name="data", dropna=False):
+    """A DiscreteData from a DataFrame, a CSV path or a DiscreteData."""
+    if isinstance(data, DiscreteData):
+        return data
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        return read_csv(data, dropna=dropna)
+    return from_dataframe(data, name=name, dropna=dropna)
+
+
+P = InvalidParameterError
+register("tier-unknown-variable", P, "{what}: unknown variable {name!r}.",
+         cause="A tier (temporal order) names a variable the data does not have.",
+         fix="Use the data's column names in the tiers.")
+register("tier-twice", P, "{what}: variable {name!r} is in two tiers.",
+         cause="Each variable belongs to at most one tier of a temporal order.",
+         fix="List the variable in one tier only.")
+register("knowledge-type", P, "knowledge must be a pgmpy ExpertKnowledge (or None); got {got}.",
+         cause="The knowledge argument has no required_edges / forbidden_edges attributes.",
+         fix="Pass pgmpy.estimators.ExpertKnowledge(...), or give required_edges, forbidden_edges and tiers directly.")
+register("edge-pair", P, "{what} must be (parent, child) pairs; got {value!r}.",
+         cause="An edge in required_edges / forbidden_edges is not a (parent, child) pair.",
+         fix="Give edges as a list of 2-tuples of variable names, e.g. [('smoke', 'cancer')].")
+register("edge-unknown-variable", P, "{what}: unknown variable {name!r} in edge ({u!r}, {v!r}).",
+         cause="An edge names a variable that no task has.",
+         fix="Check the spelling against the column names.")
+register("edge-self-loop", P, "{what}: self-loop on {name!r}.",
+         cause="An edge from a variable to itself.",
+         fix="Remove it: a Bayesian network has no self-loops.")
+register("count-argument", P, "{name} must be an integer >= 0; got {value!r}.",
+         cause="A restart count or tabu setting that is negative or not a whole number.",
+         fix="Pass a whole number >= 0.")
+register("start-cyclic", CycleError, "{what} graph is not a DAG: it has a directed cycle.",
+         cause="A start graph given by the user has a directed cycle.",
+         fix="Pass a directed acyclic graph (networkx.is_directed_acyclic_graph tells), or leave start at its default.")
+register("required-and-forbidden", P, "edge ({u!r}, {v!r}) is both required and forbidden.",
+         cause="The same edge appears in required_edges and forbidden_edges.",
+         fix="Remove it from one of the two lists.")
+register("start-forbidden-edge", P, "{what} graph has the forbidden edge ({u!r}, {v!r}).",
+         cause="A start graph contains an edge that forbidden_edges excludes.",
+         fix="Remove the edge from the start graph or from forbidden_edges.")
+register("start-too-many-parents", P, "{what} graph gives {name!r} {n_parents} parents; max_parents is {limit}.",
+         cause="A start graph (with the required edges added) exceeds max_parents.",
+         fix="Raise max_parents or remove edges from the start graph.")
+register("required-cyclic", CycleError, "required edges make the {what} graph cyclic.",
+         cause="The required edges, added to the start graph, close a directed cycle.",
+         fix="Check required_edges for a cycle, and the start graph for edges against them.")
+register("validation-value", P, "validation must be a fraction in (0, 1) or a row count >= 1; got {value!r}.",
+         cause="The validation split is neither a fraction between 0 and 1 nor a positive row count.",
+         fix="Pass e.g. 0.05 (5% of each task's rows) or 50 (rows per task), or leave it unset to use cv.")
+register("structure-prior-shape", P,
+         "structure_log_prior must be a callable or an array of shape {shape}; got {got}.",
+         cause="A structure prior array whose shape is not (tasks, variables, variables).",
+         fix="Pass an array with one (parent, child) matrix per task, or a function f(task, parent, child).")
+register("cv-value", P, "cv must be an integer >= 2; got {value!r}.",
+         cause="A cross-validation fold count below 2 or not a whole number.",
+         fix="Pass 2 or more folds (5 is the default), or --validation for the paper's single split.")
+register("empty-grid", P, "penalty_grid is empty.",
+         cause="An empty list of penalties to choose from.",
+         fix="Pass at least one penalty in [0, 1], or leave penalty_grid unset for the default grid.")
+register("edge-penalty-unknown-variable", P, "edge_penalty: unknown variable in edge ({u!r}, {v!r}).",
+         cause="edge_penalty names a variable that no task has.",
+         fix="Check the spelling against the column names.")
+register("identical-needs-shared-variables", P, "{what} needs tasks over the same variables.",
+         cause="The identical-structure method (one graph for all tasks) needs every task to have the same columns.",
+         fix="Give all tasks the same columns, or use the multitask learner, which allows partly shared variables.")
+register("start-count", P, "start must give one graph per task ({k}); got {n}.",
+         cause="A list of start graphs whose length differs from the number of tasks.",
+         fix="Pass one graph per task, in the order of the tasks.")
+
+
+def _edge_list(edges):
+    """Edges ``(parent, child)`` of a DAG, a networkx graph or an iterable of pairs."""
+    if edges is None:
+        return ()
+    if isinstance(edges, DAG) or (hasattr(edges, "edges") and hasattr(edges, "nodes")):
+        return nodes_and_edges(edges)[1]
+    return edges  # pairs, checked one by one by edge_matrix
+
+
+def edge_matrix(edges, names, what):
+    """Boolean matrix ``M[u, v]`` for ``(parent, child)`` names (a list, a DAG or a networkx graph)."""
+    n = len(names)
+    index = {v: i for i, v in enumerate(names)}
+    m = np.zeros((n, n), dtype=bool)
+    for e in _edge_list(edges):
+        try:
+            u, v = e
+        except (TypeError, ValueError):
+            raise error("edge-pair", what=what, value=e) from None
+        for x in (u, v):
+            if x not in index:
+                raise error("edge-unknown-variable", what=what, name=x, u=u, v=v)
+        if u == v:
+            raise error("edge-self-loop", what=what, name=u)
+        m[index[u], index[v]] = True
+    return m
+
+
+def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=None, knowledge=None):
+    """Required and forbidden edge matrices from every form of background knowledge.
+
+    ``required_edges`` / ``forbidden_edges``: ``(parent, child)`` names as a
+    list, a :class:`~mtbn.graph.DAG` or a networkx graph. ``tiers``: a
+    temporal order, a sequence of groups of variable names; an edge from a
+    later tier into an earlier one is forbidden (edges within a tier and
+    between untiered variables are free), as bnlearn's ``tiers2blacklist``.
+    ``knowledge``: a pgmpy ``ExpertKnowledge``, whose required and forbidden
+    edges and temporal order are added to the others.
+
+    Returns
+    -------
+    required, forbidden : ndarray of shape (n, n), bool
+    """
+    req_lists = [("required_edges", required_edges)]
+    forb_lists = [("forbidden_edges", forbidden_edges)]
+    tier_lists = [("tiers", tiers)]
+    if knowledge is not None:
+        if not all(hasattr(knowledge, a) for a in ("required_edges", "forbidden_edges")):
+            raise error("knowledge-type", got=type(knowledge).__name__)
+        req_lists.append(("knowledge.required_edges", knowledge.required_edges))
+        forb_lists.append(("knowledge.forbidden_edges", knowledge.forbidden_edges))
+        tier_lists.append(("knowledge.temporal_order", getattr(knowledge, "temporal_order", None)))
+    required = np.zeros((len(names), len(names)), dtype=bool)
+    forbidden = required.copy()
+    for what, edges in req_lists:
+        required |= edge_matrix(edges, names, what)
+    for what, edges in forb_lists:
+        forbidden |= edge_matrix(edges, names, what)
+    index = {v: i for i, v in enumerate(names)}
+    for what, order in tier_lists:
+        if not order:
+            continue
+        level = np.full(len(names), -1)
+        for t, group in enumerate(order):
+            for v in ([group] if isinstance(group, str) else group):
+                if v not in index:
+                    raise error("tier-unknown-variable", what=what, name=v)
+                if level[index[v]] >= 0:
+                    raise error("tier-twice", what=what, name=v)
+                level[index[v]] = t
+        tiered = level >= 0
+        # u -> v is forbidden when u sits in a later tier than v
+        forbidden |= tiered[:, None] & tiered[None, :] & (level[:, None] > level[None, :])
+    return required, forbidden
+
+
+def check_counts(**counts):
+    """Each keyword must be an integer >= 0 (restart counts, tabu settings)."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise error("count-argument", name=name, value=value)
+
+
+def as_parent_sets(graph, names, what="start"):
+    """Parent sets (list of sets of indices) of a DAG, DiGraph or edge list."""
+    if graph is None:
+        return [set() for _ in names]
+    if isinstance(graph, DAG):
+        if tuple(graph.names) == tuple(names):
+            return [set(p) for p in graph.parents]
+        edges = graph.edges(names=True)
+    else:
+        edges = list(_edge_list(graph))
+    m = edge_matrix(edges, names, what)
+    parents = [set(np.flatnonzero(m[:, v]).tolist()) for v in range(len(names))]
+    try:
+        DAG(parents, names)
+    except CycleError:
+        raise error("start-cyclic", what=what) from None
+    return parents
+
+
+def check_constraints(parents, required, forbidden, names, max_parents, what="start"):
+    """Add required edges to a start graph and check it against the constraints."""
+    n = len(names)
+    both = required & forbidden
+    if both.any():
+        u, v = np.argwhere(both)[0]
+        raise error("required-and-forbidden", u=names[u], v=names[v])
+    parents = [set(p) for p in parents]
+    for u, v in np.argwhere(required):
+        parents[v].add(int(u))
+    for v in range(n):
+        bad = [u for u in parents[v] if forbidden[u, v]]
+        if bad:
+            raise error("start-forbidden-edge", what=what, u=names[bad[0]], v=names[v])
+        if max_parents is not None and len(parents[v]) > max_parents:
+            raise error("start-too-many-parents", what=what, name=names[v], n_parents=len(parents[v]),
+                        limit=max_parents)
+    try:
+        DAG(parents, names)
+    except CycleError:
+        raise error("required-cyclic", what=what) from None
+    return parents
+
+
+def check_validation(validation):
+    """The paper's validation split: a fraction in (0, 1) or a row count >= 1."""
+    ok = (isinstance(validation, (int, np.integer)) and not isinstance(validation, bool) and validation >= 1) or (
+        isinstance(validation, float) and 0 < validation < 1
+    )
+    if not ok:
+        raise error("validation-value", value=validation)
+    return validation
+
+
+def check_cv(cv):
+    """A cross-validation fold count: an integer >= 2."""
+    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise error("cv-value", value=cv)
+    return cv
+
+
+def check_grid(grid):
+    """The checked grid, sorted increasing, with delta = 0 (independent learning) always on it."""
+    grid = tuple(grid)
+    if not grid:
+        raise error("empty-grid")
+    return tuple(sorted({check_penalty(p, "penalty_grid value") for p in grid} | {0.0}))
+
+
+def edge_penalty_matrix(edge_penalty, names):
+    """``(n, n)`` per-pair penalties (NaN: the global penalty) from ``{(u, v): penalty}``, or None."""
+    if not edge_penalty:
+        return None
+    m = np.full((len(names), len(names)), np.nan)
+    index = {v: i for i, v in enumerate(names)}
+    for (u, v), val in dict(edge_penalty).items():
+        if u not in index or v not in index:
+            raise error("edge-penalty-unknown-variable", u=u, v=v)
+        m[index[u], index[v]] = m[index[v], index[u]] = check_penalty(val, f"edge_penalty[({u!r}, {v!r})]")
+    return m
+
+
+def edge_log_prior_array(structure_log_prior, taskset):
+    """A ``(k, n, n)`` array of each task's per-edge structure log-prior (a callable or an array), or None."""
+    if structure_log_prior is None:
+        return None
+    k, n = taskset.n_tasks, taskset.n_variables
+    if callable(structure_log_prior):
+        arr = np.zeros((k, n, n))
+        for t, name in enumerate(taskset.names):
+            for u, pu in enumerate(taskset.variables):
+                for v, pv in enumerate(taskset.variables):
+                    if u != v:
+                        arr[t, u, v] = float(structure_log_prior(name, pu, pv))
+        return arr
+    arr = np.asarray(structure_log_prior, dtype=float)
+    if arr.shape != (k, n, n):
+        raise error("structure-prior-shape", shape=(k, n, n), got=arr.shape)
+    return arr
+
+
+def task_start(parents, data, local_index, required, forbidden, max_parents, what):
+    """A task's start (local indices) with the required edges added, checked against the constraints.
+
+    ``required`` / ``forbidden`` are over the global variables; ``local_index``
+    is the task's row of :attr:`mtbn.data.TaskSet.local_index`.
+    """
+    req, forb = local_constraints(data, local_index, required, forbidden)
+    return check_constraints(parents, req, forb, data.names, max_parents, what)

@@ -1,0 +1,152 @@
+"""The joint search at one penalty, or at every penalty of a grid (cold or warm-started).
+
+:func:`run_penalty` is the one place where :func:`mtbn.joint.multitask_hill_climb`
+is called: by the final search at the chosen penalty and by every (fold,
+grid point) search of the penalty selection (:func:`search_grid`). A
+search's random streams are keyed by its start's label and its penalty, so
+results do not depend on grid order, on ``n_jobs`` or on where the jobs run.
+"""
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import zlib
+
+from mtbn.joint import multitask_hill_climb
+from mtbn.priors import make_prior
+from mtbn.progress import reporter
+from mtbn.search import TIE_TOLERANCE
+
+#: Default penalty grid: 1 - delta = 1, 1e-1, ..., 1e-8, 1e-10, 1e-12, 1e-14, then
+#: delta = 1. Past 1 - delta = 1e-14 a double no longer holds 1 - delta to 1%.
+DEFAULT_PENALTY_GRID = tuple(
+    [0.0] + [1.0 - 10.0 ** -e for e in (*range(1, 9), 10, 12, 14)] + [1.0]
+)
+
+#: Effort of the searches that only score grid points during penalty
+#: selection: restarts of the single-task and TSK starts, and joint restarts
+#: per start. The final search at the chosen penalty uses the full settings.
+SELECTION_RESTARTS = 10
+SELECTION_JOINT_RESTARTS = 0
+
+
+@dataclass(frozen=True, eq=False)
+class PriorSpec:
+    """The multitask prior, checked, without its penalty: :meth:`at` builds it at one penalty."""
+
+    prior: str
+    n_tasks: int
+    reversal: "str | None" = None
+    weights: Any = None
+    edge_penalty: Any = None
+
+    def at(self, penalty):
+        return make_prior(self.prior, penalty, self.n_tasks, reversal=self.reversal, weights=self.weights,
+                          edge_penalty=self.edge_penalty)
+
+
+@dataclass(frozen=True, eq=False)
+class SearchSettings:
+    """Everything the joint search needs besides the scores, the starts and the prior (global indices).
+
+    ``n_restarts`` is the number of joint restarts per start.
+    """
+
+    local_index: np.ndarray
+    required: np.ndarray
+    forbidden: np.ndarray
+    max_parents: "int | None" = None
+    edge_log_prior: "np.ndarray | None" = None
+    solver: str = "auto"
+    max_iter: "int | None" = None
+    tabu_length: int = 10
+    max_tabu_iter: int = 10
+    n_restarts: int = 20
+
+
+def _point_rng(base, penalty, label):
+    """The random stream of one start's chain at one penalty (independent of grid order and n_jobs)."""
+    return np.random.default_rng([base, 3, zlib.crc32(repr(float(penalty)).encode("ascii")),
+                                  zlib.crc32(label.encode("utf-8"))])
+
+
+def run_penalty(scorers, starts, prior, penalty, settings, *, base=0, starts_are_optima=False):
+    """The joint search at one penalty from one or more start configurations.
+
+    ``starts`` is a list of ``(label, configuration)``: each start heads its
+    own chain of restarts, with a random stream keyed by its label and the
+    penalty, so a chain gives the same result whatever the other starts are
+    (the result is the best chain's). When the prior couples no pair and
+    the first start holds the single-task solutions (``starts_are_optima``),
+    those are the answer: the uncoupled search is the single-task search
+    that produced them, so it runs plain greedy from them (no move improves)
+    and penalty 0 equals single-task learning.
+    """
+    prior = prior.at(penalty)
+    uncoupled = settings.edge_log_prior is None and not prior.is_coupled(settings.local_index.shape[1])
+    if uncoupled and starts_are_optima:
+        settings = replace(settings, tabu_length=0, max_tabu_iter=0, n_restarts=0)
+        starts = starts[:1]
+    # Uncoupled searches do not depend on the penalty, nor do their random streams.
+    rngs = [np.random.default_rng([base, 3]) if uncoupled else _point_rng(base, penalty, label) for label, _ in starts]
+    configs = [c for _, c in starts]
+    s = settings
+    return multitask_hill_climb(
+        scorers, configs[0], prior, extra_starts=configs[1:], rng=rngs, local_index=s.local_index,
+        max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, edge_log_prior=s.edge_log_prior,
+        solver=s.solver, max_iter=s.max_iter, tabu_length=s.tabu_length, max_tabu_iter=s.max_tabu_iter,
+        n_restarts=s.n_restarts,
+    )
+
+
+def _configs(result):
+    return [[set(p) for p in g.parents] for g in result.graphs]
+
+
+def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, say):
+    """The joint search at every penalty of ``grid`` (sorted increasing), for each problem.
+
+    ``problems`` is a list of ``(scorers, starts, starts_are_optima)``, one
+    per CV fold; returns one list of results (one per grid point) per
+    problem. Cold (default): every (problem, point) search starts from the
+    problem's ``starts``, all of them in one joblib loop (so a Dask cluster
+    sees folds x points jobs). ``warm_start``: continuation in both
+    directions, problem by problem. An upward pass adds the previous point's
+    result to each point's starts; a downward pass then searches each point
+    from its upward result and the next point's downward result. Each point
+    keeps the best score it saw, so a warm point never scores below the
+    cold search from ``starts``.
+    """
+    if not warm_start:
+        from joblib import Parallel, delayed
+
+        label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
+        flat = []
+        with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
+            for r in Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(run_penalty)(scorers, starts, prior, delta, settings, base=base, starts_are_optima=optima)
+                for scorers, starts, optima in problems for delta in grid
+            ):
+                flat.append(r)
+                tick()
+        return [flat[i * len(grid):(i + 1) * len(grid)] for i in range(len(problems))]
+    return [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
+            for scorers, starts, optima in problems]
+
+
+def _warm_grid(scorers, starts, grid, prior, settings, *, base, starts_are_optima, say):
+    run = dict(base=base, starts_are_optima=starts_are_optima)
+    up = []
+    for delta in grid:
+        say(f"penalty {delta:.15g} (upward)")
+        extra = [("upward", _configs(up[-1]))] if up else []
+        up.append(run_penalty(scorers, starts + extra, prior, delta, settings, **run))
+    down = [None] * len(grid)
+    for i in range(len(grid) - 1, -1, -1):
+        say(f"penalty {grid[i]:.15g} (downward)")
+        cands = [("up", _configs(up[i]))] + ([("downward", _configs(down[i + 1]))] if i + 1 < len(grid) else [])
+        res = run_penalty(scorers, cands, prior, grid[i], settings, base=base,
+                          starts_are_optima=starts_are_optima and i == 0)
+        down[i] = res if res.log_score > up[i].log_score + TIE_TOLERANCE else up[i]
+    return down

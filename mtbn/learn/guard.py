@@ -1,0 +1,120 @@
+"""The negative-transfer guard: keep the multitask result only when it beats independent learning.
+
+Two conditions (``docs/design.md``, "Negative-transfer guard"): the chosen
+penalty's held-out log-likelihood exceeds that of delta = 0 by more than the
+paired standard error of the difference (:class:`mtbn.selection.ValidationScores`),
+and the tasks' variables depend on each other more alike than under random
+relabelling (:func:`mtbn.stats.relabelling_test`). :func:`check_transfer` is the
+step the driver calls; it returns the verdict as a JSON-ready dict.
+"""
+
+import numpy as np
+
+from mtbn.score import pairwise_log_bayes_factors
+from mtbn.stats import relabelling_test
+
+
+#: The relabelling test's level and permutations (see :func:`_relatedness_check`).
+RELATEDNESS_LEVEL = 0.01
+RELATEDNESS_PERMUTATIONS = 999
+#: ... fewer (not below 199) when k * m^2 * permutations would exceed this.
+RELATEDNESS_WORK = 2e8
+#: ... and it needs at least this many variables shared by all tasks.
+RELATEDNESS_MIN_VARIABLES = 8
+
+
+def _relatedness_check(scorers, local_index, seed):
+    """Do the tasks' variables depend on each other alike, beyond chance?
+
+    The multitask prior assumes similar structures. On held-out rows it can
+    also win on unrelated tasks, as a plain sparsity penalty (it removes
+    edges one task has and the others lack), which is not transfer. So the
+    guard also asks whether the tasks share a dependence pattern at all:
+    :func:`mtbn.stats.relabelling_test` on every task's pairwise log Bayes
+    factors (:func:`mtbn.score.pairwise_log_bayes_factors`, all rows), over
+    the variables every task has. None (not tested) when fewer than
+    :data:`RELATEDNESS_MIN_VARIABLES` variables are shared: with m variables
+    there are only m! relabellings and few pairs, so the test cannot reach
+    its level on small networks (on 8-variable ASIA tasks p is already near
+    0.01 at times); cross-validation alone decides there.
+    """
+    common = np.flatnonzero(np.all(local_index >= 0, axis=0))
+    if len(scorers) < 2 or len(common) < RELATEDNESS_MIN_VARIABLES:
+        return None
+    mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
+    work = len(scorers) * len(common) ** 2
+    n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
+    out = relabelling_test(mats, n_perm, seed)
+    out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
+    return out
+
+
+def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related=None):
+    """The negative-transfer guard: is the chosen penalty better than delta = 0 on held-out rows?
+
+    Transfer is accepted when the chosen penalty's mean held-out
+    log-likelihood exceeds that of independent learning (delta = 0) by more
+    than the paired standard error of the difference, and the tasks'
+    dependences are more alike than under random relabelling of their
+    variables (``related``, from :func:`_relatedness_check`, p below
+    :data:`RELATEDNESS_LEVEL`; skipped when None). Per task, the same
+    comparison names the tasks that gain ("helped"), lose ("hurt") or
+    neither ("unclear").
+    """
+    zero = grid.index(0.0)
+    gain, se, d_t, se_t = scores.difference(chosen, zero)
+    tasks = {
+        name: ({"gain": float(g), "se": float(e),
+                "verdict": "helped" if g > e else ("hurt" if g < -e else "unclear")} if np.isfinite(g)
+               else {"gain": None, "se": None, "verdict": "not scored (too few rows to hold any out)"})
+        for name, g, e in zip(task_names, d_t, se_t)
+    }
+    where = f"{n_folds}-fold cross-validation" if n_folds > 1 else "the validation split"
+    if grid[chosen] == 0.0:
+        status = "none"
+        message = (f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); "
+                   "returning the single-task structures")
+    elif gain > se and related is not None and related["p_value"] >= related["level"]:
+        status = "forced" if force else "rejected"
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+                   f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}), but the tasks' variables "
+                   "depend on each other no more alike than under random relabelling "
+                   f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
+                   "not transfer" + ("" if force else "; returning the single-task structures"))
+    elif gain > se:
+        status = "accepted"
+        message = (f"transfer accepted: penalty {grid[chosen]:.10g} beats independent learning by "
+                   f"{gain:.4g} nats per held-out row (SE {se:.2g}) on {where}")
+    else:
+        status = "forced" if force else "rejected"
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+                   f"does not beat independent learning by more than one standard error on {where} "
+                   f"(gain {gain:.4g} nats per row, SE {se:.2g})"
+                   + ("" if force else "; returning the single-task structures"))
+    if related is not None:
+        for name, r in zip(task_names, related["tasks"]):
+            tasks[name]["relatedness"] = r
+    hurt = [n for n, v in tasks.items() if v["verdict"] == "hurt"]
+    if hurt and status in ("accepted", "forced"):
+        message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
+    return {"status": status, "message": message, "selected_penalty": float(grid[chosen]),
+            "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks,
+            "relatedness": None if related is None else {k: v for k, v in related.items() if k != "tasks"}}
+
+
+def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, scorers, local_index, seed):
+    """The guard's verdict on ``grid[chosen]`` and the penalty to learn with (0.0 when transfer is rejected).
+
+    ``scores`` are the grid points' held-out scores; ``scorers`` score all
+    rows of every task (the relabelling test reads their one-parent scores);
+    ``seed`` keys the test's permutations.
+    """
+    related = _relatedness_check(scorers, local_index, seed)
+    transfer = _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related)
+    return transfer, (grid[chosen] if transfer["status"] in ("accepted", "forced") else 0.0)
+
+
+def one_task_verdict(rule):
+    """The guard's record for a single task: nothing to couple, so no penalty to choose."""
+    return {"status": "none", "message": "one task: learned on its own (no penalty to choose)",
+            "selected_penalty": 0.0, "gain": 0.0, "se": 0.0, "rule": rule, "folds": 0, "tasks": {}}

@@ -1,0 +1,452 @@
+"""The multitask driver: :func:`learn_structures` as five named steps.
+
+1. :func:`_validate`: every argument checked (:mod:`mtbn.learn.checks`) into a :class:`_Problem`.
+2. :func:`_seed`: one base seed from ``random_state``; per-task streams keyed by the task's name.
+3. :func:`_choose_penalty` (``penalty="auto"``): every grid point learned on every fold's
+   training rows (K-fold CV, or the paper's single validation split) and scored on the held-out
+   rows, then chosen by the rule; the protocol is :mod:`mtbn.selection`'s.
+4. the guard (:func:`mtbn.learn.guard.check_transfer`): keep the chosen penalty only if it beats
+   independent learning; otherwise delta = 0.
+5. :func:`_refit`: the search at the final penalty on all rows, with full settings, and the
+   parameters fitted on all rows.
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtbn._validation import (
+    check_max_parents,
+    check_n_jobs,
+    check_option,
+    check_penalty,
+    check_positive,
+    check_random_state,
+)
+from mtbn.data import TaskSet, make_taskset
+from mtbn.engine import Shared
+from mtbn.exceptions import TransferWarning
+from mtbn.joint import SOLVERS
+from mtbn.learn.checks import (
+    as_parent_sets,
+    check_counts,
+    check_cv,
+    check_grid,
+    check_validation,
+    constraint_matrices,
+    edge_log_prior_array,
+    edge_penalty_matrix,
+    task_start,
+)
+from mtbn.learn.grid import (
+    DEFAULT_PENALTY_GRID,
+    SELECTION_JOINT_RESTARTS,
+    SELECTION_RESTARTS,
+    PriorSpec,
+    SearchSettings,
+    run_penalty,
+    search_grid,
+)
+from mtbn.learn.guard import check_transfer, one_task_verdict
+from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
+from mtbn.learn.single import identical_search, single_task_starts
+from mtbn.messages import error
+from mtbn.priors import PRIORS
+from mtbn.progress import reporter
+from mtbn.score import make_scorer
+from mtbn.selection import RULES, fit_networks, heldout_scores, holdout_splits, kfold_splits
+
+STARTS = ("auto", "single-task", "identical", "empty")
+
+
+def learn_structures(
+    tasks: Any,
+    *,
+    prior: str = "paired",
+    penalty: Any = "auto",
+    reversal: str | None = None,
+    equivalent_sample_size: float = 1.0,
+    max_parents: int | None = None,
+    start: Any = "auto",
+    cv: int = 5,
+    validation: Any = None,
+    selection_rule: str | None = None,
+    force_transfer: bool = False,
+    penalty_grid: Sequence[float] | None = None,
+    warm_start: bool = False,
+    solver: str = "auto",
+    pair_weights: Any = None,
+    edge_penalty: Any = None,
+    structure_log_prior: Any = None,
+    required_edges: Any = None,
+    forbidden_edges: Any = None,
+    tiers: Sequence[Sequence[str]] | None = None,
+    knowledge: Any = None,
+    n_restarts: int = 50,
+    tabu_length: int = 10,
+    max_tabu_iter: int = 10,
+    n_joint_restarts: int = 20,
+    max_iter: int | None = None,
+    random_state: Any = 0,
+    n_jobs: int | None = None,
+    task_column: str | None = None,
+    progress: Any = None,
+) -> MultitaskResult:
+    """Learn the structures of several related tasks jointly (paper Section 2.3).
+
+    Search over joint moves (one node pair, every task's edge between them
+    added, removed, reversed or kept) on the posterior of eq. 2.5 with the
+    Edit (eq. 2.7) or Paired (eq. 2.8) prior: greedy ascent with a tabu
+    phase and random restarts, from one or more start configurations.
+
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
+        The tasks; with one DataFrame, ``task_column`` names the column that
+        splits it into tasks (one network per value: the multi-net case).
+    prior : {"paired", "edit", "none"}
+        ``"none"`` learns every task independently (same as penalty 0).
+    penalty : float in [0, 1] or "auto"
+        delta in the paper. 0 learns the tasks independently; 1 forces
+        identical structures. ``"auto"`` picks it from ``penalty_grid`` by
+        the mean validation log-likelihood (Section 2.3.4).
+    reversal : {"double", "single"}, optional
+        How many differences an edge reversal counts as (default: "double"
+        for Paired as in the paper, "single" for Edit).
+    equivalent_sample_size : float, default 1.0
+    max_parents : int, optional
+    start : {"auto", "single-task", "identical", "empty"} or list of graphs
+        Start configuration(s). ``"auto"``: three starts, the single-task
+        solutions (the paper's start), the identical-structure (TSK)
+        solution when all tasks share their variables, and empty graphs.
+        Each heads its own chain of joint restarts with a random stream of
+        its own, and the best chain is kept: the result equals the best of
+        the single-start runs with the same seed, and at penalty 1 it
+        scores at least as high as :func:`learn_identical_structures`.
+        ``"single-task"``, ``"identical"``, ``"empty"``: that start alone;
+        or one graph per task.
+    cv : int, default 5
+        ``penalty="auto"``: K-fold cross-validation within every task. Each
+        grid point is learned on every fold's training rows and scored on
+        its held-out rows (mean log-likelihood per row, averaged over
+        tasks); see :mod:`mtbn.selection` for the standard errors.
+    validation : float or int, optional
+        Use one validation split per task instead of ``cv`` (a fraction or
+        a row count): the paper's rule (Section 2.3.4; the paper holds out
+        50 rows per task) with ``selection_rule="max"``.
+    selection_rule : {"one-se", "max"}, optional
+        How the penalty is chosen from the held-out scores: ``"one-se"``
+        (default with ``cv``), the weakest coupling whose score is within
+        one standard error of the best; ``"max"`` (default with
+        ``validation``), the best score. Exact ties go to the smaller delta.
+    force_transfer : bool, default False
+        The negative-transfer guard: with ``penalty="auto"``, when the chosen
+        penalty does not beat delta = 0 (independent learning) by more than
+        one standard error on held-out rows, the independent structures are
+        returned and a :class:`~mtbn.exceptions.TransferWarning` issued
+        (``result.transfer`` holds the numbers, per task too).
+        ``force_transfer=True`` keeps the multitask result. With either, the
+        final structures and parameters are learned on all rows.
+    penalty_grid : sequence of float, optional
+        Default :data:`DEFAULT_PENALTY_GRID`: 0, then 1 - delta from 1e-1
+        to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1. delta = 0
+        is always added. During selection the searches use at most
+        ``SELECTION_RESTARTS`` single-task restarts and
+        ``SELECTION_JOINT_RESTARTS`` joint restarts per start.
+    warm_start : bool, default False
+        Continuation along the grid: each point also starts from its
+        neighbours' results, in an upward then a downward pass (sequential;
+        about twice the work). A point never scores below its cold search.
+    solver : {"auto", "exact", "bnb", "exhaustive"}
+        Best-neighbour solver (see :mod:`mtbn.joint`).
+    pair_weights : (k, k) array, optional
+        Paired prior only: symmetric weights per task pair.
+    edge_penalty : dict of (u, v) -> float, optional
+        Per-edge penalties replacing ``penalty`` for those node pairs (1: the
+        edge must not differ between tasks; 0: free).
+    structure_log_prior : callable or (k, n, n) array, optional
+        ``f(task, parent, child) -> float``: each task's own structure prior
+        ``log P(G_t) = sum_edges f(...)``, raised to ``c = 1/(1+(k-1)delta)``.
+    required_edges, forbidden_edges : list of (parent, child), DAG or networkx graph, optional
+        Apply to every task that has both variables.
+    tiers : sequence of sequences of names, optional
+        Temporal order for every task: no edge from a later tier into an
+        earlier one (bnlearn's ``tiers2blacklist``).
+    knowledge : pgmpy ExpertKnowledge, optional
+        Its required / forbidden edges and temporal order are added.
+    n_restarts : int, default 50
+        Restarts of the single-task (and TSK) searches that give the starts.
+    tabu_length : int, default 10
+        Joint search: node pairs changed in the last ``tabu_length`` moves
+        stay fixed unless the move reaches a new best score.
+    max_tabu_iter : int, default 10
+        Joint search: moves without a new best score before a climb stops.
+    n_joint_restarts : int, default 20
+        Joint search: restarts per start, each from the start's best
+        configuration so far after random joint and per-task changes at
+        ``n_vars // 4`` node pairs that hold an edge in some task.
+    max_iter : int, optional
+        Joint moves allowed per climb.
+    random_state : int, Generator or None, default 0
+    n_jobs : int, optional
+        Parallel jobs over the penalty grid (joblib; results do not depend on it).
+    task_column : str, optional
+    progress : callable, optional
+        Called with a short message at each stage.
+
+    Returns
+    -------
+    MultitaskResult
+    """
+    problem = _validate(
+        tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal,
+        equivalent_sample_size=equivalent_sample_size, max_parents=max_parents, start=start, cv=cv,
+        validation=validation, selection_rule=selection_rule, force_transfer=force_transfer,
+        penalty_grid=penalty_grid, warm_start=warm_start, solver=solver, pair_weights=pair_weights,
+        edge_penalty=edge_penalty, structure_log_prior=structure_log_prior, required_edges=required_edges,
+        forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge, n_restarts=n_restarts,
+        tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_joint_restarts=n_joint_restarts,
+        max_iter=max_iter, random_state=random_state, n_jobs=n_jobs,
+    )
+    seeds = _seed(problem)
+    say = reporter(progress)
+    ts = problem.taskset
+    scorers = Shared(make_scorer(d, "bdeu", problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
+    path, transfer, chosen = [], None, problem.penalty
+    if problem.penalty == "auto" and ts.n_tasks == 1:
+        transfer, chosen = one_task_verdict(problem.rule), 0.0
+    elif problem.penalty == "auto":
+        path, scores, best, n_folds = _choose_penalty(problem, seeds, say)
+        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, say)
+    search, stl = _refit(problem, seeds, scorers, float(chosen), say)
+    return MultitaskResult(
+        task_names=ts.names, graphs=search.graphs, networks=fit_networks(search.graphs, ts.tasks, problem.ess),
+        penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
+        penalty_path=path, search=search, single_task=stl, transfer=transfer,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class _Problem:
+    """The checked arguments of one :func:`learn_structures` call."""
+
+    taskset: TaskSet
+    penalty: Any  # a float, or "auto"
+    prior: PriorSpec
+    settings: SearchSettings  # of the final search (all joint restarts)
+    ess: float
+    start: Any
+    n_restarts: int
+    grid: tuple
+    rule: str
+    cv: int
+    validation: Any
+    warm_start: bool
+    force_transfer: bool
+    n_jobs: Any
+    rng: np.random.Generator
+
+    @property
+    def shared_variables(self):
+        """Whether every task has every variable (the identical-structure start needs it)."""
+        return not np.any(self.taskset.local_index < 0)
+
+
+def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample_size, max_parents, start, cv,
+              validation, selection_rule, force_transfer, penalty_grid, warm_start, solver, pair_weights,
+              edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
+              tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
+    """Step 1: every argument checked, in the order the errors are documented to come."""
+    ts = make_taskset(tasks, task_column=task_column)
+    check_option("prior", prior, list(PRIORS) + ["none"])
+    if prior == "none":
+        prior, penalty = "edit", 0.0
+    if penalty != "auto":
+        check_penalty(penalty)
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    max_parents = check_max_parents(max_parents)
+    check_option("solver", solver, SOLVERS)
+    check_n_jobs(n_jobs)
+    check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
+                 n_joint_restarts=n_joint_restarts)
+    if validation is not None:
+        check_validation(validation)
+    else:
+        check_cv(cv)
+    rule = selection_rule or ("max" if validation is not None else "one-se")
+    check_option("selection_rule", rule, RULES)
+    grid = check_grid(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
+    required, forbidden = constraint_matrices(ts.variables, required_edges, forbidden_edges, tiers, knowledge)
+    spec = PriorSpec(prior, ts.n_tasks, reversal, pair_weights, edge_penalty_matrix(edge_penalty, ts.variables))
+    spec.at(0.0 if penalty == "auto" else penalty)  # validate once, early
+    edge_prior = edge_log_prior_array(structure_log_prior, ts)
+    rng = check_random_state(random_state)
+    settings = SearchSettings(ts.local_index, required, forbidden, max_parents=max_parents, edge_log_prior=edge_prior,
+                              solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
+                              n_restarts=n_joint_restarts)
+    problem = _Problem(ts, penalty, spec, settings, ess, start, n_restarts, grid, rule, cv, validation, warm_start,
+                       force_transfer, n_jobs, rng)
+    _check_start(problem)
+    return problem
+
+
+def _check_start(problem):
+    start, k = problem.start, problem.taskset.n_tasks
+    if isinstance(start, str):
+        check_option("start", start, STARTS)
+        if start == "identical" and not problem.shared_variables:
+            raise error("identical-needs-shared-variables", what="start='identical'")
+    elif len(start) != k:
+        raise error("start-count", k=k, n=len(start))
+
+
+@dataclass(frozen=True)
+class _Seeds:
+    """The random streams of one call, all derived from one base seed.
+
+    Per-task streams are keyed by the task's name, so that results do not
+    depend on the order in which tasks are given.
+    """
+
+    base: int
+    task_keys: tuple
+    searches: tuple  # each task's single-task search seed
+
+    def split_rng(self, t):
+        """Task ``t``'s row split (CV folds or the validation split)."""
+        return np.random.default_rng([self.base, self.task_keys[t], 1])
+
+    @property
+    def identical(self):
+        return np.random.default_rng([self.base, 4])
+
+    @property
+    def relatedness(self):
+        return np.random.SeedSequence([self.base, 5])
+
+
+def _seed(problem):
+    """Step 2: the base seed and the per-task seeds."""
+    base = int(problem.rng.integers(0, 2**31 - 1))
+    keys = tuple(zlib.crc32(name.encode("utf-8")) for name in problem.taskset.names)
+    searches = tuple(int(np.random.SeedSequence([base, key]).generate_state(1)[0]) for key in keys)
+    return _Seeds(base, keys, searches)
+
+
+def _starts(problem, seeds, datasets, scorers, restarts, say):
+    """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start)."""
+    start = problem.start
+    if not isinstance(start, str):
+        return [("given", _given_starts(problem, datasets))], None
+    if start == "empty":
+        return [("empty", _empty_starts(problem, datasets))], None
+    out, stl = [], None
+    if start in ("auto", "single-task"):
+        s = problem.settings
+        stl = single_task_starts(scorers, max_parents=s.max_parents, required=s.required, forbidden=s.forbidden,
+                                 n_restarts=restarts, seeds=seeds.searches, local_index=s.local_index,
+                                 n_jobs=problem.n_jobs, say=say)
+        out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
+    if start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1:
+        say("identical-structure (TSK) search")
+        out.append(("identical", _identical_start(problem, seeds, datasets, restarts)))
+    if start == "auto":
+        out.append(("empty", _empty_starts(problem, datasets)))
+    return out, stl
+
+
+def _task_start(problem, parents, t, data, what):
+    s = problem.settings
+    return task_start(parents, data, s.local_index[t], s.required, s.forbidden, s.max_parents, what)
+
+
+def _given_starts(problem, datasets):
+    out = []
+    for t, (g, d) in enumerate(zip(problem.start, datasets)):
+        what = f"start graph of task {d.name!r}"
+        out.append(_task_start(problem, as_parent_sets(g, d.names, what), t, d, what))
+    return out
+
+
+def _empty_starts(problem, datasets):
+    return [_task_start(problem, [set() for _ in range(d.n_vars)], t, d, "empty start")
+            for t, d in enumerate(datasets)]
+
+
+def _identical_start(problem, seeds, datasets, restarts):
+    """The TSK solution on ``datasets`` (tasks over the same variables), once per task."""
+    s, names = problem.settings, problem.taskset.variables
+    sub = make_taskset(datasets)
+    order = [names.index(v) for v in sub.variables]
+    shared, _ = identical_search(sub, ess=sub.n_tasks * problem.ess, max_parents=s.max_parents,
+                                 required=s.required[np.ix_(order, order)], forbidden=s.forbidden[np.ix_(order, order)],
+                                 n_restarts=restarts, rng=seeds.identical)
+    return [as_parent_sets(shared, d.names) for d in datasets]
+
+
+def _choose_penalty(problem, seeds, say):
+    """Step 3: the grid learned on every fold's training rows, scored on its held-out rows, and chosen.
+
+    Returns ``(path, scores, index of the chosen grid point, number of folds)``.
+    """
+    trains, held_out = _split_rows(problem, seeds)
+    per_fold = _search_folds(problem, seeds, trains, say)
+    scores = heldout_scores([[r.graphs for r in fold] for fold in per_fold], trains, held_out, problem.ess)
+    path = [PenaltyPathPoint(delta, float(m), r.graphs, r.log_score, r.n_iter, validation_se=float(se),
+                             se_vs_best=se_best)
+            for delta, r, m, se, se_best in zip(problem.grid, per_fold[0], scores.means, scores.ses,
+                                                scores.ses_vs_best())]
+    return path, scores, scores.choose(problem.rule), len(trains)
+
+
+def _guard(problem, seeds, scorers, scores, best, n_folds, say):
+    """Step 4: the negative-transfer guard's verdict and the penalty to learn with; warns when it is 0."""
+    grid = problem.grid
+    transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
+                                      force=problem.force_transfer, scorers=scorers,
+                                      local_index=problem.taskset.local_index, seed=seeds.relatedness)
+    say(f"chosen penalty {grid[best]:.10g}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
+    if transfer["status"] in ("rejected", "none"):
+        warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
+    return transfer, chosen
+
+
+def _split_rows(problem, seeds):
+    """Each fold's training and held-out rows of every task: ``(trains, held_out)``, indexed [fold][task]."""
+    tasks = problem.taskset.tasks
+    if problem.validation is not None:
+        splits = [holdout_splits(d.n_samples, problem.validation, seeds.split_rng(t), d.name)
+                  for t, d in enumerate(tasks)]
+    else:
+        splits = [kfold_splits(d.n_samples, problem.cv, seeds.split_rng(t)) for t, d in enumerate(tasks)]
+    folds = range(len(splits[0]))
+    return ([[d.take(sp[f][0]) for d, sp in zip(tasks, splits)] for f in folds],
+            [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
+
+
+def _search_folds(problem, seeds, trains, say):
+    """Every fold's starts (with the selection's effort), then the search of every (fold, grid point)."""
+    problems = []
+    for f, train in enumerate(trains):
+        if len(trains) > 1:
+            say(f"fold {f + 1}/{len(trains)}: starts")
+        scorers = Shared(make_scorer(d, "bdeu", problem.ess) for d in train)
+        starts, stl = _starts(problem, seeds, train, scorers, min(problem.n_restarts, SELECTION_RESTARTS), say)
+        problems.append((scorers, starts, stl is not None))
+    settings = replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))
+    return search_grid(problems, problem.grid, problem.prior, settings, base=seeds.base,
+                       warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say)
+
+
+def _refit(problem, seeds, scorers, penalty, say):
+    """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results)."""
+    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say)
+    say(f"multitask search at penalty {penalty:.15g} on all rows")
+    search = run_penalty(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
+                         starts_are_optima=stl is not None)
+    return search, stl

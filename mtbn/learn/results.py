@@ -1,0 +1,81 @@
+"""What :func:`mtbn.learn.learn_structures` returns: the structures, their networks, and how the penalty was chosen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class PenaltyPathPoint:
+    """One grid point of the penalty selection path."""
+
+    penalty: float
+    validation_log_likelihood: float
+    graphs: list
+    log_score: float
+    n_iter: int
+    validation_se: float = float("nan")
+    se_vs_best: float = float("nan")
+
+
+@dataclass
+class MultitaskResult:
+    """What :func:`learn_structures` returns.
+
+    Attributes
+    ----------
+    task_names : tuple of str
+    graphs : list of DAG
+        The learned structure of each task (over that task's variables).
+    networks : list of BayesianNetwork
+        Each structure with CPTs fitted on all of the task's data.
+    penalty : float
+        The penalty used (delta in the paper), chosen or given.
+    log_score : float
+        Score of the final configuration (eq. 2.5 with the prior) on the data
+        it was searched on.
+    task_log_likelihoods : list of float
+        BDeu log marginal likelihood of each task's graph.
+    penalty_path : list of PenaltyPathPoint
+        Empty when the penalty was given. Per grid point: the mean held-out
+        log-likelihood per row (over folds and tasks), its standard error,
+        the paired standard error of its difference from the best point,
+        and the structures learned on the first fold's training rows.
+    search : MultitaskSearchResult
+        The search that produced ``graphs``.
+    single_task : list of SearchResult
+        The single-task solutions the search started from (or None).
+    transfer : dict or None
+        With ``penalty="auto"``: the negative-transfer guard's verdict
+        (``status``: "accepted", "rejected", "forced" or "none"; ``message``;
+        ``selected_penalty``; ``gain`` and ``se`` of the selected penalty
+        over delta = 0 in nats per held-out row; ``tasks``: the same per
+        task with a verdict "helped", "hurt" or "unclear").
+    """
+
+    task_names: tuple
+    graphs: list
+    networks: list
+    penalty: float
+    log_score: float
+    task_log_likelihoods: list
+    penalty_path: list
+    search: Any
+    single_task: "list | None" = None
+    transfer: "dict | None" = None
+
+    def penalty_path_records(self):
+        """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
+        return [
+            {
+                "penalty": p.penalty,
+                "validation_log_likelihood": p.validation_log_likelihood,
+                "validation_se": p.validation_se,
+                "se_vs_best": p.se_vs_best,
+                "log_score": p.log_score,
+                "n_iter": p.n_iter,
+                "n_edges": [g.n_edges for g in p.graphs],
+            }
+            for p in self.penalty_path
+        ]

@@ -1,0 +1,174 @@
+"""Task clustering (paper Section 2.4.3): average link on the direct distance, then learning within each cluster.
+
+The number of clusters is chosen on held-out rows of every task by the
+shared protocol of :mod:`mtbn.selection` (or given); a cut that separates two
+tasks within the noise floor is never tried.
+"""
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn.data import make_taskset
+from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
+from mtbn.progress import reporter
+from mtbn.relatedness.learning import GroupLearner, curve_records
+from mtbn.relatedness.measures import RelatednessResult, direct_relatedness
+from mtbn.selection import RULES, fit_networks, heldout_scores, hold_out
+
+register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' or an integer in [1, {k}]; got {value!r}.",
+         cause="A cluster count below 1, above the number of tasks, or not a whole number.",
+         fix="Pass 'auto' (chosen on validation rows) or a count from 1 to the number of tasks.")
+
+
+@dataclass
+class ClusteringResult:
+    """What :func:`cluster_tasks` returns.
+
+    Attributes
+    ----------
+    labels : dict of name -> int
+        Cluster of each task (1-based).
+    n_clusters : int
+    linkage : ndarray
+        scipy average-link linkage matrix on the direct distance.
+    validation_curve : list of (int, float, float)
+        ``(number of clusters, mean validation log-likelihood per row over
+        tasks, paired standard error of its difference from the best)``.
+    graphs : dict of name -> DAG
+    networks : dict of name -> BayesianNetwork
+    relatedness : RelatednessResult
+    rule : str
+        The rule that chose the number of clusters.
+    """
+
+    labels: dict
+    n_clusters: int
+    linkage: object
+    validation_curve: list
+    graphs: dict
+    networks: dict
+    relatedness: RelatednessResult
+    rule: str = "one-se"
+
+    def to_dict(self):
+        return {
+            "labels": {k: int(v) for k, v in self.labels.items()},
+            "n_clusters": int(self.n_clusters),
+            "validation_curve": curve_records(self.validation_curve, "n_clusters"),
+            "noise_floor": self.relatedness.floor,
+        }
+
+
+def average_link_clusters(distance, n_clusters):
+    """Cut an average-link dendrogram of a square distance matrix into ``n_clusters``.
+
+    Returns (labels as an int array, linkage matrix).
+    """
+    from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import squareform
+
+    D = np.asarray(distance, dtype=float)
+    if D.shape[0] == 1:
+        return np.ones(1, dtype=int), np.zeros((0, 4))
+    Z = linkage(squareform((D + D.T) / 2, checks=False), method="average")
+    return fcluster(Z, t=n_clusters, criterion="maxclust"), Z
+
+
+def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
+                  relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50, max_clusters=None,
+                  noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None, progress=None):
+    """Cluster tasks (average link on the direct distance) and learn within each cluster.
+
+    ``n_clusters="auto"`` chooses the number of clusters by the mean
+    validation log-likelihood over tasks (``selection_validation`` rows of
+    each task held out); an int fixes it. With ``noise_floor=True`` (default;
+    an int sets the number of permutation replicates, True = 10) the direct
+    distances come with a noise floor (:func:`noise_floor`), and ``"auto"`` never separates two tasks whose
+    distance is within noise (identical tasks end in one cluster).
+    ``selection_rule="one-se"`` (default) takes the largest number of
+    clusters whose validation log-likelihood is within one paired standard
+    error of the best (toward less transfer, as for the penalty); ``"max"``
+    the best.
+
+    Returns
+    -------
+    ClusteringResult
+    """
+    ts = make_taskset(tasks)
+    names, k = list(ts.names), ts.n_tasks
+    if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
+        raise error("n-clusters-value", k=k, value=n_clusters)
+    check_n_jobs(n_jobs)
+    check_option("selection_rule", selection_rule, RULES)
+    say = reporter(progress)
+    seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
+    full = dict(zip(names, ts.tasks))
+    train, held_out = dict(full), {}
+    if n_clusters == "auto":  # every task's rows that choose the number of clusters
+        for name, d in full.items():
+            rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4])
+            train[name], held_out[name] = hold_out(d, selection_validation, rng, name, "selection_validation")
+    say(f"direct relatedness of {k} tasks")
+    rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
+                             equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed,
+                             noise_floor=noise_floor, n_jobs=n_jobs)
+    learn = _ClusterLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
+                            train, names)
+    curve = []
+    if n_clusters == "auto":
+        top = k if max_clusters is None else max(1, min(int(max_clusters), k))
+        labels, graphs, curve = _choose_clusters(learn, rel, top, held_out, selection_rule, equivalent_sample_size,
+                                                 say)
+        _, Z = average_link_clusters(rel.distance.values, 1)
+    else:
+        labels, Z = average_link_clusters(rel.distance.values, int(n_clusters))
+        graphs = learn(labels)
+    networks = dict(zip(names, fit_networks([graphs[x] for x in names], [full[x] for x in names],
+                                            equivalent_sample_size)))
+    return ClusteringResult({n: int(l) for n, l in zip(names, labels)}, len(set(labels)), Z, curve, graphs,
+                            networks, rel, rule=selection_rule)
+
+
+@dataclass(frozen=True)
+class _ClusterLearner:
+    """Every cluster of a labelling learned on its own: dict name -> DAG."""
+
+    learn: GroupLearner
+    datasets: dict
+    names: list
+
+    def __call__(self, labels):
+        graphs = {}
+        for c in sorted(set(labels)):
+            members = [self.names[i] for i in range(len(self.names)) if labels[i] == c]
+            graphs.update(self.learn({m: self.datasets[m] for m in members})[0])
+        return graphs
+
+
+def _choose_clusters(learn, rel, top, held_out, rule, ess, say):
+    """The number of clusters chosen on every task's held-out rows: ``(labels, graphs, validation curve)``.
+
+    Cuts into 1 to ``top`` clusters, each partition once; the finer cuts
+    stop at the first that separates two tasks within noise.
+    """
+    within = rel.within_noise()
+    candidates = []
+    for c in range(1, top + 1):
+        labels, _ = average_link_clusters(rel.distance.values, c)
+        if candidates and len(set(labels)) == len(set(candidates[-1][0])):
+            continue  # the cut gives the same partition as before
+        if within is not None and np.any(within.values & (labels[:, None] != labels[None, :])):
+            break  # it separates tasks within noise, and every finer cut (they are nested) does too
+        say(f"learning within {len(set(labels))} cluster(s)")
+        candidates.append((labels, learn(labels)))
+    # From the most clusters (least transfer) to the fewest: the protocol's simplest first.
+    simplest_first = candidates[::-1]
+    names = learn.names
+    scores = heldout_scores([[[graphs[x] for x in names] for _, graphs in simplest_first]],
+                            [[learn.datasets[x] for x in names]], [[held_out[x] for x in names]], ess)
+    curve = scores.curve([len(set(labels)) for labels, _ in simplest_first])[::-1]
+    return (*simplest_first[scores.choose(rule)], curve)

@@ -1,0 +1,332 @@
+"""Task relatedness measures (paper Section 2.4): direct, indirect, and the direct measure's noise floor.
+
+See :mod:`mtbn.relatedness` for the two measures' definitions.
+"""
+
+import zlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
+from mtbn.data import DiscreteData, make_taskset
+from mtbn.engine import Shared
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import edit_distance
+from mtbn.learn import learn_structure, learn_structures
+from mtbn.messages import error, register
+from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.selection import kfold_splits
+
+MEASURES = ("direct", "indirect")
+
+
+@dataclass
+class RelatednessResult:
+    """Task distances (smaller = more related).
+
+    Attributes
+    ----------
+    measure : str
+    names : tuple of str
+    distance : pandas.DataFrame
+        Square, task names as index and columns. For the indirect measure,
+        row ``e`` column ``s`` is how much worse ``e``'s data is explained by
+        ``s``'s structure than by its own.
+    graphs : dict of name -> DAG
+        The structures the distances come from.
+    log_likelihood : pandas.DataFrame or None
+        Indirect only: row = structure source, column = evaluated task.
+    search : MultitaskSearchResult or None
+        Direct only: the joint search that learned the structures (solver,
+        moves, configurations evaluated per step).
+    floor : float, optional
+        Direct only, with ``noise_floor``: the distance that tasks differing
+        only by chance stay within (see :func:`noise_floor`); a distance no
+        larger is within noise. NaN when it cannot be computed (tasks over
+        different variables).
+    null_max : ndarray, optional
+        The permutation replicates' largest distances the floor comes from.
+    """
+
+    measure: str
+    names: tuple
+    distance: object
+    graphs: dict
+    log_likelihood: object = None
+    search: object = None
+    floor: "float | None" = None
+    null_max: object = None
+
+    def within_noise(self):
+        """Square boolean DataFrame: distance <= the noise floor (None without a floor)."""
+        if self.floor is None or np.isnan(self.floor):
+            return None
+        return self.distance <= self.floor
+
+    def floor_table(self):
+        """``noise_floor.csv``: each permutation replicate's largest distance, and the floor (None without)."""
+        import pandas as pd
+
+        if self.floor is None:
+            return None
+        reps = [] if self.null_max is None else list(self.null_max)
+        return pd.DataFrame({"replicate": [str(i) for i in range(len(reps))] + ["floor"],
+                             "largest_distance": reps + [self.floor]})
+
+    def from_task(self, name):
+        """Distances from task ``name`` to every other task (a pandas Series)."""
+        if name not in self.names:
+            raise error("unknown-task", task=name, names=", ".join(map(repr, self.names)))
+        return self.distance.loc[name].drop(name)
+
+
+def _mask_pairs(free_edges):
+    return {frozenset((str(u), str(v))) for u, v in (free_edges or ())}
+
+
+def _masked_edges(graph, mask):
+    return [e for e in graph.edges(names=True) if frozenset(e) not in mask]
+
+
+register("n-folds-value", InvalidParameterError, "n_folds must be an integer >= 2; got {value!r}.",
+         cause="The indirect measure's cross-fitting needs at least two folds.",
+         fix="Pass 2 or more folds (10 is the default).")
+register("too-few-rows-for-folds", InvalidParameterError, "task {task!r} has {n_rows} rows, fewer than n_folds={n_folds}.",
+         cause="A task is too small to split into the requested number of folds.",
+         fix="Use fewer folds, or leave the small task out.")
+
+register("noise-floor-replicates", InvalidParameterError,
+         "noise_floor must be True, False or a number of permutation replicates >= 2; got {value!r}.",
+         cause="A noise floor is a quantile over permutation replicates, so it needs at least two.",
+         fix="Pass True (10 replicates), an integer >= 2, or False / 0 for no floor.")
+
+
+def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reversal, kwargs):
+    perm = np.random.default_rng([seed, r, 6]).permutation(len(codes))
+    parts = np.split(perm, np.cumsum(sizes)[:-1])
+    data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
+            for lab, p in zip(labels, parts)}
+    res = learn_structures(data, **kwargs)
+    return float(_distance_matrix([_masked_edges(g, mask) for g in res.graphs], reversal).max())
+
+
+def _distance_matrix(edges, reversal):
+    """Symmetric matrix of edit distances between the tasks' edge lists."""
+    k = len(edges)
+    D = np.zeros((k, k))
+    for a in range(k):
+        for b in range(a + 1, k):
+            D[a, b] = D[b, a] = edit_distance(edges[a], edges[b], reversal=reversal)
+    return D
+
+
+def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
+                random_state=0, solver="auto", n_perm=10, quantile=0.95, n_jobs=None, **learn_kwargs):
+    """The noise floor of the direct measure: how far apart tasks land when they differ only by chance.
+
+    A permutation null: the rows of all tasks are pooled and dealt at random
+    into pseudo-tasks of the original sizes, so that the pseudo-tasks come
+    from one distribution; they are learned jointly exactly as
+    :func:`direct_relatedness` learns the tasks (same number of tasks, same
+    sizes, same penalty), and the largest pairwise distance among them is
+    recorded. The floor is the ``quantile`` of that largest distance over
+    ``n_perm`` replicates (an observed value: the next one up; with fewer
+    than 20 replicates the 0.95 quantile is their maximum), so that "every distance is within the floor"
+    holds for identical tasks with probability about ``quantile`` (a
+    family-wise level over all pairs). Needs tasks over the same variables
+    (returns NaN otherwise) and at least two tasks. Replicates run in
+    parallel through joblib; results do not depend on ``n_jobs``.
+
+    Returns
+    -------
+    floor : float
+    null_max : ndarray
+        The largest pseudo-task distance of each replicate.
+    """
+    import warnings
+
+    from joblib import Parallel, delayed
+
+    from mtbn.exceptions import TransferWarning
+
+    if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 2:
+        raise error("noise-floor-replicates", value=n_perm)
+    ts = make_taskset(tasks)
+    if ts.n_tasks < 2 or np.any(ts.local_index < 0):
+        return float("nan"), np.zeros(0)
+    rng = check_random_state(random_state)
+    seed = int(rng.integers(0, 2**31 - 1))
+    mask = _mask_pairs(free_edges)
+    edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
+    kwargs = dict(learn_kwargs, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
+                  random_state=seed, solver=solver)
+    # Pool in task-name order, so the floor does not depend on the order the tasks were given.
+    order = sorted(range(ts.n_tasks), key=lambda t: ts.names[t])
+    codes = np.concatenate([ts.global_codes(t) for t in order])
+    sizes = [ts.tasks[t].n_samples for t in order]
+    labels = [ts.names[t] for t in order]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TransferWarning)
+        null_max = Parallel(n_jobs=n_jobs)(
+            delayed(_null_replicate)(codes, ts.variables, ts.states, sizes, labels, r, seed, mask, reversal, kwargs)
+            for r in range(n_perm))
+    null_max = np.asarray(null_max, dtype=float)
+    return float(np.quantile(null_max, quantile, method="higher")), null_max
+
+
+def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
+                       random_state=0, solver="auto", noise_floor=False, **learn_kwargs):
+    """Direct task distances: edit distances of structures learned jointly at a mild penalty.
+
+    Parameters
+    ----------
+    tasks : dict, list or TaskSet
+    penalty : float, default 0.9
+        delta of the multitask prior used to learn the structures.
+    prior : {"paired", "edit"}
+    free_edges : list of (u, v), optional
+        Node pairs free in the prior (penalty 0) and ignored by the distance.
+    reversal : {"single", "double"}, default "single"
+        How the distance counts a reversed edge (the paper's edit distance
+        counts it once; "double" matches the Paired prior's default).
+    n_restarts, random_state, solver, **learn_kwargs
+        Passed to :func:`mtbn.learn.learn_structures`.
+    noise_floor : bool or int, default False
+        Also compute the noise floor (:func:`noise_floor` with 10
+        permutation replicates, or as many as given: each one more joint
+        search of all tasks) into ``floor``, so that
+        :meth:`RelatednessResult.within_noise` can tell which distances are
+        no larger than chance.
+
+    Returns
+    -------
+    RelatednessResult
+    """
+    import pandas as pd
+
+    ts = make_taskset(tasks)
+    floor = null_max = None
+    if noise_floor:
+        n_perm = 10 if noise_floor is True else noise_floor
+        floor, null_max = _noise_floor(ts, penalty=penalty, prior=prior, free_edges=free_edges, reversal=reversal,
+                                       n_restarts=n_restarts, random_state=random_state, solver=solver,
+                                       n_perm=n_perm, **learn_kwargs)
+    check_penalty(penalty)
+    edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
+    res = learn_structures(ts, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
+                           random_state=random_state, solver=solver, **learn_kwargs)
+    mask = _mask_pairs(free_edges)
+    names = ts.names
+    edges = [_masked_edges(g, mask) for g in res.graphs]
+    D = _distance_matrix(edges, reversal)
+    return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
+                             dict(zip(names, res.graphs)), search=res.search, floor=floor,
+                             null_max=null_max)
+
+
+_noise_floor = noise_floor  # direct_relatedness's argument of the same name hides the function
+
+
+def _restrict(graph, names, keep):
+    """Parent index tuples of ``graph`` (over ``names``) induced on the variables ``keep``."""
+    pos = {n: i for i, n in enumerate(keep)}
+    return [tuple(sorted(pos[names[p]] for p in graph.parents[names.index(v)] if names[p] in pos)) for v in keep]
+
+
+def _cv_ll(parents, keep, data, splits, ess):
+    """Mean over the folds of the held-out log-likelihood per row (parameters fitted on the training rows)."""
+    vals = []
+    for train, test in splits:
+        net = fit_parameters(parents, data.take(train), equivalent_sample_size=ess, names=keep)
+        vals.append(log_likelihood(net, data.take(test)))
+    return float(np.mean(vals))
+
+
+def _cv_row(graph, source, graphs, datasets, folds, ess):
+    """For one structure source: (its held-out log-likelihood on each task, each task's own on the same variables)."""
+    lls, own = [], []
+    for g_e, d, splits in zip(graphs, datasets, folds):
+        keep = [n for n in d.names if n in set(source.names)]
+        if not keep:
+            lls.append(np.nan)
+            own.append(np.nan)
+            continue
+        lls.append(_cv_ll(_restrict(graph, list(source.names), keep), keep, d, splits, ess))
+        if len(keep) == d.n_vars:
+            own.append(np.nan)  # filled from the diagonal
+        else:
+            own.append(_cv_ll(_restrict(g_e, list(d.names), keep), keep, d, splits, ess))
+    return lls, own
+
+
+def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=50, random_state=0,
+                         n_jobs=None):
+    """Indirect task distances by cross-fitting structures (Section 2.4.2).
+
+    Returns
+    -------
+    RelatednessResult
+        ``log_likelihood`` (row: structure source ``s``, column: evaluated
+        task ``e``) and ``distance[e, s] = log_likelihood[e, e] - log_likelihood[s, e]``.
+    """
+    import pandas as pd
+    from joblib import Parallel, delayed
+
+    check_n_jobs(n_jobs)
+    ts = make_taskset(tasks)
+    if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
+        raise error("n-folds-value", value=n_folds)
+    for d in ts.tasks:
+        if d.n_samples < n_folds:
+            raise error("too-few-rows-for-folds", task=d.name, n_rows=d.n_samples, n_folds=n_folds)
+    rng = check_random_state(random_state)
+    base = int(rng.integers(0, 2**31 - 1))
+    keys = [zlib.crc32(n.encode("utf-8")) for n in ts.names]
+    graphs = [
+        learn_structure(d, equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
+                        random_state=np.random.default_rng([base, key])).graph
+        for d, key in zip(ts.tasks, keys)
+    ]
+    folds = [kfold_splits(d.n_samples, n_folds, np.random.default_rng([base, key, 2]))
+             for d, key in zip(ts.tasks, keys)]
+    shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per job
+    rows = Parallel(n_jobs=n_jobs)(
+        delayed(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+    )
+    ll = np.array([r[0] for r in rows])  # ll[s, e]
+    own = np.array([r[1] for r in rows])  # own[s, e]: e's own structure on the variables e shares with s
+    own = np.where(np.isnan(own), np.diag(ll)[None, :], own)
+    D = own.T - ll.T  # D[e, s] = own[s, e] - ll[s, e]
+    names = list(ts.names)
+    return RelatednessResult("indirect", ts.names, pd.DataFrame(D, index=names, columns=names),
+                             dict(zip(ts.names, graphs)), pd.DataFrame(ll, index=names, columns=names))
+
+
+def relatedness(tasks, measure="direct", **kwargs):
+    """Dispatch to :func:`direct_relatedness` or :func:`indirect_relatedness`."""
+    check_option("measure", measure, MEASURES)
+    return (direct_relatedness if measure == "direct" else indirect_relatedness)(tasks, **kwargs)
+
+
+def gap_size(sorted_distances):
+    """Number of tasks before the largest gap in increasing distances ("gap hunting").
+
+    Examples
+    --------
+    >>> gap_size([3, 4, 12, 13, 15])
+    2
+
+    Equal distances have no gap, and every task is kept:
+
+    >>> gap_size([2, 2, 2])
+    3
+    """
+    d = np.asarray(sorted_distances, dtype=float)
+    d = d[~np.isnan(d)]
+    if len(d) <= 1:
+        return len(d)
+    gaps = np.diff(d)
+    if not np.any(gaps > 0):
+        return len(d)  # no gap: nothing to separate
+    return int(np.argmax(gaps)) + 1

@@ -1,0 +1,248 @@
+"""Task selection (paper Section 2.4.3): which tasks to learn a principal task with.
+
+The other tasks are ordered by their distance from the principal (a measure
+of :mod:`mtbn.relatedness.measures`); the principal is learned with the
+closest ``N``, ``N`` chosen on held-out rows of the principal by the shared
+protocol of :mod:`mtbn.selection`, by the largest gap in the distances, or
+given.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn.data import make_taskset
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG
+from mtbn.messages import error, register
+from mtbn.networks import fit_parameters
+from mtbn.progress import reporter
+from mtbn.relatedness.learning import GroupLearner, curve_records
+from mtbn.relatedness.measures import MEASURES, RelatednessResult, direct_relatedness, gap_size, indirect_relatedness
+from mtbn.selection import RULES, heldout_scores, hold_out
+
+register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",
+         cause="The number of tasks to select is neither 'auto', 'gap' nor a whole number.",
+         fix="Pass 'auto' (chosen on validation rows), 'gap' (the largest gap in distances) or a count.")
+register("n-select-range", InvalidParameterError,
+         "n must be 'auto', 'gap' or an integer in [0, {n_others}] (the other tasks); got {value}.",
+         cause="More tasks were asked for than there are besides the principal task.",
+         fix="Ask for at most the number of other tasks.")
+register("unknown-principal", InvalidParameterError, "principal task {task!r} is not one of the tasks ({names}).",
+         cause="The principal task is not among the tasks given (for CSV files, a task's name is its file stem).",
+         fix="Use one of the names listed.")
+
+
+@dataclass
+class SelectionResult:
+    """What :func:`select_tasks` returns.
+
+    Attributes
+    ----------
+    principal : str
+    order : list of str
+        The other tasks, most related first.
+    distances : dict of name -> float
+        Distance of each other task from the principal.
+    n_selected : int
+    selected : list of str
+        The first ``n_selected`` of ``order``.
+    how : str
+        How ``n_selected`` was chosen: "given", "gap" or "validation".
+    validation_curve : list of (int, float, float)
+        ``(N, validation log-likelihood per row, paired standard error of its
+        difference from the best N)`` for the N tried (``how="validation"``).
+    rule : str
+        The rule that chose N from the validation curve.
+    n_within_noise : int
+        The smallest N allowed: every task within noise of the principal
+        (and any closer one) is selected.
+    gap : int
+        The number of tasks before the largest gap in the sorted distances.
+    graph : DAG
+        The principal's learned structure.
+    network : BayesianNetwork
+        With parameters fitted on all the principal's rows.
+    single_task_graph : DAG
+        The principal's single-task structure, for comparison.
+    relatedness : RelatednessResult
+    penalty : float
+        The multitask penalty of the final run (nan for N = 0).
+    """
+
+    principal: str
+    order: list
+    distances: dict
+    n_selected: int
+    selected: list
+    how: str
+    validation_curve: list
+    gap: int
+    graph: DAG
+    network: object
+    single_task_graph: DAG
+    relatedness: RelatednessResult
+    penalty: float = float("nan")
+    n_within_noise: int = 0
+    rule: str = "one-se"
+
+    def to_dict(self):
+        """JSON-ready summary (``selected.json``)."""
+        return {
+            "principal": self.principal,
+            "measure": self.relatedness.measure,
+            "order": list(self.order),
+            "distances": {k: float(v) for k, v in self.distances.items()},
+            "n_selected": int(self.n_selected),
+            "selected": list(self.selected),
+            "how": self.how,
+            "gap": int(self.gap),
+            "penalty": None if np.isnan(self.penalty) else float(self.penalty),
+            "validation_curve": curve_records(self.validation_curve, "n"),
+            "n_within_noise": int(self.n_within_noise),
+            "noise_floor": self.relatedness.floor,
+            "edges": [list(e) for e in self.graph.edges(names=True)],
+        }
+
+
+def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
+                 validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50,
+                 max_tasks=None, n_folds=10, noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None,
+                 progress=None):
+    """Select related tasks for a principal task and learn its network with them.
+
+    Parameters
+    ----------
+    tasks : dict, list or TaskSet
+    principal : str
+        The task whose network matters.
+    measure : {"direct", "indirect"}
+    n : "auto", "gap" or int
+        Number of tasks to learn with: chosen on a validation split of the
+        principal (``"auto"``; separate from the split that picks the
+        penalty), the count before the largest gap in the sorted distances
+        (``"gap"``), or given.
+    selection_validation : float or int, default 0.05
+        Principal rows held out to choose N (fraction or count).
+    penalty, validation
+        Multitask penalty (or "auto") and its validation split, passed to
+        :func:`mtbn.learn.learn_structures`.
+    relatedness_penalty : float, default 0.9
+        delta used by the direct measure.
+    max_tasks : int, optional
+        Largest N tried by ``n="auto"`` (default: all).
+    n_folds : int, default 10
+        Folds of the indirect measure.
+    noise_floor : bool or int, default True
+        Direct measure: compute the noise floor (:func:`noise_floor`; True =
+        10 permutation replicates, an int = that many) and never leave out a
+        task whose distance from the principal is within it (``n="auto"``
+        and ``"gap"`` select at least every such task).
+    selection_rule : {"one-se", "max"}, default "one-se"
+        ``n="auto"``: the smallest N whose validation log-likelihood is within
+        one paired standard error of the best (toward less transfer, as for
+        the penalty), or the best N.
+
+    Returns
+    -------
+    SelectionResult
+    """
+    ts, n = _check_selection(tasks, principal, measure, n, selection_rule, n_jobs)
+    say = reporter(progress)
+    seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
+    datasets = dict(zip(ts.names, ts.tasks))
+    full = datasets[principal]
+    held_out = None
+    if n == "auto":  # rows of the principal that choose N, apart from those that choose the penalty
+        datasets[principal], held_out = hold_out(full, selection_validation, np.random.default_rng([seed, 3]),
+                                                 principal, "selection_validation")
+    say(f"{measure} relatedness of {len(ts.names)} tasks")
+    if measure == "direct":
+        rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
+                                 equivalent_sample_size=equivalent_sample_size, noise_floor=noise_floor,
+                                 n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
+    else:
+        rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
+                                   n_folds=n_folds, n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
+    dist = rel.from_task(principal)
+    order, n_min = _order(rel, dist, principal, ts.names)
+    gap = gap_size([dist[x] for x in order])
+    learn = _PrincipalLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
+                              datasets, principal)
+    curve = []
+    if n == "auto":
+        limit = max(n_min, len(order) if max_tasks is None else min(int(max_tasks), len(order)))
+        n_sel, graph, pen, curve = _choose_n(learn, order, range(n_min, limit + 1), held_out, selection_rule,
+                                             equivalent_sample_size, say)
+        how = "validation"
+    else:
+        n_sel = max(gap, n_min) if n == "gap" else min(n, len(order))
+        how = "gap" if n == "gap" else "given"
+        graph, pen = learn(order[:n_sel])
+    network = fit_parameters(graph, full, equivalent_sample_size=equivalent_sample_size)
+    stl_graph = learn([])[0]
+    return SelectionResult(principal, order, {x: float(dist[x]) for x in order}, n_sel, order[:n_sel], how, curve,
+                           gap, graph, network, stl_graph, rel, pen, n_within_noise=n_min,
+                           rule=selection_rule)
+
+
+def _check_n(n):
+    if n in ("auto", "gap"):
+        return n
+    if isinstance(n, (int, np.integer)) and not isinstance(n, bool) and n >= 0:
+        return int(n)
+    raise error("n-select-value", value=n)
+
+
+def _check_selection(tasks, principal, measure, n, rule, n_jobs):
+    """The checked tasks (a TaskSet) and ``n``."""
+    ts = make_taskset(tasks)
+    if principal not in ts.names:
+        raise error("unknown-principal", task=principal, names=", ".join(map(repr, ts.names)))
+    check_option("measure", measure, MEASURES)
+    check_n_jobs(n_jobs)
+    n = _check_n(n)
+    check_option("selection_rule", rule, RULES)
+    if isinstance(n, int) and n > ts.n_tasks - 1:
+        raise error("n-select-range", n_others=ts.n_tasks - 1, value=n)
+    return ts, n
+
+
+def _order(rel, dist, principal, names):
+    """The other tasks, closest first (ties: the given order; NaN last), and the smallest N allowed.
+
+    Tasks within noise of the principal are never left out (nor any task
+    closer than one of them).
+    """
+    others = [x for x in names if x != principal]
+    order = sorted(others, key=lambda x: (np.isnan(dist[x]), float(dist[x]) if not np.isnan(dist[x]) else 0.0,
+                                          others.index(x)))
+    within = rel.within_noise()
+    n_min = max((order.index(x) + 1 for x in order if within is not None and within.loc[principal, x]), default=0)
+    return order, n_min
+
+
+@dataclass(frozen=True)
+class _PrincipalLearner:
+    """The principal learned with a list of other tasks: ``(its DAG, the multitask penalty)``."""
+
+    learn: GroupLearner
+    datasets: dict
+    principal: str
+
+    def __call__(self, selected):
+        group = {self.principal: self.datasets[self.principal], **{x: self.datasets[x] for x in selected}}
+        graphs, penalty = self.learn(group)
+        return graphs[self.principal], penalty
+
+
+def _choose_n(learn, order, sizes, held_out, rule, ess, say):
+    """N chosen on the principal's held-out rows: ``(N, graph, penalty, validation curve)``."""
+    candidates = []
+    for n in sizes:
+        say(f"learning with the {n} closest task(s)")
+        candidates.append((n, *learn(order[:n])))
+    train = learn.datasets[learn.principal]
+    scores = heldout_scores([[[graph] for _, graph, _ in candidates]], [[train]], [[held_out]], ess)
+    return (*candidates[scores.choose(rule)], scores.curve([n for n, _, _ in candidates]))

@@ -112,21 +112,28 @@ class DeltaTable:
             return self.scorer.local_score(v, parents)
         return self.scorer.local_score_uncached(v, parents)
 
+    def _extension_scores(self, v, pa, adds):
+        """Scores of ``v`` given ``pa | {u}`` for each ``u`` in ``adds`` (one batched cache call)."""
+        self.n_evaluations += len(adds)
+        batched = getattr(self.scorer, "extension_scores", None)
+        if self.use_cache and batched is not None:
+            return batched(v, pa, adds)
+        score = self.scorer.local_score if self.use_cache else self.scorer.local_score_uncached
+        return np.array([score(v, pa | {u}) for u in adds])
+
     def refresh(self, v):
         """Recompute node ``v``'s local score and column ``T[:, v]``."""
         pa = self.graph.parents[v]
         base = self._score(v, pa)
         self.local[v] = base
         col = self.T[:, v]
-        full = self.max_parents is not None and len(pa) >= self.max_parents
-        addable = self.addable[:, v]
-        for u in range(self.n):
-            if u in pa:
-                col[u] = self._score(v, pa - {u}) - base
-            elif addable[u] and not full:
-                col[u] = self._score(v, pa | {u}) - base
-            else:
-                col[u] = -np.inf
+        col[:] = -np.inf
+        for u in pa:
+            col[u] = self._score(v, pa - {u}) - base
+        if self.max_parents is None or len(pa) < self.max_parents:
+            adds = [u for u in np.flatnonzero(self.addable[:, v]).tolist() if u not in pa]
+            if adds:
+                col[adds] = self._extension_scores(v, pa, adds) - base
 
     @property
     def log_score(self):

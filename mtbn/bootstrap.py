@@ -34,12 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtbn._validation import check_n_jobs, check_random_state
+from mtbn._validation import check_n_jobs, check_option, check_random_state
 from mtbn.engine import Shared
 from mtbn.progress import reporter
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
-from mtbn.graph import DAG
+from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import learn_structures
 from mtbn.messages import error, register
 
@@ -48,6 +48,9 @@ __all__ = ["BootstrapResult", "bootstrap_structures", "strength_threshold"]
 register("n-boot", InvalidParameterError, "n_boot must be an integer >= 1; got {value!r}.",
          cause="A number of bootstrap replicates below 1 or not a whole number.",
          fix="Pass a count; 100-200 replicates give frequencies to about +-0.05.")
+register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
+         cause="A confidence level of 0, 1 or outside that range.",
+         fix="Pass a level such as 0.95.")
 register("threshold-range", InvalidParameterError, "threshold must be in [0, 1] or None; got {value!r}.",
          cause="An edge-strength threshold outside [0, 1].",
          fix="Pass a frequency such as 0.5, or None for the data-driven threshold.")
@@ -202,6 +205,41 @@ class BootstrapResult:
                 for u, v in zip(*np.nonzero(np.triu(diff, 1))) if both[u] and both[v]]
         table = pd.DataFrame(rows, columns=["x", "y", "differs", f"strength:{task_a}", f"strength:{task_b}"])
         return table.sort_values(["differs", "x", "y"], ascending=[False, True, True], ignore_index=True)
+
+
+    # -- task distances ----------------------------------------------------
+    def distances(self, reversal="single"):
+        """``(n_boot, k, k)``: the edit distance between every two tasks' structures in each replicate.
+
+        The distance of :func:`mtbn.graph.edit_distance` (every node pair
+        whose edge differs costs one edit; a reversed edge costs
+        ``REVERSAL_COSTS[reversal]``), on the replicates' structures.
+        """
+        check_option("reversal", reversal, REVERSAL_COSTS)
+        e = self.edges
+        k, n = e.shape[1], e.shape[2]
+        upper = np.triu(np.ones((n, n), dtype=bool), 1)
+        # state of each unordered pair {u < v}: 0 none, 1 u -> v, 2 v -> u
+        state = (e.astype(np.int8) + 2 * np.swapaxes(e, -1, -2))[:, :, upper]  # (B, k, pairs)
+        out = np.zeros((e.shape[0], k, k))
+        for a in range(k):
+            for c in range(a + 1, k):
+                s1, s2 = state[:, a], state[:, c]
+                differ = s1 != s2
+                cost = np.where((s1 > 0) & (s2 > 0), REVERSAL_COSTS[reversal], 1)
+                out[:, a, c] = out[:, c, a] = (differ * cost).sum(axis=1)
+        return out
+
+    def distance_interval(self, level=0.95, reversal="single"):
+        """Percentile bootstrap interval of every task distance: two square DataFrames ``(low, high)``."""
+        import pandas as pd
+
+        if not 0 < level < 1:
+            raise error("level-range", value=level)
+        d = self.distances(reversal)
+        low, high = np.quantile(d, [(1 - level) / 2, (1 + level) / 2], axis=0, method="linear")
+        names = list(self.task_names)
+        return (pd.DataFrame(low, index=names, columns=names), pd.DataFrame(high, index=names, columns=names))
 
 
 def strength_threshold(strengths):

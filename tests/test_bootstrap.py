@@ -137,3 +137,48 @@ def test_estimator_and_cli_bootstrap(asia_tasks, tmp_path, capsys):
     for name in "abc":
         assert (out / "bootstrap" / f"{name}.strength.csv").is_file()
         assert (out / "bootstrap" / f"{name}.averaged.edges.csv").read_text().startswith("source,target")
+
+
+@pytest.mark.parametrize("reversal", ["single", "double"])
+def test_replicate_distances_are_the_edit_distances_of_the_replicates(boot, reversal):
+    from mtbn.graph import edit_distance
+
+    d = boot.distances(reversal)
+    assert d.shape == (boot.n_boot, 3, 3)
+    for r in range(boot.n_boot):
+        graphs = [[(boot.variables[u], boot.variables[v]) for u, v in zip(*np.nonzero(boot.edges[r, t]))]
+                  for t in range(3)]
+        for a in range(3):
+            for c in range(3):
+                assert d[r, a, c] == edit_distance(graphs[a], graphs[c], reversal=reversal)
+
+
+def test_distance_interval_is_the_percentiles_of_the_replicates(boot):
+    low, high = boot.distance_interval(0.9)
+    d = boot.distances()
+    assert np.allclose(low.values, np.quantile(d, 0.05, axis=0))
+    assert np.allclose(high.values, np.quantile(d, 0.95, axis=0))
+    assert list(low.index) == list(low.columns) == ["a", "b", "c"]
+    with pytest.raises(InvalidParameterError, match="level must be strictly between 0 and 1; got 1"):
+        boot.distance_interval(1)
+
+
+def test_direct_relatedness_interval_and_its_cli_files(asia_tasks, tmp_path):
+    from mtbn.relatedness import direct_relatedness
+
+    rel = direct_relatedness(asia_tasks, n_restarts=1, n_boot=4, random_state=3)
+    # the interval is the bootstrap of the same learner at the same penalty and seed
+    boot = bootstrap_structures(asia_tasks, n_boot=4, penalty=0.9, prior="paired", n_restarts=1, random_state=3)
+    low, high = boot.distance_interval()
+    pd.testing.assert_frame_equal(rel.interval[0], low)
+    pd.testing.assert_frame_equal(rel.interval[1], high)
+    paths = []
+    for name, df in asia_tasks.items():
+        paths.append(str(tmp_path / f"{name}.csv"))
+        df.to_csv(paths[-1], index=False)
+    out = tmp_path / "rel"
+    assert main(["relatedness", *paths, "--measure", "direct", "--restarts", "1", "--noise-floor", "0",
+                 "--boot", "4", "--seed", "3", "--out", str(out)]) == 0
+    written = pd.read_csv(out / "distance_high.csv", index_col=0)
+    assert np.allclose(written.values, high.values)
+    assert "95% bootstrap intervals of the distances (4 replicates" in (out / "report.md").read_text()

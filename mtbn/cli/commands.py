@@ -265,7 +265,7 @@ def cmd_relatedness(args):
         if args.measure == "direct":
             return direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
                                       equivalent_sample_size=args.ess, n_jobs=args.jobs,
-                                      noise_floor=args.noise_floor)
+                                      noise_floor=args.noise_floor, n_boot=args.boot)
         return indirect_relatedness(tasks, n_folds=args.folds, equivalent_sample_size=args.ess,
                                     n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
 

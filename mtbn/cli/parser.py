@@ -292,6 +292,10 @@ def _add_relatedness(sub):
                    help="direct: multitask penalty delta used to learn the structures (default 0.9)")
     _add_folds(p, "indirect: number of cross-validation folds (default 10)")
     _add_noise_floor(p)
+    p.add_argument("--boot", default=0, type=values.nonneg_int, metavar="B",
+                   help="direct measure: bootstrap replicates for a 95%% interval of every distance, written to "
+                   "DIR/distance_low.csv and DIR/distance_high.csv and shown in the report (default 0 = none; each "
+                   "replicate costs one joint search of all tasks)")
     _add_search(p)
     _add_run(p)
     p.set_defaults(func=cmd_relatedness)

@@ -47,6 +47,12 @@ class RelatednessResult:
         different variables).
     null_max : ndarray, optional
         The permutation replicates' largest distances the floor comes from.
+    interval : tuple of two pandas.DataFrame, optional
+        Direct only, with ``n_boot``: the 95% percentile bootstrap interval
+        ``(low, high)`` of every distance (rows resampled within every task,
+        all tasks relearned jointly at the same penalty).
+    n_boot : int
+        Bootstrap replicates behind ``interval`` (0: none).
     """
 
     measure: str
@@ -57,6 +63,8 @@ class RelatednessResult:
     search: object = None
     floor: "float | None" = None
     null_max: object = None
+    interval: object = None
+    n_boot: int = 0
 
     def within_noise(self):
         """Square boolean DataFrame: distance <= the noise floor (None without a floor)."""
@@ -176,7 +184,7 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
 
 
 def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
-                       random_state=0, solver="auto", noise_floor=False, **learn_kwargs):
+                       random_state=0, solver="auto", noise_floor=False, n_boot=0, **learn_kwargs):
     """Direct task distances: edit distances of structures learned jointly at a mild penalty.
 
     Parameters
@@ -198,6 +206,17 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
         search of all tasks) into ``floor``, so that
         :meth:`RelatednessResult.within_noise` can tell which distances are
         no larger than chance.
+    n_boot : int, default 0
+        Also bootstrap the distances: ``n_boot`` replicates resample the rows
+        within every task and relearn all tasks jointly at ``penalty``
+        (:func:`mtbn.bootstrap.bootstrap_structures`; each one more joint
+        search), giving a 95% percentile interval of every distance in
+        ``interval``. The floor says whether a distance is above chance;
+        the interval how much it moves when the data are resampled. A
+        replicate's structures are learned from fewer distinct rows, so they
+        are noisier and the interval usually lies above the distance itself:
+        read it as the spread of the measure, not as a confidence interval
+        centred on the estimate.
 
     Returns
     -------
@@ -220,9 +239,25 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
     names = ts.names
     edges = [_masked_edges(g, mask) for g in res.graphs]
     D = _distance_matrix(edges, reversal)
+    interval = None
+    if n_boot:
+        interval = _distance_interval(ts, n_boot, mask, reversal, prior=prior, penalty=penalty,
+                                      edge_penalty=edge_penalty, n_restarts=n_restarts, random_state=random_state,
+                                      solver=solver, **learn_kwargs)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
                              dict(zip(names, res.graphs)), search=res.search, floor=floor,
-                             null_max=null_max)
+                             null_max=null_max, interval=interval, n_boot=int(n_boot))
+
+
+def _distance_interval(ts, n_boot, mask, reversal, **learn_kwargs):
+    """95% bootstrap interval of the direct distances, free edges (``mask``) ignored as in the distance."""
+    from mtbn.bootstrap import bootstrap_structures
+
+    boot = bootstrap_structures(ts, n_boot=n_boot, **learn_kwargs)
+    for pair in mask:
+        u, v = (boot.variables.index(x) for x in sorted(pair))
+        boot.edges[:, :, u, v] = boot.edges[:, :, v, u] = False
+    return boot.distance_interval(0.95, reversal)
 
 
 _noise_floor = noise_floor  # direct_relatedness's argument of the same name hides the function

@@ -76,6 +76,16 @@ def _distance_section(doc, rel, heatmap_order=None):
     doc.para("Row = task being explained, column = structure source. Smaller = more related." if indirect else
              "Edit distances between the learned structures (symmetric). Smaller = more related.")
     doc.table(["task"] + names, _matrix_rows(rel.distance), numeric=range(1, len(names) + 1))
+    if getattr(rel, "interval", None) is not None:
+        low, high = rel.interval
+        doc.para(f"95% bootstrap intervals of the distances ({rel.n_boot} replicates: the rows of every task "
+                 "resampled, all tasks relearned jointly at the same penalty). An interval says how much a distance moves "
+                 "when the data are resampled (replicates have fewer distinct rows, so their structures are "
+                 "noisier and the interval usually lies above the distance itself); the noise floor (below, when "
+                 "computed) says whether a distance is above chance.")
+        doc.table(["task"] + names,
+                  [[str(a)] + ["" if a == b else f"{format_number(low.loc[a, b])} - {format_number(high.loc[a, b])}"
+                               for b in rel.distance.columns] for a in rel.distance.index])
 
 
 def _noise_section(doc, rel):

@@ -96,7 +96,8 @@ def _write_json(out_dir, name, value):
 
 
 def _write_matrices(rel, out_dir):
-    """``distance.csv``, ``loglik.csv`` (indirect) and ``noise_floor.csv`` (with a floor)."""
+    """``distance.csv``, ``loglik.csv`` (indirect), ``noise_floor.csv`` (with a floor) and
+    ``distance_low.csv`` / ``distance_high.csv`` (the 95% bootstrap interval, with ``n_boot``)."""
     paths = {"distance": os.path.join(out_dir, "distance.csv")}
     rel.distance.to_csv(paths["distance"], float_format="%.17g")
     if rel.log_likelihood is not None:
@@ -105,6 +106,10 @@ def _write_matrices(rel, out_dir):
     if getattr(rel, "floor", None) is not None and rel.null_max is not None and len(rel.null_max):
         paths["noise_floor"] = os.path.join(out_dir, "noise_floor.csv")
         rel.floor_table().to_csv(paths["noise_floor"], index=False, float_format="%.17g")
+    if getattr(rel, "interval", None) is not None:
+        for side, frame in zip(("low", "high"), rel.interval):
+            paths[f"distance_{side}"] = os.path.join(out_dir, f"distance_{side}.csv")
+            frame.to_csv(paths[f"distance_{side}"], float_format="%.17g")
     return paths
 
 

@@ -213,7 +213,7 @@ def _code_tasks(items, states, dropna):
     the variable fixes it.
     """
     coded = []
-    given_order: dict = {}
+    given_order = {}
     for name, obj in items:
         if isinstance(obj, DiscreteData):
             coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name,
@@ -232,7 +232,7 @@ def _code_tasks(items, states, dropna):
 
 def _global_variables(coded):
     """The tasks' variables in order of first appearance, and each one's global index."""
-    variables: list = []
+    variables = []
     column = {}
     for d in coded:
         for v in d.names:

@@ -44,11 +44,13 @@ import json
 import os
 import time
 import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from mtbn._validation import check_n_jobs, check_option, check_random_state
 from mtbn._version import __version__
-from mtbn.benchmarks import COMPONENT_SPLITS, make_problem
+from mtbn.benchmarks import COMPONENT_SPLITS, PROBLEMS, make_problem
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.graph import DAG
@@ -157,85 +159,130 @@ def trial_data(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, n
 def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, validation=50,
               n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"),
               penalty_grid=None, n_restarts=20, ess=1.0):
-    """Run every method on one trial; returns a list of result dicts."""
+    """Run every method on one trial; returns a list of result dicts.
+
+    The steps, each recording its rows: the single-task solution
+    (:func:`_run_stl`), ``identical``, ``pooled``, the automatic-penalty
+    multitask methods (:func:`_run_multitask`) and the fixed penalties
+    (:func:`_run_fixed_penalties`). The methods' seeds are drawn from the
+    trial's stream in that order, each only if its method is asked for.
+    """
     truths, train, test, rng = trial_data(problem, trial, seed=seed, n_tasks=n_tasks, p_del=p_del,
                                           n_train=n_train, n_test=n_test)
-    k = len(truths)
-    names = [t.name for t in train]
-    true_dags = [_true_dag(n) for n in truths]
-    rows = []
-
-    def record(method, graphs, networks, seconds, penalty=float("nan"), transfer=""):
-        for t in range(k):
-            rows.append({
-                "trial": int(trial), "method": method, "task": names[t], "penalty": penalty,
-                "edit_distance": edit_distance(graphs[t], true_dags[t]),
-                "cpdag_shd": cpdag_distance(graphs[t], true_dags[t]),
-                "undecidable_reversals": undecidable_reversals(graphs[t], true_dags[t]),
-                "kl": kl_divergence(truths[t], networks[t], test[t]),
-                "log_likelihood": mean_log_likelihood(networks[t], test[t]),
-                "seconds": seconds / k,
-                "transfer": transfer,
-            })
-
+    run = _TrialRun(int(trial), truths, train, test, [_true_dag(n) for n in truths], ess, n_restarts)
     # STL and every multitask method share one seed: STL is then exactly the
     # independent solution the multitask learner starts from (and returns when
     # its negative-transfer guard fires), not another draw of the same search.
     learn_seed = int(rng.integers(2**31))
-    stl_graphs = None
-    if "stl" in methods or any(fixed_penalty(m) is not None for m in methods):
-        t0 = time.perf_counter()
-        stl = learn_structures(train, prior="none", equivalent_sample_size=ess, n_restarts=n_restarts,
-                               random_state=learn_seed)
-        stl_graphs = stl.graphs
-        secs = time.perf_counter() - t0
-        if "stl" in methods:
-            record("stl", stl_graphs, _fit_all(stl_graphs, train, ess), secs)
+    stl_graphs = _run_stl(run, methods, learn_seed)
     if "identical" in methods:
-        t0 = time.perf_counter()
-        graphs, _ = learn_identical_structures(train, equivalent_sample_size=k * ess, n_restarts=n_restarts,
-                                               random_state=int(rng.integers(2**31)))
-        record("identical", graphs, _fit_all(graphs, train, ess), time.perf_counter() - t0)
+        _run_identical(run, rng)
     if "pooled" in methods:
-        t0 = time.perf_counter()
-        # One state list per variable across the tasks (they differ when the tasks' columns are relabelled).
-        ts = make_taskset(train)
-        pooled = DiscreteData(np.concatenate([ts.global_codes(t) for t in range(k)]), ts.variables, ts.states,
-                              "pooled")
-        g = learn_structure(pooled, equivalent_sample_size=ess, n_restarts=n_restarts,
-                            random_state=int(rng.integers(2**31))).graph
-        net = _fit(g, pooled, ess)
-        record("pooled", [g] * k, [net] * k, time.perf_counter() - t0)
+        _run_pooled(run, rng)
+    _run_multitask(run, methods, learn_seed, validation, penalty_grid)
+    _run_fixed_penalties(run, methods, stl_graphs)
+    return run.rows
+
+
+@dataclass
+class _TrialRun:
+    """One trial's truth, data and settings, and the result rows recorded so far."""
+
+    trial: int
+    truths: list
+    train: list
+    test: list
+    true_dags: list
+    ess: float
+    n_restarts: int
+    rows: list = field(default_factory=list)
+
+    def record(self, method, graphs, networks, seconds, penalty=float("nan"), transfer=""):
+        """Add one row per task: distances to the true structure, KL and log-likelihood on the test set."""
+        k = len(self.truths)
+        for t in range(k):
+            self.rows.append({
+                "trial": self.trial, "method": method, "task": self.train[t].name, "penalty": penalty,
+                "edit_distance": edit_distance(graphs[t], self.true_dags[t]),
+                "cpdag_shd": cpdag_distance(graphs[t], self.true_dags[t]),
+                "undecidable_reversals": undecidable_reversals(graphs[t], self.true_dags[t]),
+                "kl": kl_divergence(self.truths[t], networks[t], self.test[t]),
+                "log_likelihood": mean_log_likelihood(networks[t], self.test[t]),
+                "seconds": seconds / k,
+                "transfer": transfer,
+            })
+
+    def record_fitted(self, method, graphs, seconds, penalty=float("nan"), transfer=""):
+        """:meth:`record` with each task's CPTs fitted on its own rows (:func:`_fit_all`)."""
+        self.record(method, graphs, _fit_all(graphs, self.train, self.ess), seconds, penalty, transfer)
+
+
+def _run_stl(run, methods, learn_seed):
+    """Single-task structures (recorded as ``stl`` if asked for), or None when no method needs them."""
+    if "stl" not in methods and not any(fixed_penalty(m) is not None for m in methods):
+        return None
+    t0 = time.perf_counter()
+    stl = learn_structures(run.train, prior="none", equivalent_sample_size=run.ess, n_restarts=run.n_restarts,
+                           random_state=learn_seed)
+    secs = time.perf_counter() - t0
+    if "stl" in methods:
+        run.record_fitted("stl", stl.graphs, secs)
+    return stl.graphs
+
+
+def _run_identical(run, rng):
+    """One structure for all tasks (TSK), learned with equivalent sample size ``k * ess`` over ``k`` tasks."""
+    t0 = time.perf_counter()
+    graphs, _ = learn_identical_structures(run.train, equivalent_sample_size=len(run.train) * run.ess,
+                                           n_restarts=run.n_restarts, random_state=int(rng.integers(2**31)))
+    run.record_fitted("identical", graphs, time.perf_counter() - t0)
+
+
+def _run_pooled(run, rng):
+    """One network learned from all tasks' rows stacked."""
+    t0 = time.perf_counter()
+    # One state list per variable across the tasks (they differ when the tasks' columns are relabelled).
+    ts = make_taskset(run.train)
+    pooled = DiscreteData(np.concatenate([ts.global_codes(t) for t in range(ts.n_tasks)]), ts.variables,
+                          ts.states, "pooled")
+    g = learn_structure(pooled, equivalent_sample_size=run.ess, n_restarts=run.n_restarts,
+                        random_state=int(rng.integers(2**31))).graph
+    net = _fit(g, pooled, run.ess)
+    run.record("pooled", [g] * ts.n_tasks, [net] * ts.n_tasks, time.perf_counter() - t0)
+
+
+def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
+    """The ``mtl`` variants with an automatic penalty, and ``mtl-oracle`` from ``mtl-paper``'s path."""
     variants = {"mtl": ("paired", "double", None), "mtl-paper": ("paired", "double", validation),
                 "mtl-single": ("paired", "single", None), "mtl-edit": ("edit", "single", None)}
+    oracle = "mtl-oracle" in methods
     for method, (prior, reversal, split) in variants.items():
-        wanted = method in methods or (method == "mtl-paper" and "mtl-oracle" in methods)
-        if not wanted:
+        if not (method in methods or (method == "mtl-paper" and oracle)):
             continue
-        seed_m = learn_seed
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TransferWarning)
-            res = learn_structures(train, prior=prior, reversal=reversal, penalty="auto", validation=split,
-                                   force_transfer=split is not None, equivalent_sample_size=ess,
-                                   penalty_grid=penalty_grid, n_restarts=n_restarts, random_state=seed_m)
+            res = learn_structures(run.train, prior=prior, reversal=reversal, penalty="auto", validation=split,
+                                   force_transfer=split is not None, equivalent_sample_size=run.ess,
+                                   penalty_grid=penalty_grid, n_restarts=run.n_restarts, random_state=learn_seed)
         if method in methods:
-            record(method, res.graphs, _fit_all(res.graphs, train, ess), time.perf_counter() - t0, res.penalty,
-                   res.transfer["status"])
-        if method == "mtl-paper" and "mtl-oracle" in methods:
-            dists = [np.mean([edit_distance(g, td) for g, td in zip(p.graphs, true_dags)]) for p in res.penalty_path]
-            best = int(np.argmin(dists))
-            point = res.penalty_path[best]
-            record("mtl-oracle", point.graphs, _fit_all(point.graphs, train, ess),
-                   0.0, point.penalty)
+            run.record_fitted(method, res.graphs, time.perf_counter() - t0, res.penalty, res.transfer["status"])
+        if method == "mtl-paper" and oracle:
+            dists = [np.mean([edit_distance(g, td) for g, td in zip(p.graphs, run.true_dags)])
+                     for p in res.penalty_path]
+            point = res.penalty_path[int(np.argmin(dists))]
+            run.record_fitted("mtl-oracle", point.graphs, 0.0, point.penalty)
+
+
+def _run_fixed_penalties(run, methods, stl_graphs):
+    """Every ``mtl@DELTA`` method: multitask learning at that penalty, started from the STL solution."""
     for method in methods:
         delta = fixed_penalty(method)
         if delta is None:
             continue
         t0 = time.perf_counter()
-        res = learn_structures(train, penalty=delta, start=stl_graphs, equivalent_sample_size=ess)
-        record(method, res.graphs, _fit_all(res.graphs, train, ess), time.perf_counter() - t0, delta)
-    return rows
+        res = learn_structures(run.train, penalty=delta, start=stl_graphs, equivalent_sample_size=run.ess)
+        run.record_fitted(method, res.graphs, time.perf_counter() - t0, delta)
 
 
 def _trial_is_complete(path, methods, n_tasks, say):
@@ -278,13 +325,42 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
         One row per trial x method x task.
     summary : str
         The Markdown summary table.
+
+    Notes
+    -----
+    The steps: check the arguments (:func:`_check_benchmark`), claim ``out``
+    for these settings or resume the run it holds (:func:`_claim_folder`),
+    run the trials not yet written (:func:`_run_trials`), then gather them
+    into ``results.csv`` and write the summary and plots.
     """
     import pandas as pd
-    from joblib import Parallel, delayed
 
-    from mtbn.benchmarks import PROBLEMS
-    from mtbn._validation import check_n_jobs, check_option, check_random_state
+    methods = _check_benchmark(problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del,
+                               n_train=n_train, validation=validation, n_test=n_test, methods=methods,
+                               n_jobs=n_jobs)
+    config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
+                  validation=validation, n_test=n_test, methods=list(methods),
+                  penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
+                  n_restarts=n_restarts, mtbn_version=__version__)
+    if problem in COMPONENT_SPLITS:  # the split is part of the problem (it changed once)
+        config["components"] = [list(c) for c in COMPONENT_SPLITS[problem]]
+    _claim_folder(out, config)
+    trial_kwargs = dict(seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train, validation=validation,
+                        n_test=n_test, methods=methods, penalty_grid=penalty_grid, n_restarts=n_restarts)
+    _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, reporter(progress))
+    results = pd.concat([pd.read_csv(_trial_path(out, t)) for t in range(n_trials)], ignore_index=True)
+    results.to_csv(os.path.join(out, "results.csv"), index=False)
+    summary = summarise(results, title=f"{problem}: {n_tasks} tasks, {n_train} training rows per task, "
+                                       f"{n_trials} trials (seed {seed})")
+    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
+        fh.write(summary)
+    if plots:
+        plot_results(results, out)
+    return results, summary
 
+
+def _check_benchmark(problem, *, n_trials, seed, n_tasks, p_del, n_train, validation, n_test, methods, n_jobs):
+    """The checked list of methods, once every argument of :func:`run_benchmark` is known to be valid."""
     check_option("problem", problem, PROBLEMS)
     check_n_jobs(n_jobs)
     check_random_state(seed)
@@ -297,12 +373,14 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
         raise error("p-del-range", value=p_del)
     if any(m.startswith("mtl") for m in methods) and not isinstance(validation, float) and validation >= n_train:
         raise error("bench-validation", value=validation, n_train=n_train)
-    config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
-                  validation=validation, n_test=n_test, methods=list(methods),
-                  penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
-                  n_restarts=n_restarts, mtbn_version=__version__)
-    if problem in COMPONENT_SPLITS:  # the split is part of the problem (it changed once)
-        config["components"] = [list(c) for c in COMPONENT_SPLITS[problem]]
+    return methods
+
+
+def _claim_folder(out, config):
+    """Create ``out/trials`` and write ``out/config.json``, unless ``out`` holds a run with other settings.
+
+    A run may continue with more trials or under a newer mtbn version.
+    """
     os.makedirs(os.path.join(out, "trials"), exist_ok=True)
     cfg_path = os.path.join(out, "config.json")
     if os.path.exists(cfg_path):
@@ -315,16 +393,20 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
             raise error("bench-other-settings", out=out, config=cfg_path)
     with open(cfg_path, "w", encoding="utf-8") as fh:
         json.dump(config, fh, indent=2)
-    say = reporter(progress)
+
+
+def _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, say):
+    """Run and write every trial whose file is missing or incomplete (in parallel, in any order)."""
+    from joblib import Parallel, delayed
+
+    methods, n_tasks = trial_kwargs["methods"], trial_kwargs["n_tasks"]
     todo = [t for t in range(n_trials) if not _trial_is_complete(_trial_path(out, t), methods, n_tasks, say)]
     if len(todo) < n_trials:
         say(f"resuming: {n_trials - len(todo)} of {n_trials} trials already done")
-    kwargs = dict(seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train, validation=validation, n_test=n_test,
-                  methods=methods, penalty_grid=penalty_grid, n_restarts=n_restarts)
 
     def one(trial):
         t0 = time.perf_counter()
-        rows = run_trial(problem, trial, **kwargs)
+        rows = run_trial(problem, trial, **trial_kwargs)
         _write_rows(_trial_path(out, trial), rows)
         return trial, time.perf_counter() - t0
 
@@ -334,16 +416,6 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
             done += 1
             tick()
             say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")
-    frames = [pd.read_csv(_trial_path(out, t)) for t in range(n_trials)]
-    results = pd.concat(frames, ignore_index=True)
-    results.to_csv(os.path.join(out, "results.csv"), index=False)
-    summary = summarise(results, title=f"{problem}: {n_tasks} tasks, {n_train} training rows per task, "
-                                       f"{n_trials} trials (seed {seed})")
-    with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
-        fh.write(summary)
-    if plots:
-        plot_results(results, out)
-    return results, summary
 
 
 def summarise(results, title=""):

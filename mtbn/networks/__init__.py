@@ -30,11 +30,13 @@ checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
 
 The package's modules: :mod:`~mtbn.networks.model` (the class),
 :mod:`~mtbn.networks.fitting` (fit, score, sample), :mod:`~mtbn.networks.bif`
-(BIF reading), :mod:`~mtbn.networks.io` (BIF writing, shipped networks, any
-file) and :mod:`~mtbn.networks.convert` (pgmpy).
+(BIF reading), :mod:`~mtbn.networks.bif_write` (BIF writing),
+:mod:`~mtbn.networks.io` (shipped networks, any file) and
+:mod:`~mtbn.networks.convert` (pgmpy).
 """
 
-from mtbn.networks.bif import read_bif, write_bif
+from mtbn.networks.bif import read_bif
+from mtbn.networks.bif_write import write_bif
 from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, log_likelihood, sample
 from mtbn.networks.io import SHIPPED_NETWORKS, load_network, read_network

@@ -1,4 +1,13 @@
-"""Reading the BIF text format without pgmpy."""
+"""Reading the BIF text format without pgmpy (:func:`read_bif`).
+
+A token cursor (:class:`_Tokens`) and one parsing function per block
+(``network`` skipped, ``variable``, ``probability``); :func:`_assemble`
+then builds one CPT per variable. Parse errors name the line; a network that
+parses but is inconsistent is reported as ``bif-invalid-network``.
+The percent-encoding of names and labels that BIF cannot hold is defined
+here too (:func:`_bif_encode`, :func:`_bif_decode`): the reader decodes it,
+and :mod:`mtbn.networks.bif_write` encodes with it.
+"""
 
 from __future__ import annotations
 
@@ -537,19 +546,12 @@ def read_bif(source) -> BayesianNetwork:
 
 
 # ---------------------------------------------------------------------------
-# BIF writing
+# Percent-encoded names and labels (written by mtbn.networks.bif_write)
 # ---------------------------------------------------------------------------
-
-_UNSAFE_RE = re.compile(r'[{}()\[\],;|"\t\n\r\f\v]|//|/\*|  ')
-
 
 #: Network property that marks percent-encoded names and labels (see _bif_encode).
 _ENCODING_PROPERTY = "mtbn_percent_encoding"
 _ENCODE_CHARS = set('{}()[],;|"%/* \t\n\r\f\v')
-
-
-def _bif_safe(text):
-    return bool(text) and text == text.strip() and not _UNSAFE_RE.search(text) and "%" not in text
 
 
 def _bif_encode(text):
@@ -560,81 +562,7 @@ def _bif_encode(text):
 
 
 def _bif_decode(token):
+    """The text of a token written by :func:`_bif_encode`."""
     if token == "%%":
         return ""
     return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), token)
-
-
-def _bif_text(network):
-    """The BIF text of a network (probabilities printed with repr precision).
-
-    Names and state labels that BIF cannot hold (brackets, commas, quotes,
-    semicolons, leading, trailing or repeated spaces, empty labels, ...) are
-    written percent-encoded, and the network block then carries the
-    property ``mtbn_percent_encoding``, on which :func:`read_bif` decodes them:
-    the round trip is lossless, and other readers see valid identifiers.
-    """
-    texts = list(network.names) + [x for st in network.states for x in st]
-    encode = not all(_bif_safe(t) for t in texts)
-    code = _bif_encode if encode else (lambda t: t)
-    names = [code(n) for n in network.names]
-    states = [[code(x) for x in st] for st in network.states]
-    lines = ["network unknown {"] + ([f"  property {_ENCODING_PROPERTY} true ;"] if encode else []) + ["}"]
-    network = _Renamed(names, states, network)
-    for name, st in zip(network.names, network.states):
-        lines.append(f"variable {name} {{")
-        lines.append(f"  type discrete [ {len(st)} ] {{ {', '.join(st)} }};")
-        lines.append("}")
-    for v, name in enumerate(network.names):
-        ps = network.parents[v]
-        arity = len(network.states[v])
-        rows = network.cpts[v].reshape(-1, arity)
-        if not ps:
-            lines.append(f"probability ( {name} ) {{")
-            lines.append(f"  table {', '.join(repr(float(x)) for x in rows[0])};")
-        else:
-            header = ", ".join(network.names[p] for p in ps)
-            lines.append(f"probability ( {name} | {header} ) {{")
-            cards = tuple(len(network.states[p]) for p in ps)
-            for j, row in enumerate(rows):
-                config = np.unravel_index(j, cards)
-                labels = ", ".join(network.states[p][k] for p, k in zip(ps, config))
-                lines.append(f"  ({labels}) {', '.join(repr(float(x)) for x in row)};")
-        lines.append("}")
-    return "\n".join(lines) + "\n"
-
-
-class _Renamed:
-    """A network's structure and CPTs under other names and labels (for writing)."""
-
-    def __init__(self, names, states, network):
-        self.names, self.states = names, states
-        self.parents, self.cpts = network.parents, network.cpts
-
-
-def write_bif(network, path):
-    """Write a network as BIF text (gzip-compressed if ``path`` ends in ``.gz``).
-
-    Probabilities are printed with ``repr`` precision, so reading the file
-    back with :func:`read_bif` gives the same network exactly. pgmpy's
-    ``BIFReader`` reads the file too (except that it splits a root variable
-    name that contains a space).
-
-    Parameters
-    ----------
-    network : BayesianNetwork
-    path : str or path-like
-
-    Names or labels that BIF cannot hold are percent-encoded (see
-    :func:`_bif_text`); :func:`read_bif` restores them.
-    """
-    text = _bif_text(network).encode("utf-8")
-    path = os.fspath(path)
-    if path.endswith(".gz"):
-        # mtime=0 and no embedded file name: the same network gives the same bytes.
-        with open(path, "wb") as raw:
-            with gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
-                fh.write(text)
-    else:
-        with open(path, "wb") as fh:
-            fh.write(text)

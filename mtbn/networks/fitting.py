@@ -137,9 +137,10 @@ register("network-missing-column", InvalidDataError, "task {task!r} has no colum
 
 
 def _data_column(data, name):
+    """The column of ``data`` that holds network variable ``name``."""
     try:
-        return data._index[name]
-    except KeyError:
+        return data.index(name)
+    except InvalidDataError:  # DiscreteData.index's own message names no network
         raise error("network-missing-column", task=data.name, name=name) from None
 
 

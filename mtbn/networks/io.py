@@ -1,4 +1,4 @@
-"""Writing BIF, the networks shipped with mtbn, and reading a network file of any supported format."""
+"""The networks shipped with mtbn, and reading a network file of any supported format."""
 
 from __future__ import annotations
 

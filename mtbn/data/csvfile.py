@@ -1,0 +1,96 @@
+"""Reading one task from a CSV file (:func:`read_csv`).
+
+Cells are read as verbatim strings (``NA``, ``None`` or ``null`` are state
+labels; only an empty cell is missing), then coded by
+:func:`mtbn.data.frames.from_dataframe`. The header is read first with the
+standard library, so that an unreadable, non-UTF-8, empty, wrongly separated
+or ragged file gets its own message before pandas parses it. pandas is
+imported inside :func:`read_csv` only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import csv
+import os
+import warnings
+
+from mtbn.data.discrete import DiscreteData, _check_unique
+from mtbn.data.frames import from_dataframe
+from mtbn.exceptions import InvalidDataError
+from mtbn.messages import error, register
+
+__all__ = ["read_csv"]
+
+D = InvalidDataError
+register("cannot-read-file", D, "cannot read {path!r}: {reason}.",
+         cause="The CSV file does not exist or cannot be opened.",
+         fix="Check the path and the file's permissions.")
+register("not-utf8", D, "task {task!r}: {path!r} is not UTF-8 text; save it as UTF-8 CSV.",
+         cause="The file is in another encoding (e.g. Latin-1 or UTF-16), so its labels cannot be read safely.",
+         fix="Save the file as UTF-8 CSV (most spreadsheet programs offer 'CSV UTF-8').")
+register("no-header", D, "task {task!r} is empty: {path!r} has no header line.",
+         cause="An empty file.",
+         fix="Check that the right file was given; the first line must name the variables.")
+register("wrong-separator", D,
+         "task {task!r}: {path!r} has one column whose header contains {label}; it looks separated by {label} "
+         "rather than commas: save it as comma-separated CSV.",
+         cause="A semicolon- or tab-separated file read as comma-separated CSV gives one column.",
+         fix="Save the file with commas between fields.")
+register("ragged-rows", D, "task {task!r}: rows of {path!r} have more fields than the header ({n_columns} columns).",
+         cause="Some data row has more fields than the header names (an unquoted comma in a label, or a "
+               "missing header name).",
+         fix="Quote labels that contain commas, or add the missing header names.")
+register("csv-parse", D, "task {task!r}: cannot parse {path!r}: {reason}",
+         cause="The CSV parser failed (e.g. an unterminated quote or a malformed row).",
+         fix="Open the file in a text editor at the line named and repair it.")
+register("no-data", D, "task {task!r} is empty: {path!r} has no data.",
+         cause="The file has no rows and no header that pandas can read.",
+         fix="Check that the right file was given.")
+
+
+def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: bool = False) -> DiscreteData:
+    """Read one task from a CSV file (header = variable names).
+
+    Cells are read as verbatim strings: ``NA``, ``None`` or ``null`` are state
+    labels, and only an empty cell is a missing value. The task name is the
+    file stem unless ``name`` is given.
+    """
+    import pandas as pd
+
+    path = os.fspath(path)
+    if name is None:
+        name = os.path.splitext(os.path.basename(path))[0]
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            header = next(csv.reader(fh), None)
+    except OSError as exc:
+        raise error("cannot-read-file", path=path, reason=exc.strerror or exc) from None
+    except UnicodeDecodeError:
+        raise error("not-utf8", task=name, path=path) from None
+    if not header:
+        raise error("no-header", task=name, path=path)
+    if len(header) == 1:
+        for sep, label in ((";", "semicolons"), ("\t", "tabs")):
+            if sep in header[0]:
+                raise error("wrong-separator", task=name, path=path, label=label)
+    _check_unique([h.strip() for h in header], "duplicate-column", task=name)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False stops pandas from silently turning an extra first
+            # field into the index; the warning it gives instead becomes an error.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            df = pd.read_csv(
+                path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
+                index_col=False, encoding="utf-8-sig",
+            )
+    except pd.errors.ParserWarning:
+        raise error("ragged-rows", task=name, path=path, n_columns=len(header)) from None
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
+    except pd.errors.EmptyDataError:
+        raise error("no-data", task=name, path=path) from None
+    df.columns = [h.strip() for h in header]
+    return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
+

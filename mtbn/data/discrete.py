@@ -1,0 +1,149 @@
+"""The container of one task's data: :class:`DiscreteData`, and the rules its state labels follow.
+
+A :class:`DiscreteData` holds ``uint8`` codes in column-major order, the
+variable names, one list of state labels (strings) per variable and, per
+variable, the kind of value the labels came from. Assumed and not checked:
+every code is smaller than its variable's number of states (the builders in
+:mod:`mtbn.data.frames` and :mod:`mtbn.data.taskset` guarantee it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mtbn.exceptions import InvalidDataError
+from mtbn.messages import error, register
+
+__all__ = ["DiscreteData", "MAX_STATES"]
+
+#: Largest number of states a variable may have (codes are stored as uint8).
+MAX_STATES = 255
+
+D = InvalidDataError
+register("codes-shape", D, "task {task!r}: codes must have one column per variable ({n_names}); got shape {shape}.",
+         cause="A DiscreteData was built from a code array whose width differs from the number of names.",
+         fix="Pass one column of codes per variable name.")
+register("states-per-variable", D, "task {task!r}: one state list per variable is required.",
+         cause="A DiscreteData was built with a different number of state lists than variables.",
+         fix="Pass one list of state labels per variable.")
+register("unknown-variable", D, "task {task!r} has no variable {name!r}.",
+         cause="A variable name was looked up in a task that does not have it.",
+         fix="Check the spelling against the task's column names.")
+register("unknown-state", D, "task {task!r}, column {column!r}: unknown state {state!r} (allowed: {allowed}).",
+         cause="A task holds a state label missing from the state list it is recoded onto.",
+         fix="Add the state to the declared states, or correct the label in the data.")
+
+
+@dataclass(frozen=True, eq=False)
+class DiscreteData:
+    """Integer-coded discrete data of one task.
+
+    Parameters
+    ----------
+    codes : ndarray of shape (n_samples, n_vars), dtype uint8
+        ``codes[s, v]`` is the index of sample ``s``'s state in ``states[v]``.
+    names : tuple of str
+        Variable names, one per column.
+    states : tuple of tuple of str
+        The state labels of each variable; the arity of variable ``v`` is
+        ``len(states[v])`` (declared states never observed still count).
+    name : str
+        The task name.
+    kinds : tuple, optional
+        Per variable, the Python type its labels came from: ``"int"``,
+        ``"float"``, ``"bool"`` or None (strings). Labels are always
+        strings inside mtbn; the kind turns them back into the user's values
+        at the boundaries (pgmpy models get ``1`` or ``True`` as state names).
+    """
+
+    codes: np.ndarray
+    names: tuple
+    states: tuple
+    name: str = "data"
+    kinds: "tuple | None" = None
+    _index: dict = field(init=False, repr=False, compare=False)
+
+    def __sizeof__(self):
+        # The codes dominate; a Dask engine scatters data this size once (mtbn.engine).
+        return object.__sizeof__(self) + self.codes.nbytes
+
+    def __post_init__(self):
+        codes = np.asfortranarray(self.codes, dtype=np.uint8)
+        object.__setattr__(self, "codes", codes)
+        object.__setattr__(self, "names", tuple(str(n) for n in self.names))
+        object.__setattr__(self, "states", tuple(tuple(str(s) for s in st) for st in self.states))
+        if codes.ndim != 2 or codes.shape[1] != len(self.names):
+            raise error("codes-shape", task=self.name, n_names=len(self.names), shape=codes.shape)
+        if len(self.states) != len(self.names):
+            raise error("states-per-variable", task=self.name)
+        object.__setattr__(self, "_index", {n: i for i, n in enumerate(self.names)})
+
+    @property
+    def n_samples(self):
+        """Number of rows."""
+        return self.codes.shape[0]
+
+    @property
+    def n_vars(self):
+        """Number of variables."""
+        return self.codes.shape[1]
+
+    @property
+    def arities(self):
+        """Number of states of each variable, as an int64 array."""
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def index(self, name):
+        """Column index of variable ``name``."""
+        try:
+            return self._index[name]
+        except KeyError:
+            raise error("unknown-variable", task=self.name, name=name) from None
+
+    def take(self, rows):
+        """A new DiscreteData with only ``rows`` (indices or a boolean mask)."""
+        return DiscreteData(self.codes[rows], self.names, self.states, self.name, self.kinds)
+
+    def with_states(self, states):
+        """Recode onto larger state lists (``states[v]`` must contain the old ones)."""
+        codes = np.empty_like(self.codes)
+        for v, (old, new) in enumerate(zip(self.states, states)):
+            pos = {s: k for k, s in enumerate(new)}
+            try:
+                lut = np.array([pos[s] for s in old], dtype=np.uint8)
+            except KeyError as exc:
+                raise error("unknown-state", task=self.name, column=self.names[v], state=exc.args[0],
+                            allowed=", ".join(map(repr, new))) from None
+            codes[:, v] = lut[self.codes[:, v]] if len(old) else 0
+        return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name, self.kinds)
+
+    def to_dataframe(self):
+        """The data as a pandas DataFrame of state labels (strings)."""
+        import pandas as pd
+
+        cols = {}
+        for v, name in enumerate(self.names):
+            labels = np.array(self.states[v], dtype=object)
+            cols[name] = labels[self.codes[:, v]] if len(labels) else []
+        return pd.DataFrame(cols, columns=list(self.names))
+
+
+
+def _ordered_states(labels, kind):
+    """Observed labels in the order of their values: numbers numerically, False before True, text sorted."""
+    if kind in ("int", "float"):
+        return sorted(labels, key=float)
+    if kind == "bool":
+        return sorted(labels, key=lambda s: s == "True")
+    return sorted(labels)
+
+
+def _check_unique(items, code, **fields):
+    """Raise message ``code`` (with ``value=`` the first repeat) if ``items`` holds an item twice."""
+    seen = set()
+    for x in items:
+        if x in seen:
+            raise error(code, value=x, **fields)
+        seen.add(x)

@@ -1,0 +1,323 @@
+"""Coding a pandas DataFrame into one task's codes and state lists (:func:`from_dataframe`).
+
+pandas is imported inside the functions only, so that ``import mtbn`` does
+not load it. Labels are kept verbatim as strings; each column's kind (int,
+float, bool or text) decides the order of its states, and a category keeps
+its declared levels. Every problem with the data (missing values, mixed
+types, too many states, a continuous-looking column) is reported naming the
+task and the column; nothing is dropped or converted silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
+from mtbn.exceptions import InvalidDataError
+from mtbn.messages import error, register
+
+__all__ = ["from_dataframe"]
+
+#: A numeric column (numbers in a DataFrame, or CSV cells that all read as
+#: numbers) with more distinct values than this must be discretised.
+_MAX_FLOAT_STATES = 20
+
+D = InvalidDataError
+register("continuous-column", D,
+         "task {task!r}, column {column!r}: a numeric column with {n_distinct} distinct values (more than {limit}) "
+         "looks continuous; discretise it first (e.g. with pandas.cut) so that each value is a state label.",
+         cause="A column of numbers with many distinct values: mtbn learns discrete networks only.",
+         fix="Bin the column into a few ranges (pandas.cut or qcut) or drop it; small integer codes are fine.")
+register("not-a-dataframe", D, "task {task!r}: expected a pandas DataFrame; got {kind}.",
+         cause="A task was given as something other than a pandas DataFrame.",
+         fix="Pass a DataFrame (one column per variable), a CSV path to read_csv, or a TaskSet.")
+register("duplicate-column", D, "task {task!r}: duplicate column name {value!r}.",
+         cause="Two columns of a task have the same name (after stripping spaces around CSV header names).",
+         fix="Rename or drop one of the columns.")
+register("duplicate-state", D, "task {task!r}, column {column!r}: duplicate declared state {value!r}.",
+         cause="A declared state list names a state twice.",
+         fix="List each state once.")
+register("no-columns", D, "task {task!r} is empty: it has no columns.",
+         cause="A task without variables.",
+         fix="Check that the file or DataFrame holds the data (and the header line for CSV files).")
+register("no-rows", D, "task {task!r} is empty: it has no rows.",
+         cause="A task with a header but no data rows.",
+         fix="Check the file; remove tasks without data.")
+register("missing-values", D,
+         "task {task!r}: {count} missing values in column(s) {columns}, {where}; impute them or drop the "
+         "incomplete rows (--dropna on the command line; `dropna=True` in read_csv or make_taskset).",
+         cause="Empty cells, NaN or None in the data (labels such as 'NA' or 'None' in a CSV file are states, "
+               "not missing values).",
+         fix="Fill the cells in (impute) or drop the incomplete rows with --dropna / dropna=True.")
+register("empty-after-dropna", D, "task {task!r} is empty after dropping incomplete rows.",
+         cause="With dropna, every row of the task had a missing value.",
+         fix="Impute the missing values, or drop the columns that are mostly empty.")
+register("undeclared-state", D, "task {task!r}, column {column!r}: unknown state {state!r} (declared states: {declared}).",
+         cause="The data holds a label that the declared state list (states=) does not name.",
+         fix="Add the label to the declared states or correct the data.")
+register("too-many-states", D,
+         "task {task!r}, column {column!r} has {n_states} states; at most {limit} are supported (is it an "
+         "identifier or a continuous variable? drop or discretise it).",
+         cause="A column with more distinct labels than mtbn's limit of 255 states per variable.",
+         fix="Drop identifier columns; bin continuous ones into a few ranges.")
+register("mixed-types", D, "task {task!r}, column {column!r} mixes {a} and {b} values (e.g. {x!r} and {y!r}).",
+         cause="One column holds values of different Python types, e.g. the number 1 and the text '1', which "
+               "would otherwise merge into one state or look like two.",
+         fix="Convert the column to one type first (e.g. df[column].astype(str) or pd.to_numeric).")
+
+
+
+def _check_numeric_column(values, task, column):
+    """Refuse a numeric column that looks continuous (the same rule for the API and CSV files)."""
+    n_distinct = len(np.unique(values))
+    if n_distinct > _MAX_FLOAT_STATES:
+        raise error("continuous-column", task=task, column=column, n_distinct=n_distinct,
+                    limit=_MAX_FLOAT_STATES)
+
+
+
+def _is_missing_array(values):
+    """Boolean mask of missing cells in an object/float array."""
+    import pandas as pd
+
+    mask = np.asarray(pd.isna(values), dtype=bool)
+    if values.dtype == object:
+        mask |= np.array([isinstance(x, str) and x == "" for x in values], dtype=bool)
+    return mask
+
+
+def _describe_rows(rows, limit=5):
+    shown = ", ".join(str(r) for r in rows[:limit])
+    return shown + (", ..." if len(rows) > limit else "")
+
+
+def _as_numbers(cells):
+    """The cells as floats if every one reads as a finite number, else None."""
+    try:
+        out = np.array([float(c) for c in cells], dtype=float)
+    except ValueError:
+        return None
+    return out if len(out) and np.all(np.isfinite(out)) else None
+
+
+def _column_labels(series, task, column):
+    """The labels of one column as an object array of str (verbatim)."""
+    values = series.to_numpy()
+    kind = values.dtype.kind
+    if kind in "iuf":
+        _check_numeric_column(values[~np.isnan(values)] if kind == "f" else values, task, column)
+    elif kind == "O" and len(values):
+        cells = [x for x in values.tolist() if isinstance(x, str) and x != ""]
+        numbers = _as_numbers(cells)
+        if numbers is not None:
+            _check_numeric_column(numbers, task, column)
+    if kind in "biuf":
+        return np.array([str(x) for x in values.tolist()], dtype=object)
+    if kind == "O":
+        return np.array([x if isinstance(x, str) else str(x) for x in values.tolist()], dtype=object)
+    return values.astype(str).astype(object)
+
+
+_KIND_OF = {bool: "bool", int: "int", float: "float", str: None}
+
+
+def _value_kind(value):
+    if isinstance(value, (bool, np.bool_)):
+        return bool
+    if isinstance(value, (int, np.integer)):
+        return int
+    if isinstance(value, (float, np.floating)):
+        return float
+    return str
+
+
+def _column_kind(series, task, column):
+    """``(kind, declared order or None)`` of a column: the type its labels turn back into."""
+    import pandas as pd
+
+    if isinstance(series.dtype, pd.CategoricalDtype):
+        cats = list(series.cat.categories)
+        kinds = {_value_kind(c) for c in cats}
+        kind = _KIND_OF[kinds.pop()] if len(kinds) == 1 else None
+        return kind, [str(c) for c in cats]
+    k = series.dtype.kind
+    if k == "b":
+        return "bool", None
+    if k in "iu":
+        return "int", None
+    if k == "f":
+        return "float", None
+    values = [x for x in series.tolist() if not _is_missing_scalar(x)]
+    types = {}
+    for x in values:
+        types.setdefault(_value_kind(x), x)
+    if int in types and float in types:
+        types.pop(int)  # 1 and 1.5: numbers, read as floats
+    if len(types) > 1:
+        (ta, xa), (tb, xb) = sorted(types.items(), key=lambda kv: kv[0].__name__)[:2]
+        raise error("mixed-types", task=task, column=column, a=ta.__name__, b=tb.__name__, x=xa, y=xb)
+    return (_KIND_OF[next(iter(types))] if types else None), None
+
+
+def _is_missing_scalar(x):
+    import pandas as pd
+
+    if isinstance(x, str):
+        return x == ""
+    try:
+        return bool(pd.isna(x))
+    except (TypeError, ValueError):
+        return False
+
+
+def _number_labels(labels):
+    """Labels of a numeric column, whole numbers written as integers ("1", not "1.0"), and the kind.
+
+    pandas stores an integer column with a missing value as floats; writing
+    whole numbers as integers keeps 1 and 1.0 one state across tasks.
+    """
+    out, whole = [], True
+    for text in labels.tolist():
+        try:
+            f = float(text)
+        except (TypeError, ValueError):
+            out.append(text)  # a missing cell: dropped or refused later
+            continue
+        if not np.isfinite(f):
+            out.append(text)  # NaN is a missing cell (dropped or refused later); inf stays as it is
+            whole = whole and np.isnan(f)
+        elif f == int(f):
+            out.append(str(int(f)))
+        else:
+            whole = False
+            out.append(text)
+    return np.array(out, dtype=object), ("int" if whole else "float")
+
+
+
+
+def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool = False, _source=None) -> DiscreteData:
+    """Integer-code one pandas DataFrame.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One column per variable, one row per sample; cells are state labels.
+    name : str
+        The task name used in messages and results.
+    states : dict of str to sequence of str, optional
+        Declared state lists. A declared state never observed still counts in
+        the arity; an observed label that is not declared is an error. Columns
+        not named here get their observed labels in sorted order.
+    dropna : bool, default False
+        Drop rows with a missing value instead of raising.
+
+    Returns
+    -------
+    DiscreteData
+
+    Raises
+    ------
+    InvalidDataError
+        Missing values (unless ``dropna``), an empty task, duplicate column
+        names, a continuous-looking float column, more than 255 states, or an
+        undeclared state.
+
+    Notes
+    -----
+    The steps: check the frame (:func:`_check_frame`), read each column's
+    labels and kind (:func:`_labels_and_kinds`), refuse or drop incomplete
+    rows (:func:`_drop_missing`), then code each column onto its state list
+    (:func:`_code_column`).
+    """
+    names = _check_frame(df, name)
+    labels, kinds = _labels_and_kinds(df, name, names)
+    labels = _drop_missing(df, labels, names, name, dropna, _source)
+    declared = dict(states or {})
+    codes = np.empty((len(labels[0]), len(names)), dtype=np.uint8, order="F")
+    state_lists = []
+    for j, col in enumerate(names):
+        codes[:, j], st = _code_column(labels[j], kinds[j], declared, name, col)
+        state_lists.append(st)
+    kind_list = tuple(k for k, _ in kinds)
+    return DiscreteData(codes, tuple(names), tuple(state_lists), str(name),
+                        kind_list if any(k is not None for k in kind_list) else None)
+
+
+def _check_frame(df, name):
+    """The column names of ``df`` as strings, once it is known to be a non-empty DataFrame with unique names."""
+    import pandas as pd
+
+    if not isinstance(df, pd.DataFrame):
+        raise error("not-a-dataframe", task=name, kind=type(df).__name__)
+    names = [str(c) for c in df.columns]
+    _check_unique(names, "duplicate-column", task=name)
+    if df.shape[1] == 0:
+        raise error("no-columns", task=name)
+    if df.shape[0] == 0:
+        raise error("no-rows", task=name)
+    return names
+
+
+def _labels_and_kinds(df, name, names):
+    """Per column, its labels (object array of str) and ``(kind, declared order or None)``.
+
+    Numeric columns get whole numbers written as integers (:func:`_number_labels`).
+    """
+    labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    kinds = [_column_kind(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    for j, (kind, order) in enumerate(kinds):
+        if kind in ("int", "float") and order is None:
+            labels[j], kind = _number_labels(labels[j])
+            kinds[j] = (kind, None)
+    return labels, kinds
+
+
+def _drop_missing(df, labels, names, name, dropna, source):
+    """``labels`` without the incomplete rows if ``dropna``; else an error naming them if there are any.
+
+    ``source`` (a CSV path, or None) makes the message name file lines rather than index values.
+    """
+    missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
+    any_missing = np.logical_or.reduce(missing)
+    if not any_missing.any():
+        return labels
+    if not dropna:
+        cols = [f"{names[j]!r} ({int(m.sum())})" for j, m in enumerate(missing) if m.any()]
+        rows = np.flatnonzero(any_missing)
+        where = (f"file lines {_describe_rows((rows + 2).tolist())} of {source!r}" if source is not None
+                 else f"rows with index {_describe_rows(df.index[rows].tolist())}")
+        raise error("missing-values", task=name, count=int(sum(m.sum() for m in missing)),
+                    columns=", ".join(cols), where=where)
+    keep = ~any_missing
+    labels = [lab[keep] for lab in labels]
+    if not keep.any():
+        raise error("empty-after-dropna", task=name)
+    return labels
+
+
+def _code_column(labels, kind_order, declared, name, col):
+    """``(codes, states)`` of column ``col``: its labels coded onto ``declared[col]`` or its own states.
+
+    Without declared states, a category keeps its levels (unused ones
+    included) and other columns get their observed labels in value order.
+    """
+    uniq, inverse = np.unique(labels.astype(str), return_inverse=True)
+    if col in declared:
+        st = tuple(str(s) for s in declared[col])
+        _check_unique(st, "duplicate-state", task=name, column=col)
+        pos = {s: k for k, s in enumerate(st)}
+        unknown = [u for u in uniq.tolist() if u not in pos]
+        if unknown:
+            raise error("undeclared-state", task=name, column=col, state=unknown[0],
+                        declared=", ".join(map(repr, st)))
+    else:
+        kind, order = kind_order
+        st = tuple(order) if order is not None else tuple(_ordered_states(uniq.tolist(), kind))
+        pos = {s: k for k, s in enumerate(st)}
+    if len(st) > MAX_STATES:
+        raise error("too-many-states", task=name, column=col, n_states=len(st), limit=MAX_STATES)
+    lut = np.array([pos[u] for u in uniq.tolist()], dtype=np.int64)
+    return lut[inverse.reshape(-1)], st

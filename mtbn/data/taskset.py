@@ -1,0 +1,289 @@
+"""Aligning several tasks (:class:`TaskSet`, :func:`make_taskset`).
+
+The tasks' variable sets may differ but overlap. A variable shared by
+several tasks gets one state list (declared, or the sorted union of the
+labels seen in any task), so that its arity is the same in every task, and
+``TaskSet.local_index`` maps each global variable to each task's column.
+pandas is imported inside the functions only (a DataFrame input, a
+category's levels).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
+from mtbn.data.frames import from_dataframe
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.messages import error, register
+
+__all__ = ["TaskSet", "make_taskset", "as_named_items"]
+
+D, P = InvalidDataError, InvalidParameterError
+register("unknown-task", P, "unknown task {task!r}; tasks are {names}.",
+         cause="A task name was looked up that is not one of the tasks.",
+         fix="Use one of the task names listed.")
+register("duplicate-task", D, "duplicate task name {value!r}.",
+         cause="Two tasks have the same name.",
+         fix="Give every task its own name (for CSV files, the file names without .csv must differ).")
+register("too-many-states-across-tasks", D, "column {column!r} has {n_states} states across tasks; at most {limit}.",
+         cause="The tasks together use more than 255 distinct labels for one variable.",
+         fix="Harmonise the labels across tasks, or bin the variable.")
+register("task-column-needed", P,
+         "a single DataFrame needs task_column= naming the column that says which task each row belongs to.",
+         cause="One DataFrame was given for several tasks without saying which column holds the task.",
+         fix="Pass task_column='<column>', or a dict of name -> DataFrame.")
+register("task-column-missing", P, "task_column {column!r} is not a column of the DataFrame.",
+         cause="task_column names a column the DataFrame does not have.",
+         fix="Check the spelling of the column that holds the task names.")
+register("tasks-type", P,
+         "tasks must be a dict of name -> DataFrame, a list of DataFrames, a TaskSet, or one DataFrame with "
+         "task_column=; got {kind}.",
+         cause="The tasks were given in a container mtbn does not read.",
+         fix="Pass a dict of name -> DataFrame (the names become task names), a list, or a TaskSet.")
+register("no-tasks", P, "tasks is empty: at least one task is required.",
+         cause="An empty dict or list of tasks.",
+         fix="Pass at least one task.")
+register("empty-task", D, "task {task!r} is empty.",
+         cause="A task without rows.",
+         fix="Remove the task or give it data.")
+
+
+@dataclass(frozen=True, eq=False)
+class TaskSet:
+    """Several related tasks over overlapping variable sets.
+
+    Attributes
+    ----------
+    tasks : tuple of DiscreteData
+        One data set per task; a shared variable has the same state list in
+        every task.
+    variables : tuple of str
+        The union of the tasks' variables, in order of first appearance.
+    states : tuple of tuple of str
+        The state list of each variable of ``variables``.
+    local_index : ndarray of shape (n_tasks, n_variables), int64
+        ``local_index[t, v]`` is the column of global variable ``v`` in task
+        ``t``, or -1 where the task lacks the variable.
+    """
+
+    tasks: tuple
+    variables: tuple
+    states: tuple
+    local_index: np.ndarray
+
+    def __sizeof__(self):
+        return object.__sizeof__(self) + sum(t.__sizeof__() for t in self.tasks)
+
+    @property
+    def names(self):
+        """Task names."""
+        return tuple(t.name for t in self.tasks)
+
+    @property
+    def n_tasks(self):
+        return len(self.tasks)
+
+    @property
+    def n_variables(self):
+        return len(self.variables)
+
+    @property
+    def arities(self):
+        return np.array([len(s) for s in self.states], dtype=np.int64)
+
+    def __len__(self):
+        return len(self.tasks)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            try:
+                key = self.names.index(key)
+            except ValueError:
+                raise error("unknown-task", task=key, names=", ".join(map(repr, self.names))) from None
+        return self.tasks[key]
+
+    def subset(self, names_or_indices):
+        """A TaskSet with only the given tasks (same global state lists)."""
+        picked = [self[k] for k in names_or_indices]
+        return make_taskset(picked)
+
+    def global_codes(self, t):
+        """Codes of task ``t`` with one column per global variable.
+
+        Columns of variables the task lacks are all zero; use
+        ``local_index[t] >= 0`` to tell which are real.
+        """
+        task = self.tasks[t]
+        out = np.zeros((task.n_samples, self.n_variables), dtype=np.uint8, order="F")
+        for v in range(self.n_variables):
+            j = self.local_index[t, v]
+            if j >= 0:
+                out[:, v] = task.codes[:, j]
+        return out
+
+
+def as_named_items(tasks, task_column=None):
+    """Normalise the accepted task containers into a list of (name, obj)."""
+    import pandas as pd
+
+    if isinstance(tasks, TaskSet):
+        return list(zip(tasks.names, tasks.tasks))
+    if isinstance(tasks, pd.DataFrame):
+        if task_column is None:
+            raise error("task-column-needed")
+        if task_column not in tasks.columns:
+            raise error("task-column-missing", column=task_column)
+        groups = []
+        for value, part in tasks.groupby(task_column, sort=True, dropna=False):
+            groups.append((str(value), part.drop(columns=[task_column]).reset_index(drop=True)))
+        return groups
+    if isinstance(tasks, dict):
+        items = [(str(k), v) for k, v in tasks.items()]
+        _check_unique([k for k, _ in items], "duplicate-task")
+        return items
+    if isinstance(tasks, (list, tuple)):
+        items = []
+        for i, obj in enumerate(tasks):
+            if isinstance(obj, DiscreteData):
+                items.append((obj.name, obj))
+            elif isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str):
+                items.append(obj)
+            else:
+                items.append((f"task{i}", obj))
+        _check_unique([k for k, _ in items], "duplicate-task")
+        return items
+    raise error("tasks-type", kind=type(tasks).__name__)
+
+
+
+def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_column: str | None = None) -> TaskSet:
+    """Integer-code several related tasks with one state list per variable.
+
+    Parameters
+    ----------
+    tasks : dict, list, TaskSet or DataFrame
+        ``{name: DataFrame or DiscreteData}``, a list of DataFrames (named
+        ``task0``, ``task1``, ...) or DiscreteData, or one DataFrame with
+        ``task_column`` (one task per value of that column, the multi-net
+        case).
+    states : dict of str to sequence of str, optional
+        Declared state lists. Other variables keep the state order of the
+        first DiscreteData input that has them, followed by any further labels
+        in sorted order (DataFrame inputs: the sorted union of the labels
+        observed in any task).
+    dropna : bool, default False
+        Drop incomplete rows instead of raising.
+    task_column : str, optional
+        See ``tasks``.
+
+    Returns
+    -------
+    TaskSet
+
+    Notes
+    -----
+    The steps: name the tasks (:func:`as_named_items`), code each one
+    (:func:`_code_tasks`), list the variables in order of first appearance
+    (:func:`_global_variables`), give each one state list
+    (:func:`_global_states`), and recode every task onto them
+    (:func:`_align`).
+    """
+    items = as_named_items(tasks, task_column)
+    if not items:
+        raise error("no-tasks")
+    coded, given_order = _code_tasks(items, states, dropna)
+    for d in coded:
+        if d.n_samples == 0 or d.n_vars == 0:
+            raise error("empty-task", task=d.name)
+    variables, column = _global_variables(coded)
+    union = _global_states(coded, variables, dict(states or {}), given_order)
+    return _align(coded, variables, column, union)
+
+
+def _code_tasks(items, states, dropna):
+    """Each task as DiscreteData named by its item, and the state orders the inputs fix.
+
+    The state order of a DiscreteData input, or a pandas category's declared
+    levels (unused ones too), counts as declared: the first task that has
+    the variable fixes it.
+    """
+    coded = []
+    given_order = {}
+    for name, obj in items:
+        if isinstance(obj, DiscreteData):
+            coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name,
+                                                                   obj.kinds))
+            for v, st in zip(obj.names, obj.states):
+                given_order.setdefault(v, st)
+        else:
+            coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
+            import pandas as pd
+
+            for col in obj.columns:
+                if isinstance(obj[col].dtype, pd.CategoricalDtype):
+                    given_order.setdefault(str(col), tuple(str(c) for c in obj[col].cat.categories))
+    return coded, given_order
+
+
+def _global_variables(coded):
+    """The tasks' variables in order of first appearance, and each one's global index."""
+    variables = []
+    column = {}
+    for d in coded:
+        for v in d.names:
+            if v not in column:
+                column[v] = len(variables)
+                variables.append(v)
+    return variables, column
+
+
+def _global_states(coded, variables, declared, given_order):
+    """One state list per variable: declared (checked against every task), else ordered union of the labels.
+
+    A given order (:func:`_code_tasks`) comes first, then the other labels in
+    value order of the variable's kind: the kind every task agrees on, or
+    text when they disagree.
+    """
+    # A variable's kind across tasks: the common one, or None (text) when tasks disagree.
+    union_kinds = {}
+    for v in variables:
+        ks = {(d.kinds[d._index[v]] if d.kinds else None) for d in coded if v in d._index}
+        union_kinds[v] = ks.pop() if len(ks) == 1 else None
+    union = []
+    for v in variables:
+        if v in declared:
+            st = tuple(str(s) for s in declared[v])
+            for d in coded:
+                if v in d._index:
+                    extra = [s for s in d.states[d._index[v]] if s not in st]
+                    if extra:
+                        raise error("undeclared-state", task=d.name, column=v, state=extra[0],
+                                    declared=", ".join(map(repr, st)))
+        else:
+            labels = set()
+            for d in coded:
+                if v in d._index:
+                    labels.update(d.states[d._index[v]])
+            first = given_order.get(v, ())
+            st = tuple(first) + tuple(_ordered_states(labels - set(first), union_kinds.get(v)))
+            if len(st) > MAX_STATES:
+                raise error("too-many-states-across-tasks", column=v, n_states=len(st), limit=MAX_STATES)
+        union.append(st)
+    return union
+
+
+def _align(coded, variables, column, union):
+    """The TaskSet of the tasks recoded onto the global state lists ``union``."""
+    aligned = []
+    local_index = np.full((len(coded), len(variables)), -1, dtype=np.int64)
+    for t, d in enumerate(coded):
+        target = tuple(union[column[v]] for v in d.names)
+        aligned.append(d if target == d.states else d.with_states(target))
+        for j, v in enumerate(d.names):
+            local_index[t, column[v]] = j
+    return TaskSet(tuple(aligned), tuple(variables), tuple(union), local_index)

@@ -84,34 +84,28 @@ def solve_exhaustive(prior, gains, part, log_factor, stats=None):
 
 
 def _bnb_one(prior, g, part, L, stats):
-    """Branch and bound for one pair; ``g`` (k, 3) gains, ``L`` log factor."""
+    """Branch and bound for one pair; ``g`` (k, 3) gains, ``L`` log factor.
+
+    Depth-first in task order, each task's legal states best gain first; a
+    branch is cut when its gains so far, the prior term of its assigned
+    tasks (``prior.bound``: an upper bound of every completion's) and each
+    unassigned task's best gain cannot beat the best complete configuration.
+    """
     k = g.shape[0]
-    D = prior.D
-    best_rest = np.zeros(k + 1)
+    best_rest = np.zeros(k + 1)  # the best gains of tasks t..k-1, each on its own
     for t in range(k - 1, -1, -1):
         best_rest[t] = best_rest[t + 1] + (float(np.max(g[t])) if part[t] else float(g[t, 0]))
-    orders = [sorted((s for s in range(3) if np.isfinite(g[t, s])), key=lambda s: -g[t, s]) if part[t] else [0] for t in range(k)]
-    is_edit = prior.name == "edit"
-    if is_edit:
-        unit = L
-    else:
-        unit = L / (k - 1) if k > 1 else 0.0
-        W = prior.weights
+    orders = [sorted((s for s in range(3) if np.isfinite(g[t, s])), key=lambda s: -g[t, s]) if part[t] else [0]
+              for t in range(k)]
+    bound = prior.bound(part, L)
     best = -np.inf
     n_conf = 0
     n_pruned = 0
-
-    def times(count):
-        return 0.0 if count == 0 else unit * count
-
-    # Iterative DFS: stack of (t, assigned states, partial gain, prior state)
-    stack = [(0, (), 0.0, (0.0, 0.0, 0.0) if is_edit else 0.0)]
+    # Iterative DFS: stack of (t, assigned states, partial gain, partial prior)
+    stack = [(0, (), 0.0, bound.root)]
     while stack:
-        t, states, partial, pstate = stack.pop()
-        if is_edit:
-            prior_val = times(min(pstate))
-        else:
-            prior_val = times(pstate)
+        t, states, partial, prefix_prior = stack.pop()
+        prior_val = bound.value(prefix_prior)
         if partial + prior_val + best_rest[t] <= best:
             n_pruned += 1
             continue
@@ -119,16 +113,9 @@ def _bnb_one(prior, g, part, L, stats):
             n_conf += 1
             best = partial + prior_val
             continue
-        children = []
-        for s in orders[t]:
-            if not part[t]:
-                children.append((t + 1, states + (s,), partial + g[t, s], pstate))
-                continue
-            if is_edit:
-                new_p = (pstate[0] + D[s, 0], pstate[1] + D[s, 1], pstate[2] + D[s, 2])
-            else:
-                new_p = pstate + sum(W[u, t] * D[states[u], s] for u in range(t) if part[u])
-            children.append((t + 1, states + (s,), partial + g[t, s], new_p))
+        # A task that takes no part keeps "no edge" and adds nothing to the prior.
+        children = [(t + 1, states + (s,), partial + g[t, s],
+                     bound.extend(prefix_prior, states, s) if part[t] else prefix_prior) for s in orders[t]]
         stack.extend(reversed(children))
     if stats is not None:
         stats["n_configurations"] += n_conf
@@ -278,7 +265,7 @@ def _paired_best_configuration(prior, gains, part, log_factor, tol, exclude=None
     def value(G, a1, a2, table):
         t1, t2 = a1 + n1, a2 + n2
         n0 = n_part - t1 - t2
-        pen = prior._penalty_of_counts(np.maximum(n0, 0), t1, t2, float(log_factor))
+        pen = prior.log_prior_of_counts(np.maximum(n0, 0), t1, t2, float(log_factor))
         with np.errstate(invalid="ignore"):
             total = np.where(n0 >= 0, G + table + pen, neg)
         return float(total.max())

@@ -113,26 +113,26 @@ class _PairPrior:
 # bounds ``phi`` of every completion from above (eqs. 2.9, 2.10).
 
 
-def _times_count(unit, count):
-    """``unit * count`` with ``0 * -inf = 0`` (scalar form of :func:`_times`)."""
-    return 0.0 if count == 0 else unit * count
-
-
 class _EditBound:
-    """The Edit prior along a branch: the edits to each consensus state so far."""
+    """The Edit prior along a branch: the edits to each consensus state so far.
+
+    Plain Python floats (the DFS is scalar code; the values are those of the
+    float64 arrays).
+    """
 
     root = (0.0, 0.0, 0.0)
 
     def __init__(self, D, log_factor):
-        self.D = D
-        self.unit = log_factor
+        self.D = D.tolist()
+        self.unit = float(log_factor)
 
     def extend(self, partial, prefix, s):
-        D = self.D
-        return (partial[0] + D[s, 0], partial[1] + D[s, 1], partial[2] + D[s, 2])
+        d = self.D[s]
+        return (partial[0] + d[0], partial[1] + d[1], partial[2] + d[2])
 
     def value(self, partial):
-        return _times_count(self.unit, min(partial))
+        count = min(partial)
+        return 0.0 if count == 0 else self.unit * count  # 0 * -inf = 0, as in _times
 
 
 class _PairedBound:
@@ -141,18 +141,18 @@ class _PairedBound:
     root = 0.0
 
     def __init__(self, D, weights, part, unit):
-        self.D = D
-        self.W = weights
-        self.part = part
-        self.unit = unit
+        self.D = D.tolist()
+        k = len(part)
+        # Per task t: (u, W[u, t]) for the participating tasks u before t.
+        self.earlier = [[(u, float(weights[u, t])) for u in range(t) if part[u]] for t in range(k)]
+        self.unit = float(unit)
 
     def extend(self, partial, prefix, s):
-        t = len(prefix)
-        W, D, part = self.W, self.D, self.part
-        return partial + sum(W[u, t] * D[prefix[u], s] for u in range(t) if part[u])
+        D = self.D
+        return partial + sum(w * D[prefix[u]][s] for u, w in self.earlier[len(prefix)])
 
     def value(self, partial):
-        return _times_count(self.unit, partial)
+        return 0.0 if partial == 0 else self.unit * partial  # 0 * -inf = 0, as in _times
 
 
 class EditPrior(_PairPrior):

@@ -32,7 +32,8 @@ exactly and vectorised over many pairs:
   of tasks in states 1 and 2, so a dynamic programme over tasks on those
   counts is exact, O(k^3) per pair;
 * Paired with a general weight matrix has no such structure and is solved by
-  branch and bound (:func:`mtbn.joint.solve_branch_and_bound`).
+  branch and bound (:func:`mtbn.joint.solve_branch_and_bound`), which reads
+  each prior's term of a partial configuration through ``prior.bound``.
 
 Priors assume validated arguments (see :func:`make_prior`).
 """
@@ -98,6 +99,62 @@ class _PairPrior:
 
 
 
+# ---------------------------------------------------------------------------
+# Branch-and-bound bookkeeping: the prior term of a prefix of tasks
+# ---------------------------------------------------------------------------
+#
+# A branch and bound over one pair problem assigns the participating tasks'
+# states in task order. Each prior's ``bound(part, log_factor)`` returns an
+# object that carries the prior term of the tasks assigned so far along a
+# branch: ``root`` (no task assigned), ``extend(partial, prefix, s)`` (the
+# next participating task, ``len(prefix)``, takes state ``s`` after the
+# states ``prefix``) and ``value(partial)``. Both priors count non-negative
+# distances times ``L <= 0``, so ``value`` never increases along a branch: it
+# bounds ``phi`` of every completion from above (eqs. 2.9, 2.10).
+
+
+class _EditBound:
+    """The Edit prior along a branch: the edits to each consensus state so far.
+
+    Plain Python floats (the DFS is scalar code; the values are those of the
+    float64 arrays).
+    """
+
+    root = (0.0, 0.0, 0.0)
+
+    def __init__(self, D, log_factor):
+        self.D = D.tolist()
+        self.unit = float(log_factor)
+
+    def extend(self, partial, prefix, s):
+        d = self.D[s]
+        return (partial[0] + d[0], partial[1] + d[1], partial[2] + d[2])
+
+    def value(self, partial):
+        count = min(partial)
+        return 0.0 if count == 0 else self.unit * count  # 0 * -inf = 0, as in _times
+
+
+class _PairedBound:
+    """The Paired prior along a branch: the weighted distances between assigned tasks so far."""
+
+    root = 0.0
+
+    def __init__(self, D, weights, part, unit):
+        self.D = D.tolist()
+        k = len(part)
+        # Per task t: (u, W[u, t]) for the participating tasks u before t.
+        self.earlier = [[(u, float(weights[u, t])) for u in range(t) if part[u]] for t in range(k)]
+        self.unit = float(unit)
+
+    def extend(self, partial, prefix, s):
+        D = self.D
+        return partial + sum(w * D[prefix[u]][s] for u, w in self.earlier[len(prefix)])
+
+    def value(self, partial):
+        return 0.0 if partial == 0 else self.unit * partial  # 0 * -inf = 0, as in _times
+
+
 class EditPrior(_PairPrior):
     """The Edit prior (eq. 2.7): ``(1 - delta)`` per edit needed to agree.
 
@@ -136,6 +193,22 @@ class EditPrior(_PairPrior):
             per_task = (gains + pen[:, None, :]).max(axis=2)  # (m, k)
             best = np.maximum(best, np.where(part, per_task, 0.0).sum(axis=1))
         return best
+
+    def bound(self, part, log_factor):
+        """Branch-and-bound bookkeeping for one pair problem (see :class:`_EditBound`).
+
+        Examples
+        --------
+        Task 0 takes ``i -> j``, then task 1 ``j -> i``: one edit so far.
+
+        >>> prior = make_prior("edit", 0.9, 3)
+        >>> b = prior.bound(np.ones(3, dtype=bool), float(np.log(0.1)))
+        >>> one = b.extend(b.root, (), 1)
+        >>> two = b.extend(one, (1,), 2)
+        >>> float(b.value(one)), round(float(b.value(two)), 3)
+        (0.0, -2.303)
+        """
+        return _EditBound(self.D, log_factor)
 
     def n_configurations(self, n_pairs):
         return 9 * self.n_tasks * n_pairs
@@ -188,7 +261,8 @@ class PairedPrior(_PairPrior):
                 total = total + self.weights[t, u] * d
         return _times(np.asarray(log_factor) / (k - 1), total)
 
-    def _penalty_of_counts(self, n0, n1, n2, log_factor):
+    def log_prior_of_counts(self, n0, n1, n2, log_factor):
+        """``phi`` of a configuration with ``n0``, ``n1``, ``n2`` tasks in each state (equal weights only)."""
         rc = self.D[1, 2]
         diff = n0 * n1 + n0 * n2 + rc * n1 * n2
         return _times(log_factor, diff * self._scale)
@@ -211,7 +285,7 @@ class PairedPrior(_PairPrior):
         n1 = np.arange(k + 1)[None, :, None]
         n2 = np.arange(k + 1)[None, None, :]
         n0 = n_part[:, None, None] - n1 - n2
-        pen = self._penalty_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
+        pen = self.log_prior_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
         total = np.where(n0 >= 0, V + pen, neg)
         return total.reshape(m, -1).max(axis=1)
 
@@ -254,7 +328,7 @@ class PairedPrior(_PairPrior):
         n1 = counts[None, :, None]
         n2 = counts[None, None, :]
         n0 = n_part[:, None, None] - n1 - n2
-        pen = self._penalty_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
+        pen = self.log_prior_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
         pen = np.where(n0 >= 0, pen, neg)  # the penalty of the total counts
         a = np.arange(k + 1)
         best = np.full(m, neg)
@@ -275,6 +349,11 @@ class PairedPrior(_PairPrior):
             new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
             V = np.where(part[:, t, None, None], new, V)
         return best
+
+    def bound(self, part, log_factor):
+        """Branch-and-bound bookkeeping for one pair problem (see :class:`_PairedBound`)."""
+        k = self.n_tasks
+        return _PairedBound(self.D, self.weights, part, log_factor / (k - 1) if k > 1 else 0.0)
 
     def n_configurations(self, n_pairs):
         k = self.n_tasks

@@ -74,9 +74,9 @@ def test_best_configuration_by_enumeration_equals_task_by_task_oracle(prior_name
     for prior, gains, part, L in problems:
         for exclude in (None, tuple(int(x) for x in np.argmax(gains, axis=1))):
             enumerated = best_configuration(prior, gains, part, L, exclude=exclude)
-            monkeypatch.setattr(joint, "ENUMERATION_LIMIT", 0)
+            monkeypatch.setattr(joint.configuration, "ENUMERATION_LIMIT", 0)
             oracle = best_configuration(prior, gains, part, L, exclude=exclude)
-            monkeypatch.setattr(joint, "ENUMERATION_LIMIT", 4096)
+            monkeypatch.setattr(joint.configuration, "ENUMERATION_LIMIT", 4096)
             assert enumerated[0] == oracle[0]
             assert enumerated[1] == pytest.approx(oracle[1], abs=1e-9)
             if exclude is not None:
@@ -283,7 +283,7 @@ def test_incremental_resolve_makes_the_same_moves_as_resolving_every_pair(prior_
     # incremental path re-solves only pairs whose gains changed, and in the
     # tabu phase only the pairs whose bound reaches the best move (batch 1:
     # one pair solved before the bounds start to prune).
-    monkeypatch.setattr(joint, "MOVING_BATCH", batch)
+    monkeypatch.setattr(joint.state, "MOVING_BATCH", batch)
     names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
     ts = make_taskset(_tasks(names, k=4, n=150, seed=9))
     runs = {}

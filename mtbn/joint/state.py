@@ -1,0 +1,192 @@
+"""The state of the joint search: the configuration of all tasks and every pair's best value.
+
+:class:`_JointSearch` holds the tasks' views, the prior and its per-pair log
+factors, and per node pair the best value of its pair problem (``values``)
+and the best value over the configurations other than the current one
+(``moving``). Both are kept until the pair's gains change, and pairs that
+cannot be the best move hold an upper bound instead of an exact value.
+"""
+
+import numpy as np
+
+from mtbn.joint.gains import _apply_joint, _pair_gains
+from mtbn.joint.solvers import best_values, solve_excluding
+
+__all__ = []
+
+
+class _JointSearch:
+    """The configuration of all tasks, its joint score and every pair's best value.
+
+    ``evaluate`` recomputes every pair's gains from the tasks' delta tables
+    and re-solves only the pairs whose gains changed since the last call
+    (a joint move changes the gains of the pairs around the moved families
+    and those whose legality changed; the rest keep their values).
+    """
+
+    def __init__(self, views, prior, required, edge_log_prior, solver, tol, resolve="changed"):
+        self.resolve = resolve
+        self.views = views
+        self.prior = prior
+        self.required = required
+        self.edge_log_prior = edge_log_prior
+        self.solver = solver
+        self.tol = tol
+        self.n = views[0].n
+        self.iu, self.ju = np.triu_indices(self.n, 1)
+        self.L = prior.log_factors(self.n)
+        self.c = prior.exponent
+        self.values = np.full(len(self.iu), -np.inf)
+        self._values_stale = np.ones(len(self.iu), dtype=bool)
+        self.moving = np.full(len(self.iu), -np.inf)
+        self._moving_stale = np.ones(len(self.iu), dtype=bool)
+        self._prev = None
+
+    # -- configuration -------------------------------------------------
+    def config(self):
+        return [v.table.parents_copy() for v in self.views]
+
+    def set_config(self, config):
+        for view, parents in zip(self.views, config):
+            view.table.set_parents(parents)
+
+    def repair(self):
+        """Replace pair states the prior forbids (log prior -inf) by "no edge"."""
+        _, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, None, self.c)
+        phi = self.prior.log_prior(cur, part, self.L)
+        k = len(self.views)
+        for p in np.flatnonzero(~np.isfinite(phi)):
+            _apply_joint(self.views, int(self.iu[p]), int(self.ju[p]), cur[p], [0] * k)
+
+    def apply(self, p, old, new):
+        _apply_joint(self.views, int(self.iu[p]), int(self.ju[p]), old, new)
+
+    # -- scores ----------------------------------------------------------
+    def structure_log_prior(self):
+        if self.edge_log_prior is None:
+            return 0.0
+        return sum(self.c * float(self.edge_log_prior[t][v.matrices()[1]].sum()) for t, v in enumerate(self.views))
+
+    def moving_values(self, gains, part, cur, phi, excluded, stats=None):
+        """Each pair's best objective over the configurations other than the current one.
+
+        Exact (and kept, like ``values``, until the pair's gains change) for
+        every pair that can be the best move not in ``excluded`` or tie with
+        it within the tolerance; every other pair holds an upper bound below
+        that move's value, so the best move and the tie rule are those of
+        the exact values (``resolve="all"`` computes every pair exactly).
+        The bound: a configuration other than the current one has a pair
+        prior <= 0 and per-task gains at most the per-task maxima (or, if
+        every task's best is its current state, one task's second best).
+        """
+        if self.resolve == "all":
+            idx = np.flatnonzero(self._moving_stale)
+            self._solve_moving(idx, gains, part, cur, stats)
+            return self.moving
+        ub = _moving_bound(gains, cur) - phi
+        allowed = ~excluded & np.isfinite(ub)
+        exact = allowed & ~self._moving_stale
+        best = float((self.moving - phi)[exact].max()) if exact.any() else -np.inf
+        while True:
+            slack = self.tol + 1e-9 * (1.0 + abs(best)) if np.isfinite(best) else np.inf
+            need = np.flatnonzero(allowed & self._moving_stale & (ub >= best - slack))
+            if not len(need):
+                break
+            if not np.isfinite(best):  # nothing exact yet: start with the most promising pairs
+                need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
+            self._solve_moving(need, gains, part, cur, stats)
+            found = (self.moving[need] - phi[need]).max()
+            best = max(best, float(found))
+        return np.where(self._moving_stale, ub + phi, self.moving)
+
+    def candidates(self, gains, part, phi, in_tabu, margin, stats=None):
+        """Each pair's improvement ``values - phi`` where the move is allowed, else -inf.
+
+        A pair in ``in_tabu`` is allowed only if its improvement exceeds
+        ``margin`` (aspiration). Exact for every pair that can be the best
+        allowed move, tie with it within the tolerance, or show that some
+        move improves by more than the tolerance; the others hold an upper
+        bound below all of those (``resolve="all"``: every pair exact). The
+        bound: the pair prior is <= 0, so no configuration beats the sum of
+        the per-task best gains.
+        """
+        tol = self.tol
+        ub = gains.max(axis=2).sum(axis=1) - phi
+
+        def allowed(imp, idx):
+            return np.where(~in_tabu[idx] | (imp > margin), imp, -np.inf)
+
+        exact = ~self._values_stale
+        best = -np.inf
+        if exact.any():
+            idx = np.flatnonzero(exact)
+            best = float(allowed(self.values[idx] - phi[idx], idx).max())
+        while True:
+            floor = max(best, tol)
+            slack = tol + 1e-9 * (1.0 + abs(floor))
+            need = np.flatnonzero(self._values_stale & (ub >= floor - slack) & (~in_tabu | (ub > margin - slack)))
+            if not len(need):
+                break
+            if not best > tol:  # nothing to bound by yet: start with the most promising pairs
+                need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
+            self._solve_values(need, gains, part, stats)
+            best = max(best, float(allowed(self.values[need] - phi[need], need).max()))
+        improvement = np.where(self._values_stale, ub, self.values - phi)
+        return allowed(improvement, np.arange(len(ub)))
+
+    def _solve_values(self, idx, gains, part, stats):
+        if len(idx):
+            self.values[idx] = best_values(self.prior, gains[idx], part[idx], self.L[idx], self.solver, stats)
+            self._values_stale[idx] = False
+            self.n_solved += len(idx)
+
+    def _solve_moving(self, idx, gains, part, cur, stats):
+        if len(idx):
+            self.moving[idx] = solve_excluding(self.prior, gains[idx], part[idx], self.L[idx], cur[idx],
+                                               self.solver, stats)
+            self._moving_stale[idx] = False
+
+    def evaluate(self, stats=None):
+        """Gains, participation, current states, pair terms and the joint score."""
+        gains, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, self.edge_log_prior, self.c)
+        if self._prev is None or self.resolve == "all":
+            changed = np.arange(len(self.iu))
+            phi = self.prior.log_prior(cur, part, self.L)
+        else:
+            changed = np.flatnonzero(np.any((gains != self._prev).reshape(len(self.iu), -1), axis=1))
+            # A pair's prior term changes only with its states or participation.
+            moved = np.flatnonzero(np.any((cur != self._cur) | (part != self._part), axis=1))
+            phi = self._phi.copy()
+            if len(moved):
+                phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
+        self._cur, self._part, self._phi = cur, part, phi
+        self._values_stale[changed] = True
+        self.n_solved = 0
+        if self.resolve == "all":
+            self._solve_values(changed, gains, part, stats)
+        self._prev = gains
+        self._moving_stale[changed] = True
+        score = sum(v.table.log_score for v in self.views) + float(phi.sum()) + self.structure_log_prior()
+        return gains, part, cur, phi, score
+
+
+#: Pairs solved exactly first when the tabu phase has no exact value to bound the others by.
+MOVING_BATCH = 64
+
+
+def _moving_bound(gains, cur):
+    """Upper bound of each pair's best gain over the configurations other than the current one.
+
+    ``gains`` (m, k, 3) are relative to the current states ``cur`` (0 there;
+    -inf where illegal), so the best of all configurations is the sum of the
+    per-task maxima; if that sum is 0 the current configuration is among the
+    best and any other one changes at least one task, so the bound is the
+    best single-task change. The pair prior, <= 0, is left out.
+    """
+    m, k, _ = gains.shape
+    total = gains.max(axis=2).sum(axis=1)
+    others = gains.copy()
+    others[np.arange(m)[:, None], np.arange(k)[None, :], cur] = -np.inf
+    single = others.max(axis=2).max(axis=1)
+    return np.where(total > 0, total, single)
+

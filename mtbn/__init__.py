@@ -16,10 +16,23 @@ from mtbn.exceptions import (
     InvalidParameterError,
     MtbnError,
     NotFittedError,
+    TransferWarning,
 )
 from mtbn.graph import DAG, edit_distance
 from mtbn.estimators import MultitaskStructureLearner, StructureLearner
-from mtbn.learn import learn_identical_structures, learn_structure, learn_structures
+from mtbn.learn import MultitaskResult, learn_identical_structures, learn_structure, learn_structures
+from mtbn.networks import load_network, read_network, sample
+from mtbn.bootstrap import BootstrapResult, bootstrap_structures
+from mtbn.relatedness import (
+    ClusteringResult,
+    RelatednessResult,
+    SelectionResult,
+    cluster_tasks,
+    direct_relatedness,
+    indirect_relatedness,
+    relatedness,
+    select_tasks,
+)
 from mtbn.score import BDeuScore, BICScore, bdeu_local_score
 from mtbn.search import SearchResult
 
@@ -35,6 +48,21 @@ __all__ = [
     "MtbnError",
     "NotFittedError",
     "SearchResult",
+    "MultitaskResult",
+    "RelatednessResult",
+    "SelectionResult",
+    "ClusteringResult",
+    "BootstrapResult",
+    "TransferWarning",
+    "bootstrap_structures",
+    "cluster_tasks",
+    "direct_relatedness",
+    "indirect_relatedness",
+    "load_network",
+    "read_network",
+    "relatedness",
+    "sample",
+    "select_tasks",
     "StructureLearner",
     "MultitaskStructureLearner",
     "learn_structures",

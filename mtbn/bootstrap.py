@@ -56,7 +56,7 @@ register("threshold-range", InvalidParameterError, "threshold must be in [0, 1] 
          fix="Pass a frequency such as 0.5, or None for the data-driven threshold.")
 
 
-@dataclass
+@dataclass(frozen=True)
 class BootstrapResult:
     """Edge frequencies over bootstrap replicates of several tasks.
 

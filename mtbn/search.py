@@ -39,7 +39,7 @@ _ADD, _REMOVE, _REVERSE = 0, 1, 2
 _KIND_NAMES = ("add", "remove", "reverse")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SearchResult:
     """What a structure search returns (in the spirit of scipy's OptimizeResult).
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 __all__ = ["MultitaskSearchResult"]
 
 
-@dataclass
+@dataclass(frozen=True)
 class MultitaskSearchResult:
     """What the joint search returns.
 

@@ -19,7 +19,7 @@ class PenaltyPathPoint:
     se_vs_best: float = float("nan")
 
 
-@dataclass
+@dataclass(frozen=True)
 class MultitaskResult:
     """What :func:`learn_structures` returns.
 

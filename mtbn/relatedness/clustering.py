@@ -24,7 +24,7 @@ register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' o
          fix="Pass 'auto' (chosen on validation rows) or a count from 1 to the number of tasks.")
 
 
-@dataclass
+@dataclass(frozen=True)
 class ClusteringResult:
     """What :func:`cluster_tasks` returns.
 

@@ -21,7 +21,7 @@ from mtbn.selection import kfold_splits
 MEASURES = ("direct", "indirect")
 
 
-@dataclass
+@dataclass(frozen=True)
 class RelatednessResult:
     """Task distances (smaller = more related).
 

@@ -34,7 +34,7 @@ register("unknown-principal", InvalidParameterError, "principal task {task!r} is
          fix="Use one of the names listed.")
 
 
-@dataclass
+@dataclass(frozen=True)
 class SelectionResult:
     """What :func:`select_tasks` returns.
 

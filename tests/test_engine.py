@@ -125,5 +125,5 @@ def test_shared_data_is_what_joblib_scatters():
     shared = Shared(make_scorer(d) for d in train)
     weakref.ref(shared)
     assert sizeof(shared) >= sum(d.codes.size * np.dtype(np.intp).itemsize for d in train) > 1e3
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="cannot create weak reference"):
         weakref.ref(list(shared))  # a plain list would be shipped with every job

@@ -489,7 +489,7 @@ def test_estimator_get_params_set_params_round_trip():
 def test_estimator_not_fitted_error():
     from mtbn.exceptions import NotFittedError
 
-    with pytest.raises(NotFittedError):
+    with pytest.raises(NotFittedError, match="This MultitaskStructureLearner instance is not fitted yet"):
         MultitaskStructureLearner().networks_
 
 

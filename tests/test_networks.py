@@ -158,7 +158,7 @@ def test_cycle_raises_cycle_error_naming_a_variable():
             ("a", "b", "c"), [("x", "y")] * 3, ((), (2,), (1,)), (np.full(2, 0.5), cpt, cpt)
         )
     data = DiscreteData(np.zeros((3, 3)), ("a", "b", "c"), [("x", "y")] * 3)
-    with pytest.raises(CycleError):
+    with pytest.raises(CycleError, match="directed cycle through variable 'c': 'c' -> 'b' -> 'a' -> 'c'"):
         fit_parameters(((1,), (2,), (0,)), data)
 
 
@@ -320,7 +320,7 @@ def test_sample_is_deterministic_for_a_seed(asia):
     assert np.array_equal(a.codes, b.codes)
     assert not np.array_equal(a.codes, c.codes)
     assert sample(asia, 0, random_state=1).n_samples == 0
-    with pytest.raises(InvalidParameterError):
+    with pytest.raises(InvalidParameterError, match="n_samples must be an integer >= 0; got -1"):
         sample(asia, -1)
 
 

@@ -1,7 +1,7 @@
 """Are bootstrap edge frequencies calibrated? (issue 13)
 
 Run: ``python experiments/bootstrap_calibration.py [--problem alarm] [--rows 500] [--trials 2]
-[--boot 20] [--restarts 5]``
+[--boot 20] [--restarts 5] [--resample bootstrap|subsample]``
 
 Per trial: the ``mtbn bench`` tasks of the problem (5 tasks, P_del = 0.05,
 seed 0, trial t), ``bootstrap_structures`` at the penalty the default
@@ -35,7 +35,7 @@ from mtbn.learn import learn_structures
 from mtbn.networks import load_network, sample
 
 
-def run_trial(problem, rows, trial, n_boot, restarts, path):
+def run_trial(problem, rows, trial, n_boot, restarts, path, resample="bootstrap"):
     if os.path.exists(path):
         return dict(np.load(path, allow_pickle=False))
     rng = np.random.default_rng([0, trial])
@@ -47,7 +47,7 @@ def run_trial(problem, rows, trial, n_boot, restarts, path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
         penalty = learn_structures(train, **kw).penalty
-    boot = bootstrap_structures(train, n_boot=n_boot, penalty=penalty, n_jobs=jobs(), **kw)
+    boot = bootstrap_structures(train, n_boot=n_boot, penalty=penalty, n_jobs=jobs(), resample=resample, **kw)
     n = len(net.names)
     true_adj = np.zeros((5, n, n), dtype=bool)
     for t, tr in enumerate(truths):
@@ -80,14 +80,16 @@ def main():
     ap.add_argument("--trials", type=int, default=2)
     ap.add_argument("--boot", type=int, default=20)
     ap.add_argument("--restarts", type=int, default=5)
+    ap.add_argument("--resample", default="bootstrap", choices=["bootstrap", "subsample"])
     args = ap.parse_args()
+    tag = f"{args.problem}_{args.rows}" + ("" if args.resample == "bootstrap" else f"_{args.resample}")
     folder = os.path.join(OUT, "bootstrap")
     os.makedirs(folder, exist_ok=True)
     freq, truth, pos, neg = [], [], [], []
     for trial in range(args.trials):
         progress(f"{args.problem}, trial {trial}")
         r = run_trial(args.problem, args.rows, trial, args.boot, args.restarts,
-                      os.path.join(folder, f"{args.problem}_{args.rows}_trial{trial}.npz"))
+                      os.path.join(folder, f"{tag}_trial{trial}.npz"), args.resample)
         adj, true_adj, orig = r["adjacency"], r["true_adj"], r["orig"]
         iu = np.triu_indices(adj.shape[1], 1)
         for t in range(adj.shape[0]):
@@ -100,7 +102,7 @@ def main():
     freq, truth = np.concatenate(freq), np.concatenate(truth)
     bins = np.minimum((freq * 10).astype(int), 9)
     lines = [f"# Bootstrap calibration: {args.problem}, 5 tasks x {args.rows} rows, {args.trials} trial(s), "
-             f"{args.boot} replicates, {args.restarts} restarts", "",
+             f"{args.boot} replicates ({args.resample}), {args.restarts} restarts", "",
              "| frequency bin | adjacencies | mean frequency | fraction truly adjacent |", "|---|---|---|---|"]
     for b in range(10):
         m = bins == b
@@ -111,7 +113,7 @@ def main():
                   f"{len(pos)} truly deleted (task, edge) pairs against the {len(neg)} kept ones: "
                   f"{auc(pos, neg):.3f}."]
     text = "\n".join(lines) + "\n"
-    with open(os.path.join(folder, f"{args.problem}_{args.rows}.md"), "w") as fh:
+    with open(os.path.join(folder, f"{tag}.md"), "w") as fh:
         fh.write(text)
     print(text)
 

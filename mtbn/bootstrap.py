@@ -274,14 +274,24 @@ def strength_threshold(strengths):
     return best
 
 
-def _replicate(tasks, names, b, base, kwargs):
+#: How a replicate draws its rows from a task of n rows.
+RESAMPLING = {
+    # n rows with replacement (Efron's bootstrap; bnlearn's boot.strength)
+    "bootstrap": lambda rng, n: np.sort(rng.integers(0, n, n)),
+    # n // 2 distinct rows (subsampling, as in stability selection): no duplicated rows
+    "subsample": lambda rng, n: np.sort(rng.choice(n, n // 2, replace=False)),
+}
+
+
+def _replicate(tasks, names, b, base, kwargs, resample="bootstrap"):
     rng = np.random.default_rng([base, b])
-    data = [d.take(np.sort(rng.integers(0, d.n_samples, d.n_samples))) for d in tasks]
+    data = [d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks]
     res = learn_structures(dict(zip(names, data)), **kwargs)
     return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], res.penalty
 
 
-def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0, n_jobs: int | None = None, progress: Any = None,
+def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0,
+                         n_jobs: int | None = None, progress: Any = None, resample: str = "bootstrap",
                          **learn_kwargs) -> BootstrapResult:
     """Bootstrap the multitask learner: edge frequencies per task and across tasks.
 
@@ -300,6 +310,14 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         Seeds the replicates' row draws and their learners.
     n_jobs : int, optional
         Replicates run in parallel through joblib; results do not depend on it.
+    resample : {"bootstrap", "subsample"}, default "bootstrap"
+        How a replicate draws a task's rows: ``"bootstrap"``, ``n`` rows with
+        replacement (as bnlearn's ``boot.strength``); ``"subsample"``,
+        ``n // 2`` distinct rows (as stability selection). Duplicated rows
+        make spurious dependences look stronger, so with few rows bootstrap
+        frequencies of weak edges run high (``docs/results.md``, the
+        calibration study); subsampling has no duplicates but learns from
+        half the rows.
     **learn_kwargs
         Passed to :func:`~mtbn.learn.learn_structures` (``prior``,
         ``penalty``, ``n_restarts``, ...).
@@ -316,6 +334,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
 
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise error("n-boot", value=n_boot)
+    check_option("resample", resample, RESAMPLING)
     check_n_jobs(n_jobs)
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     rng = check_random_state(random_state)
@@ -336,7 +355,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
         reps = []
         for r in Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_replicate)(shared, ts.names, b, base, kwargs) for b in range(n_boot)):
+                delayed(_replicate)(shared, ts.names, b, base, kwargs, resample) for b in range(n_boot)):
             reps.append(r)
             tick()
     n = len(ts.variables)

@@ -182,3 +182,15 @@ def test_direct_relatedness_interval_and_its_cli_files(asia_tasks, tmp_path):
     written = pd.read_csv(out / "distance_high.csv", index_col=0)
     assert np.allclose(written.values, high.values)
     assert "95% bootstrap intervals of the distances (4 replicates" in (out / "report.md").read_text()
+
+
+def test_subsample_replicates_draw_half_the_rows_without_duplicates(asia_tasks):
+    from mtbn.bootstrap import RESAMPLING
+
+    rows = RESAMPLING["subsample"](np.random.default_rng(0), 300)
+    assert len(rows) == 150 and len(set(rows.tolist())) == 150 and rows.max() < 300
+    boot = bootstrap_structures(asia_tasks, n_boot=3, resample="subsample", random_state=4, **FAST)
+    again = bootstrap_structures(asia_tasks, n_boot=3, resample="subsample", random_state=4, n_jobs=2, **FAST)
+    assert np.array_equal(boot.edges, again.edges)
+    with pytest.raises(InvalidParameterError, match="resample must be one of"):
+        bootstrap_structures(asia_tasks, n_boot=3, resample="jackknife", **FAST)

@@ -40,7 +40,7 @@ import numpy as np
 
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
-from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.networks import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood
 
 __all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores",
            "fit_networks"]
@@ -178,6 +178,13 @@ def fit_networks(graphs, datasets, ess):
     return [fit_parameters(g, d, equivalent_sample_size=ess) for g, d in zip(graphs, datasets)]
 
 
+def _heldout_rows(graph, train, valid, ess):
+    """Per-row held-out log-likelihood of one task's structure (without CPTs when they would be too large)."""
+    if fits_in_tables(graph, train):
+        return log_likelihood(fit_parameters(graph, train, equivalent_sample_size=ess), valid, per_row=True)
+    return heldout_log_likelihood(graph, train, valid, equivalent_sample_size=ess)
+
+
 def heldout_scores(candidates, trains, held_out, ess):
     """:class:`ValidationScores` of candidates learned on one or more splits of every task's rows.
 
@@ -196,7 +203,7 @@ def heldout_scores(candidates, trains, held_out, ess):
     ValidationScores
         Per candidate and task, the held-out rows of every split in turn.
     """
-    rows = [[[log_likelihood(net, d, per_row=True) for net, d in zip(fit_networks(graphs, train, ess), valid)]
+    rows = [[[_heldout_rows(g, tr, va, ess) for g, tr, va in zip(graphs, train, valid)]
              for graphs in split] for split, train, valid in zip(candidates, trains, held_out)]
     n_tasks = len(trains[0])
     return ValidationScores([[np.concatenate([split[c][t] for split in rows]) for t in range(n_tasks)]

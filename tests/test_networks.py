@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from mtbn.data import DiscreteData
 from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
+from mtbn.graph import DAG
 from mtbn.networks import (
     BayesianNetwork,
     fit_parameters,
@@ -485,3 +486,41 @@ def test_fit_parameters_takes_a_dag_by_names(asia):
         w = by_dag.names.index(name)
         assert {by_dag.names[p] for p in by_dag.parents[w]} == {asia.names[p] for p in asia.parents[v]}
         assert np.allclose(np.sort(by_dag.cpts[w].ravel()), np.sort(by_index.cpts[v].ravel()))
+
+
+def test_heldout_log_likelihood_equals_the_fitted_network_and_needs_no_cpt():
+    import collections
+    import math
+
+    from mtbn.networks import fits_in_tables, heldout_log_likelihood, log_likelihood
+    from mtbn.selection import heldout_scores
+
+    alarm = load_network("alarm")
+    rows = sample(alarm, 500, random_state=3)
+    train, test = rows.take(np.arange(350)), rows.take(np.arange(350, 500))
+    truth = DAG([set(p) for p in alarm.parents], alarm.names)
+    assert fits_in_tables(truth, train)
+    expected = log_likelihood(fit_parameters(truth, train), test, per_row=True)
+    assert np.array_equal(heldout_log_likelihood(truth, train, test), expected)
+    # A child of 30 binary parents: a CPT of 2**31 entries cannot be built, the held-out score can.
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 2, size=(300, 31)).astype(np.uint8)
+    names = [f"x{i}" for i in range(31)]
+    data = DiscreteData(codes, names, [("a", "b")] * 31)
+    wide = DAG([set()] * 30 + [set(range(30))], names)
+    tr, te = data.take(np.arange(200)), data.take(np.arange(200, 300))
+    assert not fits_in_tables(wide, tr)
+    with pytest.raises(InvalidParameterError, match="CPT of 2147483648 entries is too large"):
+        fit_parameters(wide, tr)
+    got = heldout_log_likelihood(wide, tr, te, equivalent_sample_size=2.0)
+    # by hand: each root (N_k + 2/2) / (200 + 2); the child (N_jk + 2/2**31) / (N_j + 2/2**30)
+    counts = collections.Counter(tuple(r) for r in tr.codes[:, :30].tolist())
+    cell = collections.Counter((tuple(r[:30]), r[30]) for r in tr.codes.tolist())
+    root = [np.bincount(tr.codes[:, v], minlength=2) for v in range(30)]
+    for i, r in enumerate(te.codes.tolist()):
+        want = sum(math.log((root[v][r[v]] + 1.0) / 202.0) for v in range(30))
+        want += math.log((cell[(tuple(r[:30]), r[30])] + 2 / 2**31) / (counts[tuple(r[:30])] + 2 / 2**30))
+        assert got[i] == pytest.approx(want, rel=1e-12)
+    # the selection protocol scores such a candidate instead of failing
+    scores = heldout_scores([[[wide]]], [[tr]], [[te]], 1.0)
+    assert np.isfinite(scores.means[0])

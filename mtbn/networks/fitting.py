@@ -226,6 +226,66 @@ def log_likelihood(network, data, *, per_row=False):
     return float(total.mean())
 
 
+def fits_in_tables(graph, data):
+    """Whether every CPT of ``graph`` (a DAG over ``data``'s variables) stays within ``MAX_CPT_SIZE`` entries."""
+    arities = {n: len(data.states[data.index(n)]) for n in graph.names}
+    for v, ps in enumerate(graph.parents):
+        size = len(data.states[data.index(graph.names[v])])
+        for p in ps:
+            size *= arities[graph.names[p]]
+        if size > MAX_CPT_SIZE:
+            return False
+    return True
+
+
+def heldout_log_likelihood(graph, train, test, *, equivalent_sample_size=1.0):
+    """Per-row log-likelihood of ``test`` under ``graph`` with its parameters fitted on ``train``, without CPTs.
+
+    The values of ``log_likelihood(fit_parameters(graph, train), test,
+    per_row=True)``: the BDeu posterior mean ``(N_jk + ess / (q r)) / (N_j +
+    ess / q)``, ``1 / r`` for a parent configuration ``train`` never shows.
+    Only the configurations that occur are counted, so it also works for a
+    structure whose dense CPTs would be too large to build (a variable with
+    dozens of parents, as single-task learning can produce from a few hundred
+    rows). ``train`` and ``test`` must share the variables' state lists (rows
+    of one data set).
+
+    Parameters
+    ----------
+    graph : DAG
+        Over variables of ``train`` and ``test`` (matched by name).
+    train, test : DiscreteData
+    equivalent_sample_size : float, default 1.0
+
+    Returns
+    -------
+    ndarray of shape (test.n_samples,)
+    """
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    for d in (train, test):
+        if not isinstance(d, DiscreteData):
+            raise error("network-data-type", type_name=type(d).__name__)
+    tr = [_data_column(train, n) for n in graph.names]
+    te = [_recode_column(test, _data_column(test, n), train.states[c]) for n, c in zip(graph.names, tr)]
+    n_train = train.n_samples
+    total = np.zeros(test.n_samples)
+    for v, ps in enumerate(graph.parents):
+        ps = sorted(ps)
+        r = len(train.states[tr[v]])
+        q = 1
+        for p in ps:
+            q *= len(train.states[tr[p]])
+        both = np.vstack([np.column_stack([train.codes[:, tr[p]] for p in ps] or [np.zeros(n_train, int)]),
+                          np.column_stack([te[p] for p in ps] or [np.zeros(test.n_samples, int)])])
+        config = np.unique(both, axis=0, return_inverse=True)[1].reshape(-1)
+        c_tr, c_te = config[:n_train], config[n_train:]
+        m = int(config.max()) + 1 if len(config) else 1
+        counts = np.bincount(c_tr * r + train.codes[:, tr[v]], minlength=m * r).reshape(m, r).astype(np.float64)
+        with np.errstate(divide="ignore"):
+            total += np.log((counts[c_te, te[v]] + ess / (q * r)) / (counts.sum(axis=1)[c_te] + ess / q))
+    return total
+
+
 # ---------------------------------------------------------------------------
 # Forward sampling
 # ---------------------------------------------------------------------------

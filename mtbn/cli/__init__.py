@@ -58,7 +58,21 @@ def _on_sigterm(signum, frame):
 
 
 def _stop_workers():
-    """Kill joblib's worker processes now instead of leaving them to time out."""
+    """Kill joblib's worker processes now instead of leaving them to time out.
+
+    loky's manager thread can fail while its workers are killed under it
+    (a traceback on stderr after the one-line message); on the way out that
+    is expected, so its exceptions are not printed.
+    """
+    import threading
+
+    default = threading.excepthook
+
+    def quiet(args):
+        if args.thread is None or args.thread.name != "ExecutorManagerThread":
+            default(args)
+
+    threading.excepthook = quiet
     try:
         from joblib.externals.loky import reusable_executor
 

@@ -229,7 +229,7 @@ def measure_wide(args):
     lines += ["", f"5 related tasks x {args.wide_rows} rows at penalty {args.penalty} (0 restarts)", "",
               "| network | STL s | MTL s | MTL / STL | STL peak MiB | MTL peak MiB | MTL log score |",
               "|---|---|---|---|---|---|---|"]
-    for name in args.networks:
+    for name in args.tasks_networks or args.networks:
         lines.append(_stl_vs_mtl(name, network=name, k=5, rows=args.wide_rows, seed=0, restarts=0,
                                  joint_restarts=0, penalty=args.penalty, start=args.start))
     return "\n".join(lines)
@@ -249,6 +249,8 @@ def main(argv=None):
     ap.add_argument("--start", default="auto", help="start of the multitask search (default auto, the learner's)")
     ap.add_argument("--networks", nargs="+", default=["pigs", "link"])
     ap.add_argument("--wide-rows", type=int, default=2000)
+    ap.add_argument("--tasks-networks", nargs="*", default=None,
+                    help="wide: networks of the 5-task multitask part (default: --networks)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     funcs = {"tasks": measure_tasks, "incremental": measure_incremental, "wide": measure_wide}

@@ -28,6 +28,14 @@ def _config_codes(codes, parent_columns, parent_arities):
     return config
 
 
+def _cpt_size(arities, v, parents):
+    """Entries of variable ``v``'s CPT: its arity times its parents' (an exact Python int)."""
+    size = int(arities[v])
+    for p in parents:
+        size *= int(arities[p])
+    return size
+
+
 def _posterior_mean_cpt(child_codes, config, parent_arities, arity, ess):
     """BDeu posterior-mean CPT of one variable, shape ``(*parent_arities, arity)``."""
     q = int(np.prod(parent_arities, dtype=np.int64))
@@ -122,7 +130,7 @@ def fit_parameters(parents, data: Any, *, equivalent_sample_size: float = 1.0, n
     cpts = []
     for v, ps in enumerate(parents):
         parent_arities = [arities[p] for p in ps]
-        size = int(np.prod(parent_arities + [arities[v]], dtype=object))
+        size = _cpt_size(arities, v, ps)
         if size > MAX_CPT_SIZE:
             raise error("network-cpt-size", name=names[v], size=size)
         config = _config_codes(codes, [columns[p] for p in ps], parent_arities)
@@ -228,14 +236,8 @@ def log_likelihood(network, data, *, per_row=False):
 
 def fits_in_tables(graph, data):
     """Whether every CPT of ``graph`` (a DAG over ``data``'s variables) stays within ``MAX_CPT_SIZE`` entries."""
-    arities = {n: len(data.states[data.index(n)]) for n in graph.names}
-    for v, ps in enumerate(graph.parents):
-        size = len(data.states[data.index(graph.names[v])])
-        for p in ps:
-            size *= arities[graph.names[p]]
-        if size > MAX_CPT_SIZE:
-            return False
-    return True
+    arities = [len(data.states[data.index(n)]) for n in graph.names]
+    return all(_cpt_size(arities, v, ps) <= MAX_CPT_SIZE for v, ps in enumerate(graph.parents))
 
 
 def heldout_log_likelihood(graph, train, test, *, equivalent_sample_size=1.0):

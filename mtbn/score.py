@@ -59,6 +59,14 @@ _SORT_PER_SAMPLE = 4
 _SORT_FLOOR = 1024
 # Largest code a family's cells may take before it is renumbered (int64-safe).
 _CODE_LIMIT = 1 << 62
+# BDeu scores the candidate families of one child together (one bincount)
+# in chunks of at most this many cell codes (candidates x samples), when
+# the data have at most _BATCH_MAX_SAMPLES rows: at 200 to 2000 rows that
+# is 1.2x to 3.6x faster than one family at a time (the default learner on
+# ANDES at 200 rows: 1.6x, benchmarks/bench_kernel.py --search default); at
+# 5000 rows the counting itself dominates and batching no longer pays.
+_BATCH_ELEMENTS = 1 << 17
+_BATCH_MAX_SAMPLES = 4096
 
 
 def family_code(columns, arities, child, parents):
@@ -181,6 +189,19 @@ class _ExtensionCodes:
                 lo = columns[p] * size if lo is None else columns[p] * size + lo
                 size *= int(arities[p])
 
+    def codes(self, us, js, a):
+        """Cell codes of ``parents | {u}`` for many ``u`` of arity ``a``, one row each (no overflow check).
+
+        Row ``i`` equals ``code(us[i], js[i])[0]``: the same integer
+        operations, done for all the candidates at once.
+        """
+        n = len(self.columns[0])
+        span = np.asarray(self.span, dtype=np.intp)[js]
+        hi = np.stack([np.zeros(n, np.intp) if h is None else h for h in self.hi])
+        lo = np.stack(self.lo_term)
+        cols = np.stack([self.columns[u] for u in us])
+        return cols * span[:, None] + lo[js] + hi[js] * (a * span)[:, None]
+
     def code(self, u, j):
         """``(code, q)`` of ``parents | {u}`` with ``u`` at sorted position ``j``; None if it would overflow."""
         a = int(self.arities[u])
@@ -271,23 +292,47 @@ class _CountingScore:
         """
         base = tuple(sorted(parents))
         out = np.empty(len(candidates))
-        shared = None
+        missing = {}  # arity of u -> [(i, u, j, key)]
         for i, u in enumerate(candidates):
             u = int(u)
             j = bisect.bisect_left(base, u)
             key = (child, base[:j] + (u,) + base[j:])
             value = self._cache.get(key)
             if value is None:
-                self.misses += 1
-                if shared is None:
-                    shared = _ExtensionCodes(self._columns, self.arities, child, base)
-                coded = shared.code(u, j)
-                value = self._compute(child, key[1]) if coded is None else self._score_code(child, *coded)
-                self._cache[key] = value
+                missing.setdefault(int(self.arities[u]), []).append((i, u, j, key))
             else:
                 self.hits += 1
-            out[i] = value
+                out[i] = value
+        if missing:
+            shared = _ExtensionCodes(self._columns, self.arities, child, base)
+            for a, group in missing.items():
+                self.misses += len(group)
+                for (i, _, _, key), value in zip(group, self._extension_group(child, shared, a, group)):
+                    self._cache[key] = out[i] = value
         return out
+
+    def _extension_group(self, child, shared, a, group):
+        """Scores of the families ``parents | {u}`` of ``group`` (``(i, u, j, key)``, every ``u`` of arity ``a``)."""
+        q, r = shared.q * a, shared.r
+        if q * r > _CODE_LIMIT:  # family_code renumbers such families
+            return [self._compute(child, key[1]) for _, _, _, key in group]
+        if len(group) > 1 and self._batched(q, r):
+            scores = []
+            step = max(1, _BATCH_ELEMENTS // max(1, self.n_samples))
+            for s in range(0, len(group), step):
+                part = group[s:s + step]
+                codes = shared.codes([g[1] for g in part], [g[2] for g in part], a)
+                scores.extend(self._score_codes(child, codes, q))
+            return scores
+        return [self._score_code(child, *shared.code(u, j)) for _, u, j, _ in group]
+
+    def _batched(self, q, r):
+        """Whether families of ``q`` configurations are scored together by :meth:`_score_codes`."""
+        return False
+
+    def _score_codes(self, child, codes, q):
+        """``[_score_code(child, row, q) for row in codes]``; subclasses may vectorise it."""
+        return [self._score_code(child, row, q) for row in codes]
 
     def _compute(self, child, parents):
         return self._score_code(child, *family_code(self._columns, self.arities, child, parents))
@@ -367,6 +412,22 @@ class BDeuScore(_CountingScore):
             t[0] = 0.0
             self._tables[alpha] = t
         return t
+
+    def _batched(self, q, r):
+        return self.n_samples <= _BATCH_MAX_SAMPLES and q * r <= max(_SORT_PER_SAMPLE * self.n_samples, _SORT_FLOOR)
+
+    def _score_codes(self, child, codes, q):
+        # Dense tables of many families in one bincount (row i's cells offset
+        # by i q r); each family's sums run over its own row, in the order
+        # _score_code sums them, so every score is the same float.
+        r = int(self.arities[child])
+        m, cells = len(codes), q * r
+        codes = codes + (np.arange(m, dtype=codes.dtype) * cells)[:, None]
+        counts = np.bincount(codes.ravel(), minlength=m * cells).reshape(m, cells)
+        t_cell = self._table(self.ess / cells)
+        t_conf = self._table(self.ess / q)
+        conf = counts.reshape(m, q, r).sum(axis=2)
+        return (t_cell[counts].sum(axis=1) - t_conf[conf].sum(axis=1)).tolist()
 
     def _score_code(self, child, code, q):
         r = int(self.arities[child])

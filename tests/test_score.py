@@ -520,3 +520,28 @@ def test_extension_scores_equal_each_family_scored_alone(scorer_cls):
         misses = scorer.misses
         assert scorer.extension_scores(child, parents, candidates).tolist() == expected
         assert scorer.misses == misses
+
+
+@pytest.mark.parametrize("batch_elements", [1, 400, 1 << 17])
+def test_batched_extension_scores_equal_each_family_scored_alone(monkeypatch, batch_elements):
+    # BDeu scores the candidates of one arity together, in one bincount per
+    # chunk of candidates; every score must be the float of scoring its
+    # family alone, whatever the chunk size (1 row: one candidate per chunk;
+    # 400 elements: 3 candidates of 120 rows; the default: all at once).
+    import mtbn.score as score_module
+
+    monkeypatch.setattr(score_module, "_BATCH_ELEMENTS", batch_elements)
+    rng = np.random.default_rng(5)
+    n = 120
+    arities = [2, 3, 2, 2, 3, 2, 4, 2, 3, 2, 2, 3]
+    codes = np.column_stack([rng.integers(0, a, n) for a in arities])
+    codes[:, 3] = codes[:, 2] ^ (rng.random(n) < 0.1)
+    data = DiscreteData(codes, [f"v{i}" for i in range(len(arities))], [[str(s) for s in range(a)] for a in arities])
+    for ess in (1.0, 7.5):
+        scorer, fresh = BDeuScore(data, ess), BDeuScore(data, ess)
+        for child, parents in [(3, set()), (3, {2}), (0, {4, 9}), (6, {1, 5, 10})]:
+            candidates = [u for u in range(len(arities)) if u != child and u not in parents]
+            got = scorer.extension_scores(child, parents, candidates)
+            expected = [fresh.local_score_uncached(child, parents | {u}) for u in candidates]
+            assert got.tolist() == expected
+            assert scorer.misses == scorer.cache_info()["size"]

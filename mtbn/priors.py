@@ -55,6 +55,16 @@ def log1m(penalty):
         return np.where(penalty >= 1.0, -np.inf, np.log1p(-np.minimum(penalty, 1.0)))
 
 
+def state_max(gains):
+    """``gains.max(axis=-1)`` for the last axis of the three pair states (no edge, i -> j, j -> i).
+
+    The same values; two elementwise maxima over strided views are about
+    three times faster than numpy's reduction over an axis of length 3,
+    which the joint search does over every node pair at every step.
+    """
+    return np.maximum(np.maximum(gains[..., 0], gains[..., 1]), gains[..., 2])
+
+
 def _times(log_factor, count):
     """``log_factor * count`` with ``0 * -inf = 0``."""
     log_factor, count = np.broadcast_arrays(np.asarray(log_factor, float), np.asarray(count, float))
@@ -190,7 +200,7 @@ class EditPrior(_PairPrior):
         best = np.full(gains.shape[0], -np.inf)
         for z in range(3):
             pen = _times(log_factor[:, None], self.D[:, z][None, :])  # (m, 3)
-            per_task = (gains + pen[:, None, :]).max(axis=2)  # (m, k)
+            per_task = state_max(gains + pen[:, None, :])  # (m, k)
             best = np.maximum(best, np.where(part, per_task, 0.0).sum(axis=1))
         return best
 
@@ -271,7 +281,7 @@ class PairedPrior(_PairPrior):
         """Best objective of each pair problem (DP over counts; equal weights only)."""
         m, k, _ = gains.shape
         if k < 2:
-            return np.where(part, gains.max(axis=2), 0.0).sum(axis=1)
+            return np.where(part, state_max(gains), 0.0).sum(axis=1)
         neg = -np.inf
         V = np.full((m, k + 1, k + 1), neg)
         V[:, 0, 0] = 0.0

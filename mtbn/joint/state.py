@@ -11,6 +11,7 @@ import numpy as np
 
 from mtbn.joint.gains import _apply_joint, _pair_gains
 from mtbn.joint.solvers import best_values, solve_excluding
+from mtbn.priors import state_max
 
 __all__ = []
 
@@ -111,7 +112,7 @@ class _JointSearch:
         the per-task best gains.
         """
         tol = self.tol
-        ub = gains.max(axis=2).sum(axis=1) - phi
+        ub = state_max(gains).sum(axis=1) - phi
 
         def allowed(imp, idx):
             return np.where(~in_tabu[idx] | (imp > margin), imp, -np.inf)
@@ -153,9 +154,9 @@ class _JointSearch:
             changed = np.arange(len(self.iu))
             phi = self.prior.log_prior(cur, part, self.L)
         else:
-            changed = np.flatnonzero(np.any((gains != self._prev).reshape(len(self.iu), -1), axis=1))
+            changed = _rows_with_any(gains != self._prev)
             # A pair's prior term changes only with its states or participation.
-            moved = np.flatnonzero(np.any((cur != self._cur) | (part != self._part), axis=1))
+            moved = _rows_with_any((cur != self._cur) | (part != self._part))
             phi = self._phi.copy()
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
@@ -168,6 +169,12 @@ class _JointSearch:
         self._moving_stale[changed] = True
         score = sum(v.table.log_score for v in self.views) + float(phi.sum()) + self.structure_log_prior()
         return gains, part, cur, phi, score
+
+
+def _rows_with_any(mask):
+    """``np.flatnonzero(mask.any(axis=all but the first))``, from the few true entries (faster for sparse masks)."""
+    width = mask[0].size if len(mask) else 1
+    return np.unique(np.flatnonzero(mask.ravel()) // width)
 
 
 #: Pairs solved exactly first when the tabu phase has no exact value to bound the others by.
@@ -184,9 +191,9 @@ def _moving_bound(gains, cur):
     best single-task change. The pair prior, <= 0, is left out.
     """
     m, k, _ = gains.shape
-    total = gains.max(axis=2).sum(axis=1)
+    total = state_max(gains).sum(axis=1)
     others = gains.copy()
     others[np.arange(m)[:, None], np.arange(k)[None, :], cur] = -np.inf
-    single = others.max(axis=2).max(axis=1)
+    single = state_max(others).max(axis=1)
     return np.where(total > 0, total, single)
 

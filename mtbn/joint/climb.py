@@ -30,7 +30,7 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
     scorers = [v.table.scorer for v in search.views]
     tabu = deque()
     best_score = None
-    best_config = None
+    since_best = []  # the moves applied since the best configuration so far: (pair, old states, new states)
     n_iter = 0
     stalls = 0
     while True:
@@ -38,7 +38,8 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
         hits_before = _cache_counts(scorers)[0]
         gains, part, cur, phi, score = search.evaluate(stats)
         if best_score is None or score > best_score + tol:
-            best_score, best_config, stalls = score, search.config(), 0
+            best_score, stalls = score, 0
+            since_best.clear()
         elif n_iter:
             stalls += 1
         if max_iter is not None and n_iter >= max_iter:
@@ -50,6 +51,7 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
         if move is None:
             break
         p, states, gain = move
+        since_best.append((p, tuple(int(x) for x in cur[p]), tuple(int(x) for x in states)))
         search.apply(p, cur[p], states)
         n_iter += 1
         if tabu_length:
@@ -58,7 +60,27 @@ def _joint_climb(search, *, tabu_length, max_tabu_iter, max_iter, steps):
                 tabu.popleft()
         steps.append(_step(search, p, states, gain, stats, _cache_counts(scorers)[0] - hits_before))
     hit_max = max_iter is not None and n_iter >= max_iter
-    return best_config, best_score, n_iter, hit_max
+    return _undo(search, search.config(), since_best), best_score, n_iter, hit_max
+
+
+def _undo(search, config, moves):
+    """``config`` with ``moves`` taken back, last first (parent sets only; the tables do not move).
+
+    The climb copies the configuration once at its end instead of at every
+    new best (a copy of every task's parent sets per step was 13% of the
+    joint search's time on ANDES).
+    """
+    for p, old, new in reversed(moves):
+        i, j = int(search.iu[p]), int(search.ju[p])
+        for view, parents, a, b in zip(search.views, config, old, new):
+            if a == b:
+                continue
+            u, v = view.loc(i), view.loc(j)
+            if b:
+                (parents[v] if b == 1 else parents[u]).discard(u if b == 1 else v)
+            if a:
+                (parents[v] if a == 1 else parents[u]).add(u if a == 1 else v)
+    return config
 
 
 def _next_move(search, gains, part, cur, phi, in_tabu, margin, may_worsen, stats):

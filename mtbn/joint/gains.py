@@ -64,23 +64,29 @@ def _pair_gains(views, required, iu, ju, edge_log_prior, c):
     """
     neg = -np.inf
     mats = [view.matrices() for view in views]
-    T = np.stack([x[0] for x in mats])
-    adj = np.stack([x[1] for x in mats])
-    anc = np.stack([x[2] for x in mats])
-    rev = np.stack([x[3] for x in mats])
+    k, n = len(mats), mats[0][0].shape[0]
+    # Entries (i, j) and (j, i) of every pair, read with take on the flattened
+    # matrices (several times faster than indexing [:, iu, ju]).
+    fij, fji = iu * n + ju, ju * n + iu
+
+    def pick(which, flat):
+        return np.stack([x[which] for x in mats]).reshape(k, n * n).take(flat, axis=1)
+
     present = np.stack([view.present for view in views])
-    a_ij, a_ji = adj[:, iu, ju], adj[:, ju, iu]
+    a_ij, a_ji = pick(1, fij), pick(1, fji)
     s = np.where(a_ij, 1, np.where(a_ji, 2, 0))
-    t_ij, t_ji = T[:, iu, ju], T[:, ju, iu]
-    r_ij, r_ji = required[iu, ju], required[ju, iu]
+    T = np.stack([x[0] for x in mats]).reshape(k, n * n)
+    t_ij, t_ji = T.take(fij, axis=1), T.take(fji, axis=1)
+    flat_required = required.reshape(-1)
+    r_ij, r_ji = flat_required.take(fij), flat_required.take(fji)
     g0 = np.where(s == 0, 0.0, np.where(s == 1, np.where(r_ij, neg, t_ij), np.where(r_ji, neg, t_ji)))
     g1 = np.where(
         s == 1, 0.0,
-        np.where(s == 0, np.where(anc[:, iu, ju], neg, t_ij), np.where(rev[:, ju, iu] & ~r_ji, t_ji + t_ij, neg)),
+        np.where(s == 0, np.where(pick(2, fij), neg, t_ij), np.where(pick(3, fji) & ~r_ji, t_ji + t_ij, neg)),
     )
     g2 = np.where(
         s == 2, 0.0,
-        np.where(s == 0, np.where(anc[:, ju, iu], neg, t_ji), np.where(rev[:, iu, ju] & ~r_ij, t_ij + t_ji, neg)),
+        np.where(s == 0, np.where(pick(2, fji), neg, t_ji), np.where(pick(3, fij) & ~r_ij, t_ij + t_ji, neg)),
     )
     pt = present[:, iu] & present[:, ju]
     g = np.stack([g0, g1, g2], axis=2)  # (k, m, 3)
@@ -88,7 +94,8 @@ def _pair_gains(views, required, iu, ju, edge_log_prior, c):
         ep = np.asarray(edge_log_prior)
         w = np.stack([np.zeros(s.shape), ep[:, iu, ju], ep[:, ju, iu]], axis=2)
         g = g + c * (w - np.take_along_axis(w, s[:, :, None], axis=2))
-    g[~pt] = (0.0, neg, neg)
+    if not pt.all():
+        g[~pt] = (0.0, neg, neg)
     gains = np.ascontiguousarray(g.transpose(1, 0, 2))
     return gains, np.ascontiguousarray(pt.T), np.ascontiguousarray(np.where(pt, s, 0).T)
 

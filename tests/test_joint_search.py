@@ -10,6 +10,7 @@ and other job counts.
 
 import itertools
 
+import networkx as nx
 import numpy as np
 import pytest
 
@@ -397,3 +398,59 @@ def test_moving_bound_is_an_upper_bound_of_the_best_other_configuration(prior_na
         assert bound >= best_other - 1e-9
         tight += np.isclose(bound, best_other)
     assert tight > 0  # the bound is attained sometimes (when the prior term is 0)
+
+
+def test_incremental_pair_gains_equal_the_full_computation_after_every_change():
+    # The joint search recomputes only the pairs whose matrix entries changed;
+    # after single-edge changes, reversals and jumps to other graphs, in one
+    # task or several, the gains must equal _pair_gains of all pairs bit for
+    # bit, and every pair whose gains changed must be among the recomputed.
+    from mtbn.search import DeltaTable
+
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    full = _tasks(names, k=3, n=150, seed=4)
+    d = full["t1"]
+    keep = [i for i, v in enumerate(names) if v != "smoke"]
+    full["t1"] = DiscreteData(d.codes[:, keep], tuple(names[i] for i in keep), tuple(d.states[i] for i in keep), "t1")
+    ts = make_taskset(full)
+    n = ts.n_variables
+    iu, ju = np.triu_indices(n, 1)
+    rng = np.random.default_rng(3)
+    views = [joint._TaskView(DeltaTable(BDeuScore(task), [set() for _ in range(task.n_vars)]), ts.local_index[t], n)
+             for t, task in enumerate(ts.tasks)]
+    required = np.zeros((n, n), dtype=bool)
+    required[0, 3] = True
+    for prior in (None, rng.normal(size=(len(views), n, n))):
+        inc = joint._IncrementalGains(views, required, iu, ju, prior, 0.5)
+        last = None
+        for step in range(60):
+            for view in rng.choice(views, size=int(rng.integers(1, 3)), replace=False):
+                table = view.table
+                parents = table.parents_copy()
+                if step % 15 == 14:  # a jump to a random DAG over a random order
+                    order = rng.permutation(table.n)
+                    parents = [set() for _ in range(table.n)]
+                    for a in range(table.n):
+                        for b in range(a + 1, table.n):
+                            if rng.random() < 0.25:
+                                parents[order[b]].add(int(order[a]))
+                else:  # add, remove or reverse one edge, if the result is a DAG
+                    u, v = (int(x) for x in rng.choice(table.n, size=2, replace=False))
+                    if u in parents[v]:
+                        parents[v].discard(u)
+                        if rng.random() < 0.5:
+                            parents[u].add(v)
+                    elif v not in parents[u]:
+                        parents[v].add(u)
+                    if not nx.is_directed_acyclic_graph(nx.DiGraph([(a, b) for b in range(table.n) for a in parents[b]])):
+                        continue
+                table.set_parents(parents)
+            got = inc()
+            want = joint._pair_gains(views, required, iu, ju, prior, 0.5)
+            for a, b in zip(got[:3], want):
+                assert np.array_equal(a, b)
+            if last is not None:
+                changed = np.flatnonzero((want[0] != last[0]).reshape(len(iu), -1).any(axis=1)
+                                         | (want[2] != last[2]).any(axis=1))
+                assert set(changed.tolist()) <= set(got[3].tolist())
+            last = want

@@ -60,33 +60,42 @@ def _pair_gains(views, required, iu, ju, edge_log_prior, c):
     2: j -> i) relative to the current one: -inf where the move would make a
     cycle, remove a required edge or add a forbidden one, and (0, -inf, -inf)
     where the task lacks one of the two variables. All tasks at once: the
-    tasks' matrices are stacked to (k, n, n) and indexed once.
+    tasks' matrices are stacked to (k, n * n) and read once.
     """
-    neg = -np.inf
+    stacked, n = _stacked(views)
+    present = np.stack([view.present for view in views])
+    return _gains_from(stacked, n, present, required, iu, ju, edge_log_prior, c)
+
+
+def _stacked(views):
+    """Copies of the tasks' (T, adjacency, ancestors, reversal-legal) matrices, each stacked to (k, n * n)."""
     mats = [view.matrices() for view in views]
     k, n = len(mats), mats[0][0].shape[0]
+    return [np.stack([x[w] for x in mats]).reshape(k, n * n) for w in range(4)], n
+
+
+def _gains_from(stacked, n, present, required, iu, ju, edge_log_prior, c):
+    """:func:`_pair_gains` of the pairs ``(iu, ju)`` from the stacked matrices of :func:`_stacked`."""
+    neg = -np.inf
+    T, adj, anc, rev = stacked
     # Entries (i, j) and (j, i) of every pair, read with take on the flattened
     # matrices (several times faster than indexing [:, iu, ju]).
     fij, fji = iu * n + ju, ju * n + iu
-
-    def pick(which, flat):
-        return np.stack([x[which] for x in mats]).reshape(k, n * n).take(flat, axis=1)
-
-    present = np.stack([view.present for view in views])
-    a_ij, a_ji = pick(1, fij), pick(1, fji)
+    a_ij, a_ji = adj.take(fij, axis=1), adj.take(fji, axis=1)
     s = np.where(a_ij, 1, np.where(a_ji, 2, 0))
-    T = np.stack([x[0] for x in mats]).reshape(k, n * n)
     t_ij, t_ji = T.take(fij, axis=1), T.take(fji, axis=1)
     flat_required = required.reshape(-1)
     r_ij, r_ji = flat_required.take(fij), flat_required.take(fji)
     g0 = np.where(s == 0, 0.0, np.where(s == 1, np.where(r_ij, neg, t_ij), np.where(r_ji, neg, t_ji)))
     g1 = np.where(
         s == 1, 0.0,
-        np.where(s == 0, np.where(pick(2, fij), neg, t_ij), np.where(pick(3, fji) & ~r_ji, t_ji + t_ij, neg)),
+        np.where(s == 0, np.where(anc.take(fij, axis=1), neg, t_ij),
+                 np.where(rev.take(fji, axis=1) & ~r_ji, t_ji + t_ij, neg)),
     )
     g2 = np.where(
         s == 2, 0.0,
-        np.where(s == 0, np.where(pick(2, fji), neg, t_ji), np.where(pick(3, fij) & ~r_ij, t_ij + t_ji, neg)),
+        np.where(s == 0, np.where(anc.take(fji, axis=1), neg, t_ji),
+                 np.where(rev.take(fij, axis=1) & ~r_ij, t_ij + t_ji, neg)),
     )
     pt = present[:, iu] & present[:, ju]
     g = np.stack([g0, g1, g2], axis=2)  # (k, m, 3)
@@ -98,6 +107,47 @@ def _pair_gains(views, required, iu, ju, edge_log_prior, c):
         g[~pt] = (0.0, neg, neg)
     gains = np.ascontiguousarray(g.transpose(1, 0, 2))
     return gains, np.ascontiguousarray(pt.T), np.ascontiguousarray(np.where(pt, s, 0).T)
+
+
+class _IncrementalGains:
+    """:func:`_pair_gains` of all pairs, recomputed only for the pairs whose inputs changed since the last call.
+
+    A pair's gains depend only on the entries ``(i, j)`` and ``(j, i)`` of the
+    tasks' T, adjacency, ancestor and reversal-legal matrices (the required
+    edges, edge prior and participation do not change during a search); a
+    call compares the matrices with the previous call's copies and reruns
+    the same formula on the pairs where one of those entries differs, so
+    every value equals the full computation's. Each call returns new arrays.
+    """
+
+    def __init__(self, views, required, iu, ju, edge_log_prior, c):
+        self.views, self.required, self.iu, self.ju = views, required, iu, ju
+        self.edge_log_prior, self.c = edge_log_prior, c
+        self.present = np.stack([view.present for view in views])
+        self._last = None
+
+    def __call__(self):
+        """``(gains, part, cur, recomputed)``; ``recomputed`` indexes the pairs computed afresh (None: all)."""
+        stacked, n = _stacked(self.views)
+        args = (self.present, self.required)
+        if self._last is None:
+            gains, part, cur = _gains_from(stacked, n, *args, self.iu, self.ju, self.edge_log_prior, self.c)
+            self._last = (stacked, gains, part, cur)
+            return gains, part, cur, None
+        old, gains, part, cur = self._last
+        diff = np.zeros(n * n, dtype=bool)
+        for new_mat, old_mat in zip(stacked, old):
+            diff |= (new_mat != old_mat).any(axis=0)
+        diff = diff.reshape(n, n)
+        diff |= diff.T
+        idx = np.flatnonzero(diff.reshape(-1).take(self.iu * n + self.ju))
+        gains, cur = gains.copy(), cur.copy()
+        if len(idx):
+            e = self.edge_log_prior
+            gains[idx], _, cur[idx] = _gains_from(stacked, n, *args, self.iu[idx], self.ju[idx],
+                                                  None if e is None else e, self.c)
+        self._last = (stacked, gains, part, cur)
+        return gains, part, cur, idx
 
 
 def _apply_joint(views, i, j, old, new):

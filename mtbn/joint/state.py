@@ -9,7 +9,7 @@ cannot be the best move hold an upper bound instead of an exact value.
 
 import numpy as np
 
-from mtbn.joint.gains import _apply_joint, _pair_gains
+from mtbn.joint.gains import _apply_joint, _IncrementalGains, _pair_gains
 from mtbn.joint.solvers import best_values, solve_excluding
 from mtbn.priors import state_max
 
@@ -42,6 +42,7 @@ class _JointSearch:
         self.moving = np.full(len(self.iu), -np.inf)
         self._moving_stale = np.ones(len(self.iu), dtype=bool)
         self._prev = None
+        self._gains = _IncrementalGains(views, required, self.iu, self.ju, edge_log_prior, self.c)
 
     # -- configuration -------------------------------------------------
     def config(self):
@@ -149,14 +150,16 @@ class _JointSearch:
 
     def evaluate(self, stats=None):
         """Gains, participation, current states, pair terms and the joint score."""
-        gains, part, cur = _pair_gains(self.views, self.required, self.iu, self.ju, self.edge_log_prior, self.c)
-        if self._prev is None or self.resolve == "all":
+        gains, part, cur, fresh = self._gains()
+        if self._prev is None or fresh is None or self.resolve == "all":
             changed = np.arange(len(self.iu))
             phi = self.prior.log_prior(cur, part, self.L)
         else:
-            changed = _rows_with_any(gains != self._prev)
-            # A pair's prior term changes only with its states or participation.
-            moved = _rows_with_any((cur != self._cur) | (part != self._part))
+            # Only the freshly computed pairs can differ from the last call
+            # (participation does not change during a search).
+            changed = fresh[_rows_with_any(gains[fresh] != self._prev[fresh])]
+            # A pair's prior term changes only with its states.
+            moved = fresh[_rows_with_any(cur[fresh] != self._cur[fresh])]
             phi = self._phi.copy()
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])

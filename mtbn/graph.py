@@ -484,14 +484,24 @@ class SearchGraph:
     def remove(self, u, v):
         self.adj[u, v] = False
         self.parents[v].discard(u)
-        self._recompute_ancestors()
+        # Only v and its descendants can lose ancestors; the descendants are
+        # the same after the removal. Their rows are rebuilt from their
+        # parents' rows in an order where ancestors come first: by the
+        # number of ancestors before the removal (an ancestor has fewer,
+        # and no ancestry is created by removing an edge).
+        below = np.flatnonzero(self.anc[:, v])
+        order = below[np.argsort(self.anc[below].sum(axis=1), kind="stable")]
+        anc = self.anc
+        for w in (v, *order.tolist()):
+            row = np.zeros(self.n, dtype=bool)
+            for p in self.parents[w]:
+                row |= anc[p]
+                row[p] = True
+            anc[w] = row
 
     def reverse(self, u, v):
-        self.adj[u, v] = False
-        self.parents[v].discard(u)
-        self.adj[v, u] = True
-        self.parents[u].add(v)
-        self._recompute_ancestors()
+        self.remove(u, v)
+        self.add(v, u)
 
     def to_dag(self, names=None):
         return DAG(self.parents, names)

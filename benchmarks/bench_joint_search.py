@@ -1,7 +1,10 @@
 """Time the joint search alone, to compare two versions of mtbn on the same problem.
 
-Run:  PYTHONPATH=<a checkout of mtbn> python benchmarks/bench_joint_search.py [PROBLEM] [ROWS]
+Run:  PYTHONPATH=<a checkout of mtbn> python benchmarks/bench_joint_search.py [PROBLEM] [ROWS] [default]
 (default hepar2 250), once per checkout (e.g. ``git worktree add /tmp/old <commit>``), one after the other.
+With ``default`` as the third argument it times the whole default learner instead
+(``learn_structures(tasks, n_restarts=20, random_state=0)``, as the robustness suite runs it: CV over
+the penalty grid, guard, search on all rows) and prints the chosen penalty and edge counts.
 
 Trial 0 of the bench problem (5 tasks), the single-task optima (no restarts) as the start, the Paired prior
 at penalty 0.99, tabu 10, 2 restarts; score caches warmed with the start's families, so the time is the
@@ -41,5 +44,20 @@ def main(problem="hepar2", rows=250):
           f"{len(res.steps)} moves")
 
 
+def default_learner(problem="hepar2", rows=250):
+    import warnings
+
+    _, train, _, _ = trial_data(problem, 0, n_train=int(rows), n_test=1)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = learn_structures(train, n_restarts=20, random_state=0)
+    print(f"{problem} x {rows} rows: default learner {time.perf_counter() - t0:.1f} s, penalty {res.penalty:.15g}, "
+          f"edges {[len(list(g.edges())) for g in res.graphs]}, transfer {res.transfer['status']}")
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:])
+    if sys.argv[3:4] == ["default"]:
+        default_learner(*sys.argv[1:3])
+    else:
+        main(*sys.argv[1:])

@@ -94,7 +94,7 @@ def verdicts(cells):
     if higher:
         lines[-1] += (f" Cells where MTL's mean ED is nevertheless higher than STL's: {'; '.join(higher)}.")
     if short:
-        lines[-1] += (" Not tested yet (too few trials for the paired test; their means so far): "
+        lines[-1] += (" Not counted yet (fewer than the suite's 10 trials; their means so far, tests in the table): "
                       + "; ".join(short) + ".")
     lines.append("")
     unrelated = {k: r for k, r in cells.items() if "unrelated" in k[0]}

@@ -21,6 +21,7 @@ import sys
 import numpy as np
 import pandas as pd
 from _common import HERE, OUT
+from robustness import stored
 
 from mtbn.stats import holm, paired_comparison
 
@@ -223,6 +224,13 @@ FIG25_CLAIMS = (("stl", "edit_distance", "ED", "10-54% lower"), ("stl", "kl", "K
                 ("identical", "kl", "KL", "7-32% lower"))
 
 
+def _add_fig25_claims(claims, problem, per):
+    """The paper's Figure 2.5 claims for one problem: MTL against STL and IDENTICAL, in ED and KL."""
+    for ref, col, short, paper in FIG25_CLAIMS:
+        a, b = per.loc["mtl"][col], per.loc[ref][col].loc[per.loc["mtl"].index]
+        claims.add(f"{problem}: MTL vs {ref.upper()}, {short}", paper, a, b, digits=2 if short == "ED" else 4)
+
+
 def fig2_5():
     lines = ["| problem | method | edit distance | KL | ED vs STL | KL vs STL |", "|---" * 6 + "|"]
     claims = Claims("2.5")
@@ -237,9 +245,7 @@ def fig2_5():
             lines.append(f"| {problem} | {m.upper()} | {d['edit_distance'].mean():.2f} ± "
                          f"{d['edit_distance'].std(ddof=1):.2f} | {d['kl'].mean():.4f} ± {d['kl'].std(ddof=1):.4f} "
                          f"| {red[0]} | {red[1]} |")
-        for ref, col, short, paper in FIG25_CLAIMS:
-            a, b = per.loc["mtl"][col], per.loc[ref][col].loc[per.loc["mtl"].index]
-            claims.add(f"{problem}: MTL vs {ref.upper()}, {short}", paper, a, b, digits=2 if short == "ED" else 4)
+        _add_fig25_claims(claims, problem, per)
         a, b = per.loc["pooled"]["kl"], stl["kl"]
         if problem == "alarm":
             pooled.add(f"{problem}: POOLED vs STL, KL", "competitive (no worse)", a, b, digits=4, expect="not higher")
@@ -277,12 +283,7 @@ CURRENT_METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle
 
 def _current_trials(problem):
     """The finished trials of ``problems-current/<problem>`` (its results.csv, or its trial files so far)."""
-    folder = os.path.join(OUT, CURRENT, problem)
-    if os.path.exists(os.path.join(folder, "results.csv")):
-        return pd.read_csv(os.path.join(folder, "results.csv"))
-    trials = os.path.join(folder, "trials")
-    files = sorted(f for f in os.listdir(trials) if f.endswith(".csv")) if os.path.isdir(trials) else []
-    return pd.concat([pd.read_csv(os.path.join(trials, f)) for f in files], ignore_index=True) if files else None
+    return stored(os.path.join(OUT, CURRENT, problem))
 
 
 def fig2_5_current():
@@ -322,9 +323,7 @@ def fig2_5_current():
             lines.append(f"| {problem} | {n} | {m.upper()} | {d['edit_distance'].mean():.2f} ± "
                          f"{d['edit_distance'].std(ddof=1):.2f} | {d['cpdag_shd'].mean():.2f} | "
                          f"{d['kl'].mean():.4f} | {red} | {penalty} | {fired} |")
-        for ref, col, short, paper in FIG25_CLAIMS:
-            a, b = per.loc["mtl"][col], per.loc[ref][col].loc[per.loc["mtl"].index]
-            claims.add(f"{problem}: MTL vs {ref.upper()}, {short}", paper, a, b, digits=2 if short == "ED" else 4)
+        _add_fig25_claims(claims, problem, per)
     claims.finish()
     done = sum(r["trial"].nunique() for r in runs.values())
     missing = [p for p in PROBLEMS if p not in runs]

@@ -168,6 +168,7 @@ class _ExtensionCodes:
 
     def __init__(self, columns, arities, child, parents):
         self.columns, self.arities = columns, arities
+        self._stacked = None
         self.r = r = int(arities[child])
         k = len(parents)
         self.q = 1
@@ -195,10 +196,13 @@ class _ExtensionCodes:
         Row ``i`` equals ``code(us[i], js[i])[0]``: the same integer
         operations, done for all the candidates at once.
         """
-        n = len(self.columns[0])
-        span = np.asarray(self.span, dtype=np.intp)[js]
-        hi = np.stack([np.zeros(n, np.intp) if h is None else h for h in self.hi])
-        lo = np.stack(self.lo_term)
+        if self._stacked is None:  # once per child and parent set, shared by every chunk and arity
+            n = len(self.columns[0])
+            self._stacked = (np.asarray(self.span, dtype=np.intp),
+                             np.stack([np.zeros(n, np.intp) if h is None else h for h in self.hi]),
+                             np.stack(self.lo_term))
+        spans, hi, lo = self._stacked
+        span = spans[js]
         cols = np.stack([self.columns[u] for u in us])
         return cols * span[:, None] + lo[js] + hi[js] * (a * span)[:, None]
 

@@ -143,9 +143,8 @@ class _IncrementalGains:
         idx = np.flatnonzero(diff.reshape(-1).take(self.iu * n + self.ju))
         gains, cur = gains.copy(), cur.copy()
         if len(idx):
-            e = self.edge_log_prior
             gains[idx], _, cur[idx] = _gains_from(stacked, n, *args, self.iu[idx], self.ju[idx],
-                                                  None if e is None else e, self.c)
+                                                  self.edge_log_prior, self.c)
         self._last = (stacked, gains, part, cur)
         return gains, part, cur, idx
 

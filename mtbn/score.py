@@ -260,13 +260,17 @@ class _CountingScore:
         self.arities = data.arities
         self._columns = [np.ascontiguousarray(data.codes[:, v], dtype=np.intp) for v in range(data.n_vars)]
         self._cache = {}
+        # (child, sorted parents) -> scores of parents | {u} by u, NaN where not looked up yet: one
+        # array read per refresh instead of a dict look-up per candidate (see extension_scores).
+        self._rows = {}
         self.hits = 0
         self.misses = 0
 
     def __sizeof__(self):
         # The data columns and about 100 bytes per cached score: lets a Dask
         # engine see that a scorer is worth scattering (see mtbn.engine).
-        return object.__sizeof__(self) + sum(c.nbytes for c in self._columns) + 100 * len(self._cache)
+        return (object.__sizeof__(self) + sum(c.nbytes for c in self._columns) + 100 * len(self._cache)
+                + 8 * self.n_vars * len(self._rows))
 
     def local_score(self, child, parents):
         """Cached local score of ``child`` given the set ``parents``."""
@@ -295,10 +299,22 @@ class _CountingScore:
         ndarray of float64, shape (len(candidates),)
         """
         base = tuple(sorted(parents))
+        cand = np.asarray(candidates, dtype=np.intp)
+        row = self._rows.get((child, base))
+        if row is None:
+            row = self._rows[child, base] = np.full(self.n_vars, np.nan)
+        out = row[cand]
+        todo = np.flatnonzero(np.isnan(out))
+        self.hits += len(cand) - len(todo)
+        if len(todo):
+            out[todo] = row[cand[todo]] = self._extension_lookup(child, base, cand[todo])
+        return out
+
+    def _extension_lookup(self, child, base, candidates):
+        """:meth:`extension_scores` of candidates not in the row cache: a cache look-up each, the rest computed."""
         out = np.empty(len(candidates))
         missing = {}  # arity of u -> [(i, u, j, key)]
-        for i, u in enumerate(candidates):
-            u = int(u)
+        for i, u in enumerate(candidates.tolist()):
             j = bisect.bisect_left(base, u)
             key = (child, base[:j] + (u,) + base[j:])
             value = self._cache.get(key)
@@ -363,6 +379,7 @@ class _CountingScore:
 
     def clear_cache(self):
         self._cache.clear()
+        self._rows.clear()
         self.hits = self.misses = 0
 
     def counts(self, child, parents):

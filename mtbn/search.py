@@ -101,6 +101,7 @@ class DeltaTable:
         self.addable = addable if addable is not None else ~np.eye(self.n, dtype=bool)
         self.use_cache = use_cache
         self.n_evaluations = 0
+        self.version = 0  # incremented whenever the graph or T changes (every change ends in refresh)
         self.local = np.zeros(self.n)
         self.T = np.full((self.n, self.n), -np.inf)
         for v in range(self.n):
@@ -123,6 +124,7 @@ class DeltaTable:
 
     def refresh(self, v):
         """Recompute node ``v``'s local score and column ``T[:, v]``."""
+        self.version += 1
         pa = self.graph.parents[v]
         base = self._score(v, pa)
         self.local[v] = base

@@ -517,9 +517,21 @@ def test_extension_scores_equal_each_family_scored_alone(scorer_cls):
         expected = [fresh.local_score_uncached(child, parents | {u}) for u in candidates]
         assert got.tolist() == expected
         # a second call is served from the cache, with the same values
-        misses = scorer.misses
+        misses, hits = scorer.misses, scorer.hits
         assert scorer.extension_scores(child, parents, candidates).tolist() == expected
-        assert scorer.misses == misses
+        assert (scorer.misses, scorer.hits) == (misses, hits + len(candidates))
+    # A call mixing candidates already looked up, a family scored through
+    # local_score only and new ones: each counted once, the values unchanged.
+    child, parents = 1, {0, 5}
+    scorer.local_score(child, parents | {6})
+    more = [4, 6, 2, 7, 3]
+    misses, hits = scorer.misses, scorer.hits
+    got = scorer.extension_scores(child, parents, more)
+    assert got.tolist() == [fresh.local_score_uncached(child, parents | {u}) for u in more]
+    assert (scorer.misses, scorer.hits) == (misses + 1, hits + 4)
+    scorer.clear_cache()
+    assert scorer.extension_scores(child, parents, more).tolist() == got.tolist()
+    assert scorer.misses == len(more)
 
 
 @pytest.mark.parametrize("batch_elements", [1, 400, 1 << 17])

@@ -115,9 +115,11 @@ class _IncrementalGains:
     A pair's gains depend only on the entries ``(i, j)`` and ``(j, i)`` of the
     tasks' T, adjacency, ancestor and reversal-legal matrices (the required
     edges, edge prior and participation do not change during a search); a
-    call compares the matrices with the previous call's copies and reruns
-    the same formula on the pairs where one of those entries differs, so
-    every value equals the full computation's. Each call returns new arrays.
+    call re-reads the matrices of the tasks whose table changed since the
+    last call (``DeltaTable.version``), compares them with the stored copies
+    and reruns the same formula on the pairs where one of those entries
+    differs, so every value equals the full computation's. Each call
+    returns new arrays.
     """
 
     def __init__(self, views, required, iu, ju, edge_log_prior, c):
@@ -125,19 +127,28 @@ class _IncrementalGains:
         self.edge_log_prior, self.c = edge_log_prior, c
         self.present = np.stack([view.present for view in views])
         self._last = None
+        self._versions = None
 
     def __call__(self):
         """``(gains, part, cur, recomputed)``; ``recomputed`` indexes the pairs computed afresh (None: all)."""
-        stacked, n = _stacked(self.views)
         args = (self.present, self.required)
         if self._last is None:
+            stacked, n = _stacked(self.views)
             gains, part, cur = _gains_from(stacked, n, *args, self.iu, self.ju, self.edge_log_prior, self.c)
             self._last = (stacked, gains, part, cur)
+            self._versions = [view.table.version for view in self.views]
             return gains, part, cur, None
-        old, gains, part, cur = self._last
+        stacked, gains, part, cur = self._last  # stacked: updated in place, task by task
+        n = self.views[0].n
         diff = np.zeros(n * n, dtype=bool)
-        for new_mat, old_mat in zip(stacked, old):
-            diff |= (new_mat != old_mat).any(axis=0)
+        for t, view in enumerate(self.views):
+            if view.table.version == self._versions[t]:
+                continue
+            self._versions[t] = view.table.version
+            for w, mat in enumerate(view.matrices()):
+                new = mat.reshape(-1)
+                diff |= new != stacked[w][t]
+                stacked[w][t] = new
         diff = diff.reshape(n, n)
         diff |= diff.T
         idx = np.flatnonzero(diff.reshape(-1).take(self.iu * n + self.ju))

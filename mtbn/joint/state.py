@@ -42,6 +42,7 @@ class _JointSearch:
         self.moving = np.full(len(self.iu), -np.inf)
         self._moving_stale = np.ones(len(self.iu), dtype=bool)
         self._prev = None
+        self._bound = None
         self._gains = _IncrementalGains(views, required, self.iu, self.ju, edge_log_prior, self.c)
 
     # -- configuration -------------------------------------------------
@@ -110,10 +111,11 @@ class _JointSearch:
         move improves by more than the tolerance; the others hold an upper
         bound below all of those (``resolve="all"``: every pair exact). The
         bound: the pair prior is <= 0, so no configuration beats the sum of
-        the per-task best gains.
+        the per-task best gains (kept by :meth:`evaluate`; ``gains`` must be
+        the last call's).
         """
         tol = self.tol
-        ub = state_max(gains).sum(axis=1) - phi
+        ub = self._bound - phi
 
         def allowed(imp, idx):
             return np.where(~in_tabu[idx] | (imp > margin), imp, -np.inf)
@@ -154,6 +156,7 @@ class _JointSearch:
         if self._prev is None or fresh is None or self.resolve == "all":
             changed = np.arange(len(self.iu))
             phi = self.prior.log_prior(cur, part, self.L)
+            self._bound = state_max(gains).sum(axis=1)
         else:
             # Only the freshly computed pairs can differ from the last call
             # (participation does not change during a search).
@@ -161,6 +164,8 @@ class _JointSearch:
             # A pair's prior term changes only with its states.
             moved = fresh[_rows_with_any(cur[fresh] != self._cur[fresh])]
             phi = self._phi.copy()
+            # Sum of the per-task best gains, candidates' bound: it too changes only with the gains.
+            self._bound[changed] = state_max(gains[changed]).sum(axis=1)
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
         self._cur, self._part, self._phi = cur, part, phi

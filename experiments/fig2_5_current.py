@@ -1,6 +1,6 @@
 """Figure 2.5 rerun with the current default learner and the paper's STL effort (issue 10).
 
-Run: ``python experiments/fig2_5_current.py [--problems alarm,alarm-ind,...] [--trials 10] [--restarts 100]``
+Run: ``python experiments/fig2_5_current.py [--problems alarm,alarm-ind,...] [--trials 10] [--restarts 100] [--priors]``
 
 The same problems and data as ``fig2_4_2_5_problems.py`` (5 tasks, 1000
 training rows per task, P_del = 0.05, seed 0, 20000 test rows per task;
@@ -14,6 +14,12 @@ MTL-PAPER's path with the lowest mean edit distance). Every multitask
 method starts from the STL solution of the same seed, so it uses the same
 restarts. Results go to ``experiments/out/problems-current/<problem>/``;
 a killed run resumes from the trials already written.
+
+With ``--priors`` it reruns Figure 2.4 instead: MTL (Paired prior, double
+reversal), MTL-SINGLE (Paired, single reversal) and MTL-EDIT (Edit prior),
+each the current default learner with the same restarts and seeds, into
+``experiments/out/problems-current-priors/<problem>/`` (MTL there is the
+same computation as MTL above, so its numbers must agree).
 """
 
 import argparse
@@ -25,6 +31,7 @@ from mtbn.evaluate import run_benchmark
 
 PROBLEMS = ("alarm", "alarm-ind", "insurance", "insurance-ind", "alarm-comp")
 METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle")
+PRIOR_METHODS = ("mtl", "mtl-single", "mtl-edit")
 
 
 def main():
@@ -33,11 +40,13 @@ def main():
     ap.add_argument("--restarts", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=jobs())
     ap.add_argument("--problems", default=",".join(PROBLEMS))
+    ap.add_argument("--priors", action="store_true", help="rerun Figure 2.4 (the three priors) instead")
     args = ap.parse_args()
+    folder, methods = ("problems-current-priors", PRIOR_METHODS) if args.priors else ("problems-current", METHODS)
     for problem in args.problems.split(","):
         progress(f"== {problem}")
-        _, summary = run_benchmark(problem, os.path.join(OUT, "problems-current", problem), n_trials=args.trials,
-                                   methods=METHODS, n_restarts=args.restarts, n_jobs=args.jobs, progress=progress)
+        _, summary = run_benchmark(problem, os.path.join(OUT, folder, problem), n_trials=args.trials,
+                                   methods=methods, n_restarts=args.restarts, n_jobs=args.jobs, progress=progress)
         print(summary, flush=True)
 
 

@@ -167,7 +167,7 @@ class _ExtensionCodes:
     """
 
     def __init__(self, columns, arities, child, parents):
-        self.columns, self.arities = columns, arities
+        self.columns, self.arities = columns, arities  # columns: (n_vars, n) array, row v = variable v
         self._stacked = None
         self.r = r = int(arities[child])
         k = len(parents)
@@ -203,7 +203,7 @@ class _ExtensionCodes:
                              np.stack(self.lo_term))
         spans, hi, lo = self._stacked
         span = spans[js]
-        cols = np.stack([self.columns[u] for u in us])
+        cols = self.columns[us]
         return cols * span[:, None] + lo[js] + hi[js] * (a * span)[:, None]
 
     def code(self, u, j):
@@ -258,13 +258,26 @@ class _CountingScore:
         self.n_vars = data.n_vars
         self.n_samples = data.n_samples
         self.arities = data.arities
-        self._columns = [np.ascontiguousarray(data.codes[:, v], dtype=np.intp) for v in range(data.n_vars)]
+        # One (n_vars, n_samples) array; the per-variable columns are its rows (views, no copy), so
+        # many candidates' columns are read with one fancy index (_ExtensionCodes.codes).
+        self._matrix = np.ascontiguousarray(data.codes.T, dtype=np.intp)
+        self._columns = list(self._matrix)
         self._cache = {}
         # (child, sorted parents) -> scores of parents | {u} by u, NaN where not looked up yet: one
         # array read per refresh instead of a dict look-up per candidate (see extension_scores).
         self._rows = {}
         self.hits = 0
         self.misses = 0
+
+    def __getstate__(self):
+        # The columns are views of the matrix: pickle the matrix once and rebuild the views.
+        state = self.__dict__.copy()
+        del state["_columns"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._columns = list(self._matrix)
 
     def __sizeof__(self):
         # The data columns and about 100 bytes per cached score: lets a Dask
@@ -324,7 +337,7 @@ class _CountingScore:
                 self.hits += 1
                 out[i] = value
         if missing:
-            shared = _ExtensionCodes(self._columns, self.arities, child, base)
+            shared = _ExtensionCodes(self._matrix, self.arities, child, base)
             for a, group in missing.items():
                 self.misses += len(group)
                 for (i, _, _, key), value in zip(group, self._extension_group(child, shared, a, group)):

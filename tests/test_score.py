@@ -557,3 +557,22 @@ def test_batched_extension_scores_equal_each_family_scored_alone(monkeypatch, ba
             expected = [fresh.local_score_uncached(child, parents | {u}) for u in candidates]
             assert got.tolist() == expected
             assert scorer.misses == scorer.cache_info()["size"]
+
+
+@pytest.mark.parametrize("scorer_cls", [BDeuScore, BICScore])
+def test_pickled_scorer_scores_alike_and_keeps_one_copy_of_the_data(scorer_cls):
+    # Scorers travel to worker processes (joblib, Dask): the copy must score
+    # alike, carry its cache, and keep its per-variable columns as views of
+    # one matrix (not a second copy of the data).
+    import pickle
+
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 3, size=(200, 6)).astype(np.uint8)
+    data = DiscreteData(codes, [f"v{i}" for i in range(6)], [["a", "b", "c"]] * 6)
+    scorer = scorer_cls(data)
+    want = scorer.extension_scores(0, {1}, [2, 3, 4])
+    copy = pickle.loads(pickle.dumps(scorer))
+    assert all(np.shares_memory(col, copy._matrix) for col in copy._columns)
+    assert copy.extension_scores(0, {1}, [2, 3, 4]).tolist() == want.tolist()
+    assert copy.cache_info()["misses"] == scorer.cache_info()["misses"]  # served from the carried cache
+    assert copy.local_score(5, {0, 2}) == scorer_cls(data).local_score(5, {0, 2})

@@ -1,6 +1,6 @@
 """Figures 2.2 and 2.3: reduction in edit distance and KL over STL against 1 - delta.
 
-Run: ``python experiments/fig2_2_3_penalty_sweep.py [--trials 10] [--jobs 2]``
+Run: ``python experiments/fig2_2_3_penalty_sweep.py [--trials 10] [--jobs 2] [--current]``
 
 What it runs: ALARM and INSURANCE-IND, 5 tasks, 1000 training rows per task,
 P_del in {0, 0.05, 0.1, 0.2}, 10 trials each (seed 0), STL and multitask
@@ -10,6 +10,11 @@ learning (Paired prior, double reversal) at fixed penalties
 and the plots ``experiments/out/sweep/sweep-<problem>.png`` (percent
 reduction of edit distance and KL over STL against 1 - delta on a log
 scale, one line per P_del) and ``experiments/out/sweep/sweep.md``.
+
+``--current`` reruns it with the current learner and the paper's STL effort
+(100 restarts; the joint search of today at each fixed penalty) into
+``experiments/out/sweep-current/``; the stored ``sweep/`` came from the
+earlier learner with 20 restarts.
 """
 
 import argparse
@@ -29,8 +34,10 @@ def main():
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--jobs", type=int, default=jobs())
     ap.add_argument("--problems", default="alarm,insurance-ind")
+    ap.add_argument("--current", action="store_true", help="rerun with 100 STL restarts into sweep-current/")
     args = ap.parse_args()
-    base = os.path.join(OUT, "sweep")
+    base = os.path.join(OUT, "sweep-current" if args.current else "sweep")
+    restarts = 100 if args.current else 20
     penalties = [1.0 - x for x in ONE_MINUS]
     methods = ["stl"] + [f"mtl@{p!r}" for p in penalties]
     lines = ["| problem | P_del | 1 - delta | ED reduction over STL | KL reduction over STL |", "|---|---|---|---|---|"]
@@ -44,7 +51,8 @@ def main():
         for pdel in PDELS:
             progress(f"== {problem} P_del={pdel}")
             res, _ = run_benchmark(problem, os.path.join(base, f"{problem}-pdel{pdel}"), n_trials=args.trials,
-                                   p_del=pdel, methods=methods, n_jobs=args.jobs, progress=progress, plots=False)
+                                   p_del=pdel, methods=methods, n_restarts=restarts, n_jobs=args.jobs,
+                                   progress=progress, plots=False)
             per = res.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
             stl = per.loc["stl"].mean()
             red_ed, red_kl = [], []

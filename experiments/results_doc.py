@@ -411,15 +411,47 @@ ONE_MINUS = tuple(10.0 ** -e for e in range(0, 9))
 PDELS = (0.0, 0.05, 0.1, 0.2)
 
 
+def _sweep_folders(base):
+    return [os.path.join(base, f"{p}-pdel{d}") for p in ("alarm", "insurance-ind") for d in PDELS]
+
+
+def _complete(folders):
+    """How many of ``folders`` hold a finished run (their results.csv)."""
+    return sum(os.path.exists(os.path.join(OUT, f, "results.csv")) for f in folders)
+
+
 def sweep():
+    text, claims = _sweep("sweep", "## Figures 2.2 and 2.3: reduction over STL against the penalty",
+                          "`python experiments/fig2_2_3_penalty_sweep.py --trials 10 --jobs 2` "
+                          f"({learner_of(os.path.join('sweep', 'alarm-pdel0.0'))}, "
+                          f"{_config(os.path.join('sweep', 'alarm-pdel0.0'))['n_restarts']} STL restarts)", "2.2-2.3")
+    folders = _sweep_folders("sweep-current")
+    head = "### With the current learner"
+    command = ("`python experiments/fig2_2_3_penalty_sweep.py --current --trials 10 --jobs 2` (the joint search of "
+               "today at each fixed penalty, 100 STL restarts; outputs in `experiments/out/sweep-current/`)")
+    return _with_current(text, claims, folders, head, command, "settings",
+                         lambda: _sweep("sweep-current", head, command, "2.2-2.3 current"))
+
+
+def _with_current(text, claims, folders, head, command, unit, build):
+    """A figure's section followed by its rerun with the current learner once every folder has finished."""
+    done = _complete(folders)
+    if done < len(folders):
+        return "\n".join([text, head, "", f"Command: {command}. Not run yet ({done} of {len(folders)} {unit} "
+                          "finished).", ""]), claims, None
+    current, current_claims = build()
+    return "\n".join([text, current]), claims, current_claims
+
+
+def _sweep(base, heading, command, label):
     lines = ["| problem | P_del | best ED reduction (at 1 - delta) | best KL reduction (at 1 - delta) "
              "| at 1 - delta = 1e-8 (ED, KL) |", "|---" * 5 + "|"]
-    claims = Claims("2.2-2.3")
+    claims = Claims(label)
     peaks = {}
     ed_kl = []
     for problem in ("alarm", "insurance-ind"):
         for pdel in PDELS:
-            per, _ = per_trial(os.path.join("sweep", f"{problem}-pdel{pdel}"))
+            per, _ = per_trial(os.path.join(base, f"{problem}-pdel{pdel}"))
             stl = per.loc["stl"]
             red = {}
             for om in ONE_MINUS:
@@ -448,14 +480,13 @@ def sweep():
     ordered = all(peaks[(p, a)] <= peaks[(p, b)] for p in ("alarm", "insurance-ind")
                   for a, b in zip(PDELS, PDELS[1:]))
     ratios = [ratio for ratio in ed_kl if np.isfinite(ratio)]
-    text = ["## Figures 2.2 and 2.3: reduction over STL against the penalty", "",
-            "Command: `python experiments/fig2_2_3_penalty_sweep.py --trials 10 --jobs 2` "
-            f"({learner_of(os.path.join('sweep', 'alarm-pdel0.0'))}). Multitask learning (Paired, double "
+    text = [heading, "",
+            f"Command: {command}. Multitask learning (Paired, double "
             "reversal) at fixed penalties 1 - delta = 1, 1e-1, ..., 1e-8, started from the STL solution, on "
             "all 1000 rows; P_del in {0, 0.05, 0.1, 0.2}; 10 trials per point. Full table: "
-            "`experiments/out/sweep/sweep.md`.", "",
-            "![ALARM](../experiments/out/sweep/sweep-alarm.png)",
-            "![INSURANCE-IND](../experiments/out/sweep/sweep-insurance-ind.png)", "",
+            f"`experiments/out/{base}/sweep.md`.", "",
+            f"![ALARM](../experiments/out/{base}/sweep-alarm.png)",
+            f"![INSURANCE-IND](../experiments/out/{base}/sweep-insurance-ind.png)", "",
             "\n".join(lines), "",
             "Tests: MTL at the strongest penalty against STL at every P_del, and, at P_del = 0.2, whether ED "
             "rises again after the best penalty (the peak is picked on the same trials, so that test is "
@@ -477,11 +508,27 @@ SIZES = (250, 500, 1000, 2000, 4000, 8000, 16000)
 
 
 def fig2_7():
+    text, claims = _fig2_7("curve", "## Figure 2.7: learning curve on ALARM-COMP",
+                           "`python experiments/fig2_7_learning_curve.py --trials 10 --jobs 2` "
+                           f"({learner_of(os.path.join('curve', 'rows250'))}, "
+                           f"{_config(os.path.join('curve', 'rows250'))['n_restarts']} STL restarts). STL vs MTL "
+                           "(Paired, double reversal, penalty chosen on 5% of the training rows)", "2.7")
+    folders = [os.path.join("curve-current", f"rows{n}") for n in SIZES]
+    head = "### With the current default learner"
+    command = ("`python experiments/fig2_7_learning_curve.py --current --trials 10 --jobs 2` (outputs in "
+               "`experiments/out/curve-current/`). STL with 100 restarts vs MTL as `mtbn learn` runs it today "
+               "(5-fold cross-validated penalty, one-standard-error rule, negative-transfer guard, structures "
+               "relearned on all rows)")
+    return _with_current(text, claims, folders, head, command, "sizes",
+                         lambda: _fig2_7("curve-current", head, command, "2.7 current"))
+
+
+def _fig2_7(base, heading, command, label):
     lines = ["| rows per task | trials | STL ED | MTL ED | reduction | STL KL | MTL KL | reduction |",
              "|---" * 8 + "|"]
-    claims = Claims("2.7")
+    claims = Claims(label)
     half = []
-    pers = {n: per_trial(os.path.join("curve", f"rows{n}"))[0] for n in SIZES}
+    pers = {n: per_trial(os.path.join(base, f"rows{n}"))[0] for n in SIZES}
     for n in SIZES:
         s, m = pers[n].loc["stl"], pers[n].loc["mtl"]
         lines.append(f"| {n} | {len(s)} | {s['edit_distance'].mean():.2f} | {m['edit_distance'].mean():.2f} | "
@@ -505,11 +552,9 @@ def fig2_7():
         half_w = stats.t.ppf(0.975, df) * se
         half.append(f"| {n} | {2 * n} | {a.mean():.2f} | {b.mean():.2f} | {diff:+.2f} ({diff - half_w:+.2f}, "
                     f"{diff + half_w:+.2f}) | {t.pvalue:.2g} |")
-    text = ["## Figure 2.7: learning curve on ALARM-COMP", "",
-            "Command: `python experiments/fig2_7_learning_curve.py --trials 10 --jobs 2` "
-            f"({learner_of(os.path.join('curve', 'rows250'))}). STL vs MTL (Paired, double reversal, penalty "
-            "chosen on 5% of the training rows), 250 to 16000 training rows per task.", "",
-            "![Figure 2.7](../experiments/out/curve/fig2_7.png)", "", "\n".join(lines), "",
+    text = [heading, "",
+            f"Command: {command}, 250 to 16000 training rows per task.", "",
+            f"![Figure 2.7](../experiments/out/{base}/fig2_7.png)", "", "\n".join(lines), "",
             claims.table("size: comparison"),
             "**\"About half as much data.\"** The paper says MTL needs about half the data of STL for the same "
             "edit distance at small sizes. MTL with n rows against STL with 2n rows (independent trials, "
@@ -782,8 +827,8 @@ def build():
     s25, c25, pooled = fig2_5()
     s25c, c25c = fig2_5_current()
     s24, _ = fig2_4()
-    ssw, csw = sweep()
-    s27, c27 = fig2_7()
+    ssw, csw, cswc = sweep()
+    s27, c27, c27c = fig2_7()
     ssp, _ = spearman()
     s210, c210 = fig2_10()
     s211, c211 = fig2_11()
@@ -791,8 +836,10 @@ def build():
     sections = [("Figure 2.5", c25), ("Figure 2.5, POOLED", pooled)]
     if c25c is not None:
         sections.append(("Figure 2.5 with the current default learner", c25c))
-    tail = not_reproduced(sections + [("Figures 2.2 and 2.3", csw), ("Figure 2.7", c27), ("Figure 2.10", c210),
-                                      ("Figure 2.11", c211)])
+    sections += [("Figures 2.2 and 2.3", csw)] + ([("Figures 2.2 and 2.3 with the current learner", cswc)]
+                                                  if cswc is not None else [])
+    sections += [("Figure 2.7", c27)] + ([("Figure 2.7 with the current learner", c27c)] if c27c is not None else [])
+    tail = not_reproduced(sections + [("Figure 2.10", c210), ("Figure 2.11", c211)])
     return "\n".join([head, s25, s25c, s24, ssw, s27, ssp, s210, s211, seeds(), beyond(), tail])
 
 

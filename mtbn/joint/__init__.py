@@ -52,7 +52,7 @@ from mtbn.joint.configuration import (
     _paired_best_configuration,
     best_configuration,
 )
-from mtbn.joint.gains import _IncrementalGains, _pair_gains, _TaskView, local_constraints
+from mtbn.joint.gains import _edged_pairs, _IncrementalGains, _one_pair_gains, _pair_gains, _TaskView, local_constraints
 from mtbn.joint.hill_climb import multitask_hill_climb
 from mtbn.joint.result import MultitaskSearchResult
 from mtbn.joint.state import MOVING_BATCH, _moving_bound

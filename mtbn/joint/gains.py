@@ -53,6 +53,50 @@ class _TaskView:
         )
 
 
+    def block(self, i, j):
+        """Entries ``(i, j)`` and ``(j, i)`` of :meth:`matrices` as 2 x 2 blocks over ``(i, j)``.
+
+        Read off the table without building the task's n x n matrices (the
+        reversal entries by the rule of ``DeltaTable.reversal_legal``), so a
+        single pair costs O(n) instead of O(n * n_edges).
+        """
+        a, b = self.loc(i), self.loc(j)
+        if a < 0 or b < 0:  # the task lacks a variable: the fill values of _embed
+            off = np.zeros((2, 2), dtype=bool)
+            return np.full((2, 2), -np.inf), off, off, off
+        t, g = self.table, self.table.graph
+        ix = np.ix_([a, b], [a, b])
+        rev = np.zeros((2, 2), dtype=bool)
+        for r, (u, v) in enumerate(((a, b), (b, a))):
+            if g.adj[u, v]:
+                rev[r, 1 - r] = not (g.adj[:, v] & g.anc[:, u]).any()
+        return t.T[ix], g.adj[ix], g.anc[ix], rev
+
+
+def _one_pair_gains(views, required, present, i, j, c):
+    """:func:`_pair_gains` of the one pair ``(i, j)`` (no edge prior), from the tasks' 2 x 2 blocks.
+
+    ``present`` is the (k, n) participation of the variables. The same
+    formula as every other path (:func:`_gains_from`), on the entries it
+    would read, so the values are the same bit for bit.
+    """
+    blocks = [view.block(i, j) for view in views]
+    stacked = [np.stack([blk[w].reshape(-1) for blk in blocks]) for w in range(4)]
+    sub = np.array([i, j])
+    return _gains_from(stacked, 2, present[:, sub], required[np.ix_(sub, sub)], np.array([0]), np.array([1]),
+                       None, c)
+
+
+def _edged_pairs(views, iu, ju):
+    """Indices of the pairs ``(iu, ju)`` that hold an edge, either way, in some task."""
+    n = views[0].n
+    any_adj = np.zeros((n, n), dtype=bool)
+    for view in views:
+        any_adj |= _embed(view.table.graph.adj, view.idx, n, False)
+    any_adj |= any_adj.T
+    return np.flatnonzero(any_adj.reshape(-1).take(iu * n + ju))
+
+
 def _pair_gains(views, required, iu, ju, edge_log_prior, c):
     """Gains (m, k, 3), participation (m, k) and current states (m, k) of the pairs ``(iu, ju)``.
 

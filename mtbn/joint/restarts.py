@@ -8,7 +8,7 @@ random stream and climbs again (:func:`mtbn.joint.climb._joint_climb`).
 import numpy as np
 
 from mtbn.joint.climb import _joint_climb
-from mtbn.joint.gains import _pair_gains
+from mtbn.joint.gains import _edged_pairs, _one_pair_gains
 
 __all__ = []
 
@@ -27,18 +27,19 @@ def _perturb_joint(search, rng, n_moves):
     """
     iu, ju = search.iu, search.ju
     m = len(iu)
+    present = np.stack([view.present for view in search.views])
     done = attempts = 0
     while done < n_moves and attempts < 50 * n_moves + 100 and m:
         attempts += 1
         if rng.random() < EDGE_BIAS:
-            _, _, cur_all = _pair_gains(search.views, search.required, iu, ju, None, search.c)
-            edged = np.flatnonzero(cur_all.any(axis=1))
+            edged = _edged_pairs(search.views, iu, ju)
             if not len(edged):
                 continue
             p = int(rng.choice(edged))
         else:
             p = int(rng.integers(m))
-        gains, part, cur = _pair_gains(search.views, search.required, iu[p:p + 1], ju[p:p + 1], None, search.c)
+        gains, part, cur = _one_pair_gains(search.views, search.required, present, int(iu[p]), int(ju[p]),
+                                           search.c)
         g, pt, s = gains[0], part[0], cur[0]
         if not pt.any():
             continue

@@ -1,6 +1,6 @@
 """Figures 2.10 and 2.11: task selection on the 15-task ALARM-COMP pool.
 
-Run: ``python experiments/fig2_10_2_11_selection.py [--trials 5] [--jobs 2]``
+Run: ``python experiments/fig2_10_2_11_selection.py [--trials 5] [--jobs 2] [--current]``
 
 Figure 2.10: principal = the original ALARM network, pool = the 15 tasks
 that change every non-empty subset of ALARM's 4 components; 1000 training
@@ -22,16 +22,27 @@ single-task starts with 5 restarts, the penalty grid
 1 - delta in {1, 1e-1, 1e-2, 1e-4, 1e-6, 1e-8, 0}, and ``--trials`` trials
 (default 5). Per-trial results are cached in ``experiments/out/selection``
 (JSON per trial), so an interrupted run resumes.
+
+``--current`` runs the same protocol with the current default learner
+instead: every multitask learn is ``learn_structures`` with its defaults
+(5-fold cross-validated penalty over the full default grid, the
+one-standard-error rule, the negative-transfer guard, structures relearned
+on all rows), 20 restarts, 20 trials by default; outputs in
+``experiments/out/selection-current``. "Validation" then reads "the
+default's penalty", and the "optimal" penalty is the grid point of the
+default's path (fold 0's structures) with the best metric.
 """
 
 import argparse
 import json
 import os
+import warnings
 
 import numpy as np
 from _common import OUT, jobs, progress
 from relatedness_spearman import pool_data
 
+from mtbn.exceptions import TransferWarning
 from mtbn.graph import edit_distance
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.metrics import kl_divergence
@@ -41,43 +52,58 @@ from mtbn.relatedness import direct_relatedness, indirect_relatedness
 GRID = (0.0, 0.9, 0.99, 0.9999, 0.999999, 0.99999999, 1.0)
 NS = (0, 1, 2, 3, 4, 6, 8, 10, 12, 15)
 RESTARTS = 5
+CURRENT_RESTARTS = 20
+
+
+def _restarts(current):
+    return CURRENT_RESTARTS if current else RESTARTS
 
 
 def _fit(graph, data):
     return fit_parameters(graph, data)
 
 
-def run_set(principal_train, others, true_net, test, validation, seed, select_valid=None):
-    """Learn the principal with ``others``; metrics at the chosen and at the best penalty."""
+def run_set(principal_train, others, true_net, test, validation, seed, select_valid=None, current=False):
+    """Learn the principal with ``others``; metrics at the chosen and at the best penalty.
+
+    ``current``: the current default learner (``validation`` unused), else the paper's rule.
+    """
+    restarts = _restarts(current)
     if not others:
-        g = learn_structure(principal_train, n_restarts=RESTARTS, random_state=seed).graph
+        g = learn_structure(principal_train, n_restarts=restarts, random_state=seed).graph
         net = _fit(g, principal_train)
         kl = kl_divergence(true_net, net, test)
         ed = edit_distance(g, true_net.edges)
         out = dict(kl=kl, ed=ed, kl_opt=kl, ed_opt=ed, penalty=None)
     else:
         tasks = {"alarm": principal_train, **others}
-        res = learn_structures(tasks, penalty="auto", validation=validation, penalty_grid=GRID,
-                               n_restarts=RESTARTS, random_state=seed)
+        if current:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", TransferWarning)
+                res = learn_structures(tasks, n_restarts=restarts, random_state=seed)
+        else:
+            res = learn_structures(tasks, penalty="auto", validation=validation, penalty_grid=GRID,
+                                   n_restarts=restarts, random_state=seed)
         g = res.graphs[0]
         net = res.networks[0]
         kls = [kl_divergence(true_net, _fit(p.graphs[0], principal_train), test) for p in res.penalty_path]
         eds = [edit_distance(p.graphs[0], true_net.edges) for p in res.penalty_path]
         out = dict(kl=kl_divergence(true_net, net, test), ed=edit_distance(g, true_net.edges),
-                   kl_opt=float(min(kls)), ed_opt=float(min(eds)), penalty=res.penalty)
+                   kl_opt=float(min(kls)), ed_opt=float(min(eds)), penalty=res.penalty,
+                   transfer=res.transfer["status"] if res.transfer else None)
     if select_valid is not None:
         out["select_ll"] = float(log_likelihood(net, select_valid))
     return out
 
 
-def fig_2_10_trial(seed, rows=1000):
+def fig_2_10_trial(seed, rows=1000, current=False):
     data, true, nets, names = pool_data(seed, rows)
     principal = nets[0]
     test = sample(principal, 20000, random_state=np.random.default_rng([seed, 11]))
     orders = {"TRUE": sorted(names[1:], key=lambda n: (true[n], names.index(n)))}
-    d = direct_relatedness(data, random_state=seed, n_restarts=RESTARTS).from_task("alarm")
+    d = direct_relatedness(data, random_state=seed, n_restarts=_restarts(current)).from_task("alarm")
     orders["DIRECT"] = sorted(names[1:], key=lambda n: (d[n], names.index(n)))
-    i = indirect_relatedness(data, random_state=seed, n_restarts=RESTARTS).from_task("alarm")
+    i = indirect_relatedness(data, random_state=seed, n_restarts=_restarts(current)).from_task("alarm")
     orders["INDIRECT"] = sorted(names[1:], key=lambda n: (i[n], names.index(n)))
     memo = {}
     out = {}
@@ -85,12 +111,13 @@ def fig_2_10_trial(seed, rows=1000):
         for N in NS:
             key = frozenset(order[:N])
             if key not in memo:
-                memo[key] = run_set(data["alarm"], {n: data[n] for n in order[:N]}, principal, test, 50, seed)
+                memo[key] = run_set(data["alarm"], {n: data[n] for n in order[:N]}, principal, test, 50, seed,
+                                    current=current)
             out[f"{label}:{N}"] = memo[key]
     return out
 
 
-def fig_2_11_trial(seed, rows):
+def fig_2_11_trial(seed, rows, current=False):
     data, _, nets, names = pool_data(seed, rows)
     principal = nets[0]
     test = sample(principal, 20000, random_state=np.random.default_rng([seed, 11]))
@@ -98,15 +125,17 @@ def fig_2_11_trial(seed, rows):
     perm = np.random.default_rng([seed, 12]).permutation(full.n_samples)
     n_sel = max(1, int(round(0.05 * full.n_samples)))
     sel_valid, train = full.take(np.sort(perm[:n_sel])), full.take(np.sort(perm[n_sel:]))
-    stl = learn_structure(full, n_restarts=RESTARTS, random_state=seed).graph
+    restarts = _restarts(current)
+    stl = learn_structure(full, n_restarts=restarts, random_state=seed).graph
     stl_ed = edit_distance(stl, principal.edges)
-    d = direct_relatedness({**data, "alarm": train}, random_state=seed, n_restarts=RESTARTS).from_task("alarm")
+    d = direct_relatedness({**data, "alarm": train}, random_state=seed, n_restarts=restarts).from_task("alarm")
     order = sorted(names[1:], key=lambda n: (d[n], names.index(n)))
     curve = {}
     for N in NS:
-        curve[N] = run_set(train, {n: data[n] for n in order[:N]}, principal, test, 0.05, seed, sel_valid)
+        curve[N] = run_set(train, {n: data[n] for n in order[:N]}, principal, test, 0.05, seed, sel_valid,
+                           current=current)
     chosen = max(NS, key=lambda N: (curve[N]["select_ll"], -N))
-    all_tasks = run_set(full, {n: data[n] for n in order}, principal, test, 0.10, seed)
+    all_tasks = run_set(full, {n: data[n] for n in order}, principal, test, 0.10, seed, current=current)
     return dict(stl_ed=stl_ed, all=all_tasks["ed"], selection=curve[chosen]["ed"], chosen=chosen,
                 optimal=min(c["ed"] for c in curve.values()), two=curve[2]["ed"])
 
@@ -125,17 +154,20 @@ def cached(path, fn, *args):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--trials", type=int, default=5)
+    ap.add_argument("--trials", type=int, default=None, help="default 5, or 20 with --current")
     ap.add_argument("--jobs", type=int, default=jobs())
     ap.add_argument("--sizes", default="250,500,1000,2000")
     ap.add_argument("--size-trials", default="",
                     help="per-size trial counts overriding --trials for Figure 2.11, e.g. 2000:2")
     ap.add_argument("--skip-2-10", action="store_true")
     ap.add_argument("--skip-2-11", action="store_true")
+    ap.add_argument("--current", action="store_true", help="the current default learner, into selection-current/")
     args = ap.parse_args()
+    if args.trials is None:
+        args.trials = 20 if args.current else 5
     from joblib import Parallel, delayed
 
-    base = os.path.join(OUT, "selection")
+    base = os.path.join(OUT, "selection-current" if args.current else "selection")
     os.makedirs(base, exist_ok=True)
     import matplotlib
 
@@ -144,7 +176,8 @@ def main():
 
     if not args.skip_2_10:
         runs = Parallel(n_jobs=args.jobs)(
-            delayed(cached)(os.path.join(base, f"fig2_10_trial{t}.json"), fig_2_10_trial, t) for t in range(args.trials)
+            delayed(cached)(os.path.join(base, f"fig2_10_trial{t}.json"), fig_2_10_trial, t, 1000, args.current)
+            for t in range(args.trials)
         )
         lines = ["| N | " + " | ".join(f"{o} (validation δ)" for o in ("TRUE", "DIRECT", "INDIRECT")) + " | "
                  + " | ".join(f"{o} (optimal δ)" for o in ("TRUE", "DIRECT", "INDIRECT")) + " |",
@@ -172,7 +205,8 @@ def main():
         per_size = {int(k): int(v) for k, v in (x.split(":") for x in args.size_trials.split(",") if x)}
         todo = [(s, t) for s in sizes for t in range(per_size.get(s, args.trials))]
         runs = Parallel(n_jobs=args.jobs)(
-            delayed(cached)(os.path.join(base, f"fig2_11_rows{s}_trial{t}.json"), fig_2_11_trial, t, s) for s, t in todo
+            delayed(cached)(os.path.join(base, f"fig2_11_rows{s}_trial{t}.json"), fig_2_11_trial, t, s, args.current)
+            for s, t in todo
         )
         by = {}
         for (s, _), r in zip(todo, runs):

@@ -52,7 +52,6 @@ class _TaskView:
             _embed(t.reversal_legal(), self.idx, self.n, False),
         )
 
-
     def block(self, i, j):
         """Entries ``(i, j)`` and ``(j, i)`` of :meth:`matrices` as 2 x 2 blocks over ``(i, j)``.
 

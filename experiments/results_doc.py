@@ -400,8 +400,16 @@ def fig2_4_current():
     table, tests, _, verdict, _ = _prior_tests(pers, "2.4 current")
     fired = {m: sum(int((r[r["method"] == m].groupby("trial")["transfer"].first() != "accepted").sum())
                     for r in runs.values()) for m in PRIORS}
-    return head + ["", f"The guard returned the independent solution in " + ", ".join(
+    cols = ["trial", "task", "penalty", "edit_distance", "kl"]
+    same = sum(_current_trials(p) is not None and
+               r[r["method"] == "mtl"][cols].reset_index(drop=True).equals(
+                   _current_trials(p).query("method == 'mtl'")[cols].reset_index(drop=True))
+               for p, r in runs.items())
+    return head + ["", f"MTL here equals MTL of the Figure 2.5 rerun exactly (penalty, ED and KL of every task) on "
+                       f"{same} of {len(runs)} problems. The guard returned the independent solution in " + ", ".join(
                        f"{fired[m]} ({PRIORS[m]})" for m in PRIORS) + f" of {done} trials.", "", table, "",
+                   f"Pairwise differences, {len(tests.rows)} paired comparisons with Holm's correction ('supported?' "
+                   "asks whether the first prior is lower):", "",
                    tests.table("problem, metric: priors"),
                    f"With the current learner, {verdict}.", ""]
 

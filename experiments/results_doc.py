@@ -217,9 +217,23 @@ def _current_status():
     priors = [r["trial"].nunique() for p in PROBLEMS if (r := stored(os.path.join(OUT, PRIORS_CURRENT, p))) is not None]
     return ("; Figure 2.5 has been rerun with it and with 100 STL restarts (the section after Figure 2.5: "
             f"{sum(runs.values())} trials, {len(done)} of {len(PROBLEMS)} problems complete)"
-            + ((", Figure 2.4 too" if sum(priors) >= 10 * len(PROBLEMS) else
-                f", Figure 2.4 is under way ({sum(priors)} of {10 * len(PROBLEMS)} trials)") if priors else "")
-            + ", the other figures have not")
+            + (f", Figure 2.4 is under way ({sum(priors)} of {10 * len(PROBLEMS)} trials)"
+               if 0 < sum(priors) < 10 * len(PROBLEMS) else "")
+            + "".join(f", {name} too" for name in _reruns_done())
+            + " (each in a section after the original), the other figures have not")
+
+
+def _reruns_done():
+    """The figures other than 2.5 whose rerun with the current learner has finished."""
+    priors = [stored(os.path.join(OUT, PRIORS_CURRENT, p)) for p in PROBLEMS]
+    done = []
+    if all(r is not None and r["trial"].nunique() >= 10 for r in priors):
+        done.append("Figure 2.4")
+    for name, folders in (("Figures 2.2 and 2.3", _sweep_folders("sweep-current")),
+                          ("Figure 2.7", [os.path.join("curve-current", f"rows{n}") for n in SIZES])):
+        if _complete(folders) == len(folders):
+            done.append(name)
+    return done
 
 
 FIG25_CLAIMS = (("stl", "edit_distance", "ED", "10-54% lower"), ("stl", "kl", "KL", "2-13% lower"),
@@ -853,8 +867,8 @@ def not_reproduced(sections):
     restarts = sorted({_config(os.path.join("problems", p))["n_restarts"] for p in PROBLEMS})
     n10 = len(_selection_files("fig2_10_trial"))
     current = {p: r["trial"].nunique() for p in PROBLEMS if (r := _current_trials(p)) is not None}
-    rerun = (f"; the rerun of Figure 2.5 with the current learner uses 100, {sum(current.values())} trials so far"
-             if current else "")
+    rerun = (f"; the reruns with the current learner use 100: Figure 2.5 ({sum(current.values())} trials)"
+             + "".join(f", {name}" for name in _reruns_done()) if current else "")
     items.append(f"- **The paper's settings**: STL with {'/'.join(map(str, restarts))} restarts (the paper "
                  f"100{rerun}); Figures 2.10 and 2.11 with {n10} trials, 5 restarts and a 7-point grid with the "
                  "earlier learner (the paper 50 trials; not rerun with the current learner). Seed-to-seed "

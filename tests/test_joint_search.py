@@ -400,6 +400,27 @@ def test_moving_bound_is_an_upper_bound_of_the_best_other_configuration(prior_na
     assert tight > 0  # the bound is attained sometimes (when the prior term is 0)
 
 
+def _tasks_missing_one(seed, task, drop):
+    """Three ASIA-like tasks (150 rows each) where ``task`` lacks the variable ``drop``: their TaskSet."""
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    full = _tasks(names, k=3, n=150, seed=seed)
+    d = full[task]
+    keep = [i for i, v in enumerate(names) if v != drop]
+    full[task] = DiscreteData(d.codes[:, keep], tuple(names[i] for i in keep), tuple(d.states[i] for i in keep), task)
+    return make_taskset(full)
+
+
+def _random_parents(n_vars, rng, p):
+    """Parent sets of a random DAG: each pair of a random order joined with probability ``p``."""
+    order = rng.permutation(n_vars)
+    parents = [set() for _ in range(n_vars)]
+    for a in range(n_vars):
+        for b in range(a + 1, n_vars):
+            if rng.random() < p:
+                parents[order[b]].add(int(order[a]))
+    return parents
+
+
 def test_incremental_pair_gains_equal_the_full_computation_after_every_change():
     # The joint search recomputes only the pairs whose matrix entries changed;
     # after single-edge changes, reversals and jumps to other graphs, in one
@@ -407,12 +428,7 @@ def test_incremental_pair_gains_equal_the_full_computation_after_every_change():
     # bit, and every pair whose gains changed must be among the recomputed.
     from mtbn.search import DeltaTable
 
-    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
-    full = _tasks(names, k=3, n=150, seed=4)
-    d = full["t1"]
-    keep = [i for i, v in enumerate(names) if v != "smoke"]
-    full["t1"] = DiscreteData(d.codes[:, keep], tuple(names[i] for i in keep), tuple(d.states[i] for i in keep), "t1")
-    ts = make_taskset(full)
+    ts = _tasks_missing_one(4, "t1", "smoke")
     n = ts.n_variables
     iu, ju = np.triu_indices(n, 1)
     rng = np.random.default_rng(3)
@@ -428,12 +444,7 @@ def test_incremental_pair_gains_equal_the_full_computation_after_every_change():
                 table = view.table
                 parents = table.parents_copy()
                 if step % 15 == 14:  # a jump to a random DAG over a random order
-                    order = rng.permutation(table.n)
-                    parents = [set() for _ in range(table.n)]
-                    for a in range(table.n):
-                        for b in range(a + 1, table.n):
-                            if rng.random() < 0.25:
-                                parents[order[b]].add(int(order[a]))
+                    parents = _random_parents(table.n, rng, 0.25)
                 else:  # add, remove or reverse one edge, if the result is a DAG
                     u, v = (int(x) for x in rng.choice(table.n, size=2, replace=False))
                     if u in parents[v]:
@@ -464,12 +475,7 @@ def test_one_pair_gains_and_edged_pairs_equal_the_full_computation():
     # gives, bit for bit, for every pair.
     from mtbn.search import DeltaTable
 
-    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
-    full = _tasks(names, k=3, n=150, seed=8)
-    d = full["t2"]
-    keep = [i for i, v in enumerate(names) if v != "lung"]
-    full["t2"] = DiscreteData(d.codes[:, keep], tuple(names[i] for i in keep), tuple(d.states[i] for i in keep), "t2")
-    ts = make_taskset(full)
+    ts = _tasks_missing_one(8, "t2", "lung")
     n = ts.n_variables
     iu, ju = np.triu_indices(n, 1)
     rng = np.random.default_rng(9)
@@ -478,12 +484,7 @@ def test_one_pair_gains_and_edged_pairs_equal_the_full_computation():
     for _ in range(6):
         views = []
         for t, task in enumerate(ts.tasks):
-            order = rng.permutation(task.n_vars)
-            parents = [set() for _ in range(task.n_vars)]
-            for a in range(task.n_vars):
-                for b in range(a + 1, task.n_vars):
-                    if rng.random() < 0.3:
-                        parents[order[b]].add(int(order[a]))
+            parents = _random_parents(task.n_vars, rng, 0.3)
             views.append(joint._TaskView(DeltaTable(BDeuScore(task), parents), ts.local_index[t], n))
         present = np.stack([view.present for view in views])
         gains, part, cur = joint._pair_gains(views, required, iu, ju, None, 0.6)

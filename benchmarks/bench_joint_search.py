@@ -2,6 +2,8 @@
 
 Run:  PYTHONPATH=<a checkout of mtbn> python benchmarks/bench_joint_search.py [PROBLEM] [ROWS] [default]
 (default hepar2 250), once per checkout (e.g. ``git worktree add /tmp/old <commit>``), one after the other.
+PROBLEM ``alarm-pool`` is the 16 ALARM tasks of Figure 2.10 (the original network and the 15 ALARM-COMP
+tasks that change every non-empty subset of its components, seed 0): the largest learn of that figure.
 With ``default`` as the third argument it times the whole default learner instead
 (``learn_structures(tasks, n_restarts=20, random_state=0)``, as the robustness suite runs it: CV over
 the penalty grid, guard, search on all rows) and prints the chosen penalty and edge counts.
@@ -25,8 +27,31 @@ from mtbn.priors import make_prior
 from mtbn.score import BDeuScore
 
 
+def _train(problem, rows):
+    """The training tasks of trial 0 of a bench problem, or the 16-task ALARM pool."""
+    if problem != "alarm-pool":
+        return trial_data(problem, 0, n_train=int(rows), n_test=1)[1]
+    from mtbn.benchmarks import make_component_pool
+    from mtbn.data import DiscreteData
+    from mtbn.networks import sample
+
+    principal, pool, changed = make_component_pool(random_state=0)
+    rng = np.random.default_rng([0, 7])
+    names = ["alarm"] + ["comp-" + "".join(str(c + 1) for c in ch) for ch in changed]
+    return {n: DiscreteData(sample(net, int(rows), random_state=rng).codes, net.names, net.states, n)
+            for n, net in zip(names, [principal] + pool)}
+
+
+def _edges_digest(graphs):
+    """A short digest of every task's edge set (equal digests: equal structures)."""
+    import hashlib
+
+    text = repr([sorted(map(str, g.edges())) for g in graphs])
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def main(problem="hepar2", rows=250):
-    _, train, _, _ = trial_data(problem, 0, n_train=int(rows), n_test=1)
+    train = _train(problem, rows)
     ts = make_taskset(train)
     stl = learn_structures(ts, prior="none", n_restarts=0, random_state=0)
     starts = [[set(p) for p in g.parents] for g in stl.graphs]
@@ -41,19 +66,20 @@ def main(problem="hepar2", rows=250):
                                    rng=np.random.default_rng(0))
         times.append(time.perf_counter() - t0)
     print(f"{problem} x {rows} rows: joint search {min(times):.2f} s, score {res.log_score:.6f}, "
-          f"{len(res.steps)} moves")
+          f"{len(res.steps)} moves, edges {_edges_digest(res.graphs)}")
 
 
 def default_learner(problem="hepar2", rows=250):
     import warnings
 
-    _, train, _, _ = trial_data(problem, 0, n_train=int(rows), n_test=1)
+    train = _train(problem, rows)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = learn_structures(train, n_restarts=20, random_state=0)
     print(f"{problem} x {rows} rows: default learner {time.perf_counter() - t0:.1f} s, penalty {res.penalty:.15g}, "
-          f"edges {[len(list(g.edges())) for g in res.graphs]}, transfer {res.transfer['status']}")
+          f"edges {[len(list(g.edges())) for g in res.graphs]} ({_edges_digest(res.graphs)}), "
+          f"transfer {res.transfer['status']}")
 
 
 if __name__ == "__main__":

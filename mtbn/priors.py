@@ -255,6 +255,7 @@ class PairedPrior(_PairPrior):
         np.fill_diagonal(self.weights, 0.0)
         off = self.weights[~np.eye(k, dtype=bool)]
         self.exact = k < 2 or bool(np.all(off == off[0]))
+        self._unit = k >= 2 and bool(np.all(off == 1.0))  # the default weights: the sum is a count
         self._scale = (off[0] if k >= 2 else 0.0) / max(k - 1, 1)
 
     def log_prior(self, states, part, log_factor):
@@ -263,6 +264,15 @@ class PairedPrior(_PairPrior):
         total = np.zeros(states.shape[0])
         if k < 2:
             return total
+        if self._unit:
+            # Unit weights: the sum over task pairs is the count n0 n1 + n0 n2 + rc n1 n2 over the
+            # participating tasks, an integer held exactly either way (the same value as the loop).
+            part = np.asarray(part, dtype=bool)
+            n1 = ((states == 1) & part).sum(axis=1)
+            n2 = ((states == 2) & part).sum(axis=1)
+            n0 = part.sum(axis=1) - n1 - n2
+            total = (n0 * n1 + n0 * n2).astype(float) + self.D[1, 2] * (n1 * n2)
+            return _times(np.asarray(log_factor) / (k - 1), total)
         for t in range(k):
             for u in range(t + 1, k):
                 if self.weights[t, u] == 0:

@@ -173,6 +173,23 @@ def test_paired_log_prior_equals_brute_force_sum_over_task_pairs(reversal, delta
             np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("reversal", ["single", "double"])
+def test_paired_log_prior_with_unit_weights_counts_exactly_as_the_pair_loop(reversal):
+    # The default weights take a counting shortcut; it must give the loop's values bit for bit
+    # (the search's tie-breaking and the stored experiment results depend on them).
+    rng = np.random.default_rng(5)
+    for k in range(2, 17):
+        for delta in (0.5, 0.9, 1 - 1e-8, 1.0):
+            prior = make_prior("paired", delta, k, reversal=reversal)
+            states = rng.integers(0, 3, size=(80, k))
+            part = rng.random((80, k)) < 0.8
+            lf = np.where(rng.random(80) < 0.5, log_one_minus(delta), np.log1p(-rng.uniform(0, 0.99, 80)))
+            fast = prior.log_prior(states, part, lf)
+            prior._unit = False  # the pair loop
+            loop = prior.log_prior(states, part, lf)
+            np.testing.assert_array_equal(fast, loop)
+
+
 def test_paired_prior_of_two_tasks_counts_symmetric_difference_of_edges():
     # eq. 2.6 for k = 2: each arc in one graph but not the other costs log(1 - delta).
     prior = make_prior("paired", 0.6, 2)  # reversal "double": a reversed arc is 2 arcs of the difference

@@ -7,8 +7,6 @@ prior with equal weights has an O(k^3) table method, and any other problem is
 fixed task by task with the solver's value oracle.
 """
 
-import itertools
-
 import numpy as np
 
 from mtbn.joint.solvers import best_values, resolve_solver, solve_excluding
@@ -24,10 +22,13 @@ ENUMERATION_LIMIT = 4096
 
 def _best_by_enumeration(prior, gains, part, log_factor, tol, exclude):
     """Lexicographically smallest legal configuration within ``tol`` of the best, or None if too many."""
-    legal = [[s for s in range(3) if np.isfinite(gains[t, s])] for t in range(gains.shape[0])]
-    if int(np.prod([len(x) for x in legal], dtype=float)) > ENUMERATION_LIMIT:
+    finite = np.isfinite(gains)
+    if float(np.prod(finite.sum(axis=1), dtype=float)) > ENUMERATION_LIMIT:
         return None
-    configs = np.array(list(itertools.product(*legal)), dtype=np.int64).reshape(-1, gains.shape[0])
+    legal = [np.flatnonzero(row).tolist() for row in finite]
+    # Every legal configuration in lexicographic order (itertools.product's order, built in numpy).
+    grids = np.meshgrid(*[np.asarray(x, dtype=np.int64) for x in legal], indexing="ij")
+    configs = np.stack([g.ravel() for g in grids], axis=1).reshape(-1, gains.shape[0])
     if exclude is not None:
         configs = configs[np.any(configs != np.asarray(exclude)[None, :], axis=1)]
     if not len(configs):
@@ -79,30 +80,33 @@ def _paired_best_configuration(prior, gains, part, log_factor, tol, exclude=None
             same = np.where(np.arange(3) == x[t], gains[t], neg)  # agree here, differ later
             E[t] = np.maximum(_shift_add(B[t + 1], other), _shift_add(E[t + 1], same))
     n_part = int(part.sum())
-    n1 = np.arange(k + 1)[:, None]
-    n2 = np.arange(k + 1)[None, :]
+    # The penalty of every total count pair (c1, c2), once: a prefix with counts (a1, a2) reads the
+    # window pen[a1:a1 + k + 1, a2:a2 + k + 1] (the same values, elementwise, as computing it per call).
+    c1 = np.arange(2 * k + 2)[:, None]
+    c2 = np.arange(2 * k + 2)[None, :]
+    c0 = n_part - c1 - c2
+    pen = prior.log_prior_of_counts(np.maximum(c0, 0), c1, c2, float(log_factor))
+    pen = np.where(c0 >= 0, pen, neg)
 
-    def value(G, a1, a2, table):
-        t1, t2 = a1 + n1, a2 + n2
-        n0 = n_part - t1 - t2
-        pen = prior.log_prior_of_counts(np.maximum(n0, 0), t1, t2, float(log_factor))
-        with np.errstate(invalid="ignore"):
-            total = np.where(n0 >= 0, G + table + pen, neg)
-        return float(total.max())
-
-    best = value(0.0, 0, 0, B[0] if x is None else E[0])
+    best = float((0.0 + (B[0] if x is None else E[0]) + pen[:k + 1, :k + 1]).max())
     if not np.isfinite(best):
         return (), neg
     G, a1, a2, equal, states = 0.0, 0, 0, x is not None, []
+    finite = np.isfinite(gains)
+    windows = np.empty((3, k + 1, k + 1))
     for t in range(k):
-        vals = []
-        for s in range(3):
-            if not np.isfinite(gains[t, s]):
-                vals.append(neg)
-                continue
-            table = E[t + 1] if equal and s == x[t] else B[t + 1]
-            vals.append(value(G + gains[t, s], a1 + (s == 1) * part[t], a2 + (s == 2) * part[t], table))
-        ok = [s for s in range(3) if np.isfinite(gains[t, s]) and vals[s] >= best - tol]
+        # The best completion with task t in each state, the three at once.
+        p = int(part[t])
+        windows[0] = pen[a1:a1 + k + 1, a2:a2 + k + 1]
+        windows[1] = pen[a1 + p:a1 + p + k + 1, a2:a2 + k + 1]
+        windows[2] = pen[a1:a1 + k + 1, a2 + p:a2 + p + k + 1]
+        tables = np.broadcast_to(B[t + 1], windows.shape)
+        if equal:
+            tables = tables.copy()
+            tables[x[t]] = E[t + 1]
+        with np.errstate(invalid="ignore"):
+            vals = ((G + gains[t])[:, None, None] + tables + windows).reshape(3, -1).max(axis=1)
+        ok = [s for s in range(3) if finite[t, s] and vals[s] >= best - tol]
         chosen = ok[0] if ok else int(np.argmax(gains[t]))
         G += gains[t, chosen]
         a1 += int(chosen == 1 and part[t])

@@ -3,7 +3,8 @@
 Run:  PYTHONPATH=<a checkout of mtbn> python benchmarks/bench_joint_search.py [PROBLEM] [ROWS] [default]
 (default hepar2 250), once per checkout (e.g. ``git worktree add /tmp/old <commit>``), one after the other.
 PROBLEM ``alarm-pool`` is the 16 ALARM tasks of Figure 2.10 (the original network and the 15 ALARM-COMP
-tasks that change every non-empty subset of its components, seed 0): the largest learn of that figure.
+tasks that change every non-empty subset of its components, seed 0): the largest learn of that figure;
+``alarm-pool:N`` keeps its first N tasks.
 With ``default`` as the third argument it times the whole default learner instead
 (``learn_structures(tasks, n_restarts=20, random_state=0)``, as the robustness suite runs it: CV over
 the penalty grid, guard, search on all rows) and prints the chosen penalty and edge counts.
@@ -29,8 +30,9 @@ from mtbn.score import BDeuScore
 
 def _train(problem, rows):
     """The training tasks of trial 0 of a bench problem, or the 16-task ALARM pool."""
-    if problem != "alarm-pool":
+    if not problem.startswith("alarm-pool"):
         return trial_data(problem, 0, n_train=int(rows), n_test=1)[1]
+    keep = int(problem.split(":")[1]) if ":" in problem else None
     from mtbn.benchmarks import make_component_pool
     from mtbn.data import DiscreteData
     from mtbn.networks import sample
@@ -38,8 +40,9 @@ def _train(problem, rows):
     principal, pool, changed = make_component_pool(random_state=0)
     rng = np.random.default_rng([0, 7])
     names = ["alarm"] + ["comp-" + "".join(str(c + 1) for c in ch) for ch in changed]
-    return {n: DiscreteData(sample(net, int(rows), random_state=rng).codes, net.names, net.states, n)
-            for n, net in zip(names, [principal] + pool)}
+    tasks = {n: DiscreteData(sample(net, int(rows), random_state=rng).codes, net.names, net.states, n)
+             for n, net in zip(names, [principal] + pool)}
+    return dict(list(tasks.items())[:keep])
 
 
 def _edges_digest(graphs):

@@ -401,3 +401,34 @@ def test_noise_floor_of_one_replicate_is_an_option_error(tmp_path, capsys):
         main(["relatedness", *paths, "--measure", "direct", "--noise-floor", "1", "--out", str(tmp_path / "r")])
     assert exc.value.code == 2
     assert "argument --noise-floor: must be 0 (no floor) or a number of replicates >= 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("sig,code,word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
+def test_a_signal_whose_exception_a_library_swallows_still_stops_the_run(tmp_path, monkeypatch, capsys, sig, code,
+                                                                        word):
+    # loky drops exceptions raised in a future's done-callback; the signal must still end the run
+    # with its status, and the run must publish nothing.
+    import signal
+
+    import mtbn.cli as cli
+    from mtbn.cli.files import staged_output
+
+    out = tmp_path / "out"
+
+    def run(args):
+        with staged_output(str(out)) as stage:
+            (tmp_path / "started").write_text("")
+            try:
+                signal.raise_signal(getattr(signal, sig))
+            except BaseException:  # what a library that swallows it does
+                pass
+            with open(f"{stage}/summary.json", "w") as fh:
+                fh.write("{}")
+        return 0
+
+    monkeypatch.setattr(cli, "_run", run)
+    previous = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    assert cli.main(["learn", "x.csv", "--out", str(out)]) == code
+    assert capsys.readouterr().err.strip() == f"mtbn: {word}"
+    assert (tmp_path / "started").exists() and not out.exists() and _leftovers(tmp_path) == []
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == previous  # handlers restored

@@ -14,10 +14,10 @@ into a staged folder; :mod:`mtbn.cli.values` the option value types.
 """
 
 import re
-import signal
 import sys
 
 from mtbn.cli.parser import build_parser
+from mtbn.cli.signals import Terminated, handled, raise_if_stopped
 from mtbn.cli.values import _UsageError
 
 __all__ = ["main", "build_parser"]
@@ -48,13 +48,6 @@ def _in_cli_terms(message, command):
 
     return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
 
-
-class _Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that the clean-up of a run happens."""
-
-
-def _on_sigterm(signum, frame):
-    raise _Terminated()
 
 
 def _stop_workers():
@@ -102,8 +95,6 @@ def main(argv=None):
     143 terminated (SIGTERM); on 130 and 143 the worker processes are
     stopped and no partial output is left.
     """
-    import threading
-
     from mtbn.exceptions import MtbnError
 
     parser = build_parser()
@@ -112,21 +103,19 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
         return 2
-    in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _on_sigterm) if in_main else None
-    try:
-        return _run(args)
-    except (MtbnError, _UsageError, OSError) as exc:
-        print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        _stop_workers()
-        print("mtbn: interrupted", file=sys.stderr)
-        return 130
-    except _Terminated:
-        _stop_workers()
-        print("mtbn: terminated", file=sys.stderr)
-        return 143
-    finally:
-        if in_main:
-            signal.signal(signal.SIGTERM, previous)
+    with handled():
+        try:
+            status = _run(args)
+            raise_if_stopped()  # a signal whose exception a library swallowed
+            return status
+        except (MtbnError, _UsageError, OSError) as exc:
+            print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            _stop_workers()
+            print("mtbn: interrupted", file=sys.stderr)
+            return 130
+        except Terminated:
+            _stop_workers()
+            print("mtbn: terminated", file=sys.stderr)
+            return 143

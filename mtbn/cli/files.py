@@ -12,6 +12,7 @@ import os
 import shutil
 import tempfile
 
+from mtbn.cli.signals import raise_if_stopped
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.messages import register
 
@@ -130,6 +131,7 @@ def staged_output(out):
     os.chmod(stage, 0o777 & ~umask)
     try:
         yield stage
+        raise_if_stopped()  # an interrupted run publishes nothing, even if a library swallowed the signal
         if os.path.isdir(final) and not os.listdir(final):
             os.rmdir(final)
         if not os.path.exists(final):

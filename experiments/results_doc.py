@@ -409,7 +409,7 @@ def fig2_4_current():
             "structures relearned on all rows), with the data, seeds and 100 restarts of the Figure 2.5 rerun "
             "(its MTL column is the same computation as MTL there)."]
     if done < 10 * len(PROBLEMS):
-        return head[:-1] + [head[-1] + f" Not run yet ({done} of {10 * len(PROBLEMS)} trials finished).", ""]
+        return head[:-1] + [head[-1] + f" {_not_done(done)} ({done} of {10 * len(PROBLEMS)} trials finished).", ""]
     pers = {p: r.groupby(["method", "trial"])[["edit_distance", "kl"]].mean() for p, r in runs.items()}
     table, tests, _, verdict, _ = _prior_tests(pers, "2.4 current")
     fired = {m: sum(int((r[r["method"] == m].groupby("trial")["transfer"].first() != "accepted").sum())
@@ -454,11 +454,16 @@ def sweep():
                          lambda: _sweep("sweep-current", head, command, "2.2-2.3 current"))
 
 
+def _not_done(done):
+    """How far an unfinished rerun has got, in words."""
+    return "Not run yet" if done == 0 else "Not complete"
+
+
 def _with_current(text, claims, folders, head, command, unit, build):
     """A figure's section followed by its rerun with the current learner once every folder has finished."""
     done = _complete(folders)
     if done < len(folders):
-        return "\n".join([text, head, "", f"Command: {command}. Not run yet ({done} of {len(folders)} {unit} "
+        return "\n".join([text, head, "", f"Command: {command}. {_not_done(done)} ({done} of {len(folders)} {unit} "
                           "finished).", ""]), claims, None
     current, current_claims = build()
     return "\n".join([text, current]), claims, current_claims
@@ -682,7 +687,7 @@ def _selection_current(name, prefix, sizes, build):
     command = (f"`python experiments/fig2_10_2_11_selection.py --current --jobs 2` ({SELECTION_TRIALS} trials; "
                f"outputs in `experiments/out/{SELECTION_CURRENT}/`): {CURRENT_SELECTION}")
     if min(counts.values()) < SELECTION_TRIALS:
-        return "\n".join([head, "", f"Command: {command}. Not run yet ({sum(counts.values())} of "
+        return "\n".join([head, "", f"Command: {command}. {_not_done(sum(counts.values()))} ({sum(counts.values())} of "
                           f"{SELECTION_TRIALS * len(sizes)} trials finished).", ""]), None
     return build(SELECTION_CURRENT, head, command, f"{name} current")
 

@@ -29,20 +29,17 @@ from mtbn.score import BDeuScore
 
 
 def _train(problem, rows):
-    """The training tasks of trial 0 of a bench problem, or the 16-task ALARM pool."""
+    """The training tasks of trial 0 of a bench problem, or Figure 2.10's pool (its own data, seed 0)."""
     if not problem.startswith("alarm-pool"):
         return trial_data(problem, 0, n_train=int(rows), n_test=1)[1]
-    keep = int(problem.split(":")[1]) if ":" in problem else None
-    from mtbn.benchmarks import make_component_pool
-    from mtbn.data import DiscreteData
-    from mtbn.networks import sample
+    import os
 
-    principal, pool, changed = make_component_pool(random_state=0)
-    rng = np.random.default_rng([0, 7])
-    names = ["alarm"] + ["comp-" + "".join(str(c + 1) for c in ch) for ch in changed]
-    tasks = {n: DiscreteData(sample(net, int(rows), random_state=rng).codes, net.names, net.states, n)
-             for n, net in zip(names, [principal] + pool)}
-    return dict(list(tasks.items())[:keep])
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "experiments"))
+    from relatedness_spearman import pool_data
+
+    keep = int(problem.split(":")[1]) if ":" in problem else None
+    data, _, _, names = pool_data(0, int(rows))
+    return {n: data[n] for n in names[:keep]}
 
 
 def _edges_digest(graphs):

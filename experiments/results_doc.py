@@ -564,7 +564,7 @@ def _fig2_7(base, heading, command, label):
         claims.add(f"{n} rows: MTL vs STL, ED", "MTL lower", m["edit_distance"], s["edit_distance"])
         claims.add(f"{n} rows: MTL vs STL, KL", "MTL lower", m["kl"], s["kl"], digits=4)
     claims.finish()
-    half, (note, _) = _half_data(pers)
+    half, note, _ = _half_data(pers)
     text = [heading, "",
             f"Command: {command}, 250 to 16000 training rows per task.", "",
             f"![Figure 2.7](../experiments/out/{base}/fig2_7.png)", "", "\n".join(lines), "",
@@ -589,7 +589,7 @@ SMALL = (250, 500)
 
 
 def _half_data(pers):
-    """MTL with n rows vs STL with 2n and 4n rows: table lines, a sentence, and whether the claim holds.
+    """MTL with n rows vs STL with 2n and 4n rows: table lines, a sentence, whether the claim holds.
 
     The claim (MTL needs about half of STL's data at small sizes) is taken as
     supported when MTL with n rows has a significantly lower edit distance
@@ -606,9 +606,8 @@ def _half_data(pers):
             b = pers[factor * n].loc["stl"]["edit_distance"].values
             t = stats.ttest_ind(a, b, equal_var=False)
             se = np.sqrt(a.var(ddof=1) / len(a) + b.var(ddof=1) / len(b))
-            df = (se ** 4) / ((a.var(ddof=1) / len(a)) ** 2 / (len(a) - 1) + (b.var(ddof=1) / len(b)) ** 2 / (len(b) - 1))
             rows.append(dict(n=n, factor=factor, a=a.mean(), b=b.mean(), diff=a.mean() - b.mean(),
-                             half=stats.t.ppf(0.975, df) * se, p=float(t.pvalue)))
+                             half=stats.t.ppf(0.975, t.df) * se, p=float(t.pvalue)))
     for r, ph in zip(rows, holm([r["p"] for r in rows])):
         r["p_holm"] = float(ph)
         r["verdict"] = ("not distinguished" if ph >= LEVEL else "MTL lower" if r["diff"] < 0 else "STL lower")
@@ -630,7 +629,7 @@ def _half_data(pers):
             f"{listed(sizes(2, 'STL lower'))}. The claim, read as \"at {' and '.join(map(str, SMALL))} rows "
             f"MTL with n rows is better than STL with 2n rows\", is "
             + ("**supported**" if holds else "**not established**") + ".")
-    return lines, (note, holds)
+    return lines, note, holds
 
 
 def spearman():
@@ -904,9 +903,9 @@ def not_reproduced(sections):
         if bad:
             items.append(f"- **{title}**: {len(bad)} of {len(claims.rows)} tested claims not supported "
                          f"after Holm's correction: {_labels(bad)}.")
-    verdicts = {"earlier learner": _half_data(_curve_trials("curve"))[1][1]}
+    verdicts = {"earlier learner": _half_data(_curve_trials("curve"))[2]}
     if _complete([os.path.join("curve-current", f"rows{n}") for n in SIZES]) == len(SIZES):
-        verdicts["current learner"] = _half_data(_curve_trials("curve-current"))[1][1]
+        verdicts["current learner"] = _half_data(_curve_trials("curve-current"))[2]
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
         items.append("- **\"MTL needs about half the data\" (Figure 2.7)**: not established with the "

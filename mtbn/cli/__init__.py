@@ -49,7 +49,6 @@ def _in_cli_terms(message, command):
     return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
 
 
-
 def _stop_workers():
     """Kill joblib's worker processes now instead of leaving them to time out.
 

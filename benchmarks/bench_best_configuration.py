@@ -10,6 +10,10 @@ task-by-task fixing with the exact solver's value oracle that the search used be
 itself, the call the search makes once per move (enumeration up to 4096 configurations, else the
 Paired DP), on pair problems with about 10% illegal states, to compare two checkouts of mtbn
 (``PYTHONPATH=<checkout>``, one after the other); it prints a digest of the answers, which must agree.
+
+``python benchmarks/bench_best_configuration.py --solve`` times the Paired prior's pair-problem values,
+:meth:`~mtbn.priors.PairedPrior.solve` and :meth:`~mtbn.priors.PairedPrior.solve_excluding` (the values
+the search asks for at every step, in batches of m node pairs), the same way across checkouts.
 """
 
 import hashlib
@@ -78,5 +82,32 @@ def entry():
     print("answers", hashlib.sha256(repr(answers).encode()).hexdigest()[:12])
 
 
+def solve():
+    rng = np.random.default_rng(0)
+    print("| tasks k | pairs m | solve ms | solve_excluding ms |")
+    print("|---|---|---|---|")
+    answers = []
+    for k in (5, 8, 16):
+        prior = PairedPrior(0.99, k)
+        for m in (8, 64, 600):
+            reps = max(3, 6000 // m)
+            g = rng.normal(0, 3, (m, k, 3))
+            g[rng.random(g.shape) < 0.1] = -np.inf
+            g[:, :, 0] = 0.0
+            part = rng.random((m, k)) < 0.9
+            L = np.full(m, float(prior.log_factors(2)[0]))
+            exclude = np.where(part, rng.integers(0, 3, (m, k)), 0)
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                a = prior.solve(g, part, L)
+            t1 = time.perf_counter()
+            for _ in range(reps):
+                b = prior.solve_excluding(g, part, L, exclude)
+            t2 = time.perf_counter()
+            answers += [a.tolist(), b.tolist()]
+            print(f"| {k} | {m} | {1000 * (t1 - t0) / reps:.3f} | {1000 * (t2 - t1) / reps:.3f} |")
+    print("answers", hashlib.sha256(repr(answers).encode()).hexdigest()[:12])
+
+
 if __name__ == "__main__":
-    entry() if sys.argv[1:2] == ["--entry"] else main()
+    {"--entry": entry, "--solve": solve}.get(sys.argv[1] if sys.argv[1:] else None, main)()

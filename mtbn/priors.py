@@ -39,6 +39,7 @@ Priors assume validated arguments (see :func:`make_prior`).
 """
 
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from mtbn._validation import check_option, check_penalty
 from mtbn.exceptions import InvalidParameterError
@@ -224,6 +225,18 @@ class EditPrior(_PairPrior):
         return 9 * self.n_tasks * n_pairs
 
 
+def _count_step(V, g, take):
+    """One task of the count DP, in place: ``V[n1, n2]`` (best gains per count pair) after one more task.
+
+    ``g`` (m, 3) are the task's gains per state; rows where ``take`` is False (the task does not take
+    part) keep ``V``. ``V`` is a view whose last row and column hold no finite value yet.
+    """
+    new = V + g[:, 0, None, None]
+    np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None], out=new[:, 1:, :])
+    np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None], out=new[:, :, 1:])
+    V[...] = np.where(take[:, None, None], new, V)
+
+
 class PairedPrior(_PairPrior):
     """The Paired prior (eq. 2.8): ``(1 - delta)`` per differing edge per task pair.
 
@@ -257,6 +270,7 @@ class PairedPrior(_PairPrior):
         self.exact = k < 2 or bool(np.all(off == off[0]))
         self._unit = k >= 2 and bool(np.all(off == 1.0))  # the default weights: the sum is a count
         self._scale = (off[0] if k >= 2 else 0.0) / max(k - 1, 1)
+        self._count_tables = {}  # size -> (scaled counts, valid), see _count_table
 
     def log_prior(self, states, part, log_factor):
         states = np.asarray(states)
@@ -296,18 +310,30 @@ class PairedPrior(_PairPrior):
         V = np.full((m, k + 1, k + 1), neg)
         V[:, 0, 0] = 0.0
         for t in range(k):
-            g = gains[:, t, :]
-            new = V + g[:, 0, None, None]
-            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
-            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
-            V = np.where(part[:, t, None, None], new, V)
+            # After t + 1 tasks no count exceeds t + 1: the DP works on that corner (the rest stays -inf).
+            _count_step(V[:, :t + 2, :t + 2], gains[:, t, :], part[:, t])
         n_part = part.sum(axis=1)
-        n1 = np.arange(k + 1)[None, :, None]
-        n2 = np.arange(k + 1)[None, None, :]
-        n0 = n_part[:, None, None] - n1 - n2
-        pen = self.log_prior_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
-        total = np.where(n0 >= 0, V + pen, neg)
+        scaled, valid = self._count_table(k + 1)
+        pen = _times(log_factor[:, None, None], scaled[n_part])
+        total = np.where(valid[n_part], V + pen, neg)
         return total.reshape(m, -1).max(axis=1)
+
+    def _count_table(self, size):
+        """The scaled difference count of every (tasks taking part, n1, n2), n1 and n2 below ``size``.
+
+        ``scaled[p, n1, n2]`` is :meth:`log_prior_of_counts`'s count times the pair scale for ``p``
+        participating tasks (``n0 = p - n1 - n2``); ``valid`` marks the cells with ``n0 >= 0``.
+        Built once per prior and size (the count DPs read it on every call).
+        """
+        cache = self._count_tables
+        if size not in cache:
+            p = np.arange(self.n_tasks + 1)[:, None, None]
+            n1 = np.arange(size)[None, :, None]
+            n2 = np.arange(size)[None, None, :]
+            n0 = p - n1 - n2
+            diff = np.maximum(n0, 0) * n1 + np.maximum(n0, 0) * n2 + self.D[1, 2] * n1 * n2
+            cache[size] = (diff * self._scale, n0 >= 0)
+        return cache[size]
 
     def solve_excluding(self, gains, part, log_factor, exclude):
         """Best objective of each pair problem over the configurations other than ``exclude``.
@@ -344,30 +370,24 @@ class PairedPrior(_PairPrior):
         c1 = before((part & (exclude == 1)).astype(np.int64))
         c2 = before((part & (exclude == 2)).astype(np.int64))
         n_part = part.sum(axis=1)
-        counts = np.arange(2 * k + 2)
-        n1 = counts[None, :, None]
-        n2 = counts[None, None, :]
-        n0 = n_part[:, None, None] - n1 - n2
-        pen = self.log_prior_of_counts(np.maximum(n0, 0), n1, n2, log_factor[:, None, None])
-        pen = np.where(n0 >= 0, pen, neg)  # the penalty of the total counts
-        a = np.arange(k + 1)
+        scaled, valid = self._count_table(2 * k + 2)
+        pen = np.where(valid[n_part], _times(log_factor[:, None, None], scaled[n_part]), neg)  # of the total counts
         best = np.full(m, neg)
         V = np.full((m, k + 1, k + 1), neg)  # best gains of tasks t+1..k-1 per count pair
         V[:, 0, 0] = 0.0
         for t in range(k - 1, -1, -1):
             g = gains[:, t, :]
+            r = k - t  # tasks t+1..k-1 count at most k - 1 - t: the DP's finite corner is r x r
+            Vr = V[:, :r, :r]
+            windows = sliding_window_view(pen, (r, r), axis=(1, 2))  # windows[i, d1, d2] = pen[i, d1:d1+r, d2:d2+r]
             for state in range(3):
                 d1 = c1[:, t] + (state == 1)
                 d2 = c2[:, t] + (state == 2)
-                shifted = pen[rows[:, None, None], d1[:, None, None] + a[None, :, None],
-                              d2[:, None, None] + a[None, None, :]]
-                value = prefix_gain[:, t] + g[:, state] + (V + shifted).reshape(m, -1).max(axis=1)
+                shifted = windows[rows, d1, d2]
+                value = prefix_gain[:, t] + g[:, state] + (Vr + shifted).reshape(m, -1).max(axis=1)
                 ok = part[:, t] & (exclude[:, t] != state)
                 best = np.where(ok, np.maximum(best, value), best)
-            new = V + g[:, 0, None, None]
-            new[:, 1:, :] = np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None])
-            new[:, :, 1:] = np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None])
-            V = np.where(part[:, t, None, None], new, V)
+            _count_step(V[:, :r + 1, :r + 1], g, part[:, t])
         return best
 
     def bound(self, part, log_factor):

@@ -183,11 +183,12 @@ def main():
                  + " | ".join(f"{o} (optimal δ)" for o in ("TRUE", "DIRECT", "INDIRECT")) + " |",
                  "|---" * 7 + "|"]
         fig, ax = plt.subplots(figsize=(6.5, 4))
+        names = ({"kl": "default's penalty", "kl_opt": "best grid point of its path, fold 0"} if args.current
+                 else {"kl": "validation penalty", "kl_opt": "optimal penalty"})
         for o, color in zip(("TRUE", "DIRECT", "INDIRECT"), ("k", "C0", "C1")):
             for kind, style in (("kl", "-"), ("kl_opt", "--")):
                 ys = [np.mean([r[f"{o}:{N}"][kind] for r in runs]) for N in NS]
-                ax.plot(NS, ys, style, color=color, marker="o", ms=3,
-                        label=f"{o} ({'validation' if kind == 'kl' else 'optimal'} penalty)")
+                ax.plot(NS, ys, style, color=color, marker="o", ms=3, label=f"{o} ({names[kind]})")
         for N in NS:
             vals = [np.mean([r[f"{o}:{N}"][kind] for r in runs]) for kind in ("kl", "kl_opt") for o in ("TRUE", "DIRECT", "INDIRECT")]
             lines.append(f"| {N} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")

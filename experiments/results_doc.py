@@ -220,6 +220,8 @@ def _current_status():
             + (f", Figure 2.4 is under way ({sum(priors)} of {10 * len(PROBLEMS)} trials)"
                if 0 < sum(priors) < 10 * len(PROBLEMS) else "")
             + "".join(f", {name} too" for name in _reruns_done())
+            + "".join(f", Figure {name} too (with 20 restarts)" for name in SELECTION_SIZES
+                      if min(_selection_counts(name).values()) >= SELECTION_TRIALS)
             + " (each in a section after the original), the other figures have not")
 
 
@@ -738,8 +740,9 @@ def fig2_10():
 
 def _fig2_10(base, heading, command, label):
     runs = [_json(base, f) for f in _selection_files("fig2_10_trial", base)]
-    lines = ["| N | " + " | ".join(f"{o} (validation δ)" for o in ORDERS) + " | "
-             + " | ".join(f"{o} (optimal δ)" for o in ORDERS) + " |", "|---" * 7 + "|"]
+    chosen, best = ("default", "path's best") if base == SELECTION_CURRENT else ("validation", "optimal")
+    lines = ["| N | " + " | ".join(f"{o} ({chosen} δ)" for o in ORDERS) + " | "
+             + " | ".join(f"{o} ({best} δ)" for o in ORDERS) + " |", "|---" * 7 + "|"]
     for n in NS:
         vals = [np.mean([r[f"{o}:{n}"][k] for r in runs]) for k in ("kl", "kl_opt") for o in ORDERS]
         lines.append(f"| {n} | " + " | ".join(f"{v:.4f}" for v in vals) + " |")
@@ -762,13 +765,25 @@ def _fig2_10(base, heading, command, label):
     text = [heading, "",
             f"Command: {command}. **{len(runs)} trials** (the paper: 50).", "",
             f"![Figure 2.10](../experiments/out/{base}/fig2_10.png)", "", "\n".join(lines), "",
-            "Tests on the validation-penalty curves (the best N is picked on the same trials, so the U-shape "
+            f"Tests on the {chosen}-penalty curves (the best N is picked on the same trials, so the U-shape "
             "test is optimistic):", "", claims.table("ordering: comparison"),
             f"DIRECT and INDIRECT against TRUE (mean KL over N = 1-15, paired by trial): {'; '.join(diffs)}. "
             "The paper says the measures order the tasks about as well as the truth; a non-significant "
-            "difference does not show that. \"The optimal penalty beats the validation penalty\" holds by "
-            "construction (an oracle) and is not a finding.", ""]
+            "difference does not show that. " + _optimal_note(base, runs), ""]
     return "\n".join(text), claims
+
+
+def _optimal_note(base, runs):
+    """What the "optimal" columns of a Figure 2.10 table are (an oracle bound, or not) and how they compare."""
+    if base != SELECTION_CURRENT:
+        return ("\"The optimal penalty beats the validation penalty\" holds by construction (an oracle) and is "
+                "not a finding.")
+    points = [(o, n) for o in ORDERS for n in NS[1:]]
+    above = sum(np.mean([r[f"{o}:{n}"]["kl_opt"] for r in runs]) > np.mean([r[f"{o}:{n}"]["kl"] for r in runs])
+                for o, n in points)
+    return (f"The \"optimal\" columns read the path's fold-0 structures (80% of the rows, the selection's reduced "
+            f"effort), not a relearn on all rows, so they are not a bound on the default: their mean KL is above "
+            f"the default's at {above} of {len(points)} (ordering, N) points.")
 
 
 def fig2_11():
@@ -967,8 +982,11 @@ def not_reproduced(sections):
     for title, claims in sections:
         bad = claims.unsupported
         if bad:
+            rerun = next((c for t, c in sections if t.startswith(title + " with the current")), None)
             items.append(f"- **{title}**: {len(bad)} of {len(claims.rows)} tested claims not supported "
-                         f"after Holm's correction: {_labels(bad)}.")
+                         f"after Holm's correction: {_labels(bad)}."
+                         + (f" With the current learner {len(rerun.supported)} of {len(rerun.rows)} are supported "
+                            "(its section)." if rerun is not None else ""))
     verdicts = {"earlier learner": _half_data(_curve_trials("curve"))[2]}
     if _complete([os.path.join("curve-current", f"rows{n}") for n in SIZES]) == len(SIZES):
         verdicts["current learner"] = _half_data(_curve_trials("curve-current"))[2]
@@ -979,7 +997,8 @@ def not_reproduced(sections):
                      + (f"; supported with the {' and the '.join(k for k, v in verdicts.items() if v)}"
                         if len(missing) < len(verdicts) else "") + ").")
     items.append("- **\"The optimal penalty beats the validation penalty\" (Figure 2.10)**: true by construction "
-                 "(an oracle), not a finding.")
+                 "with the earlier learner (an oracle), not a finding; with the current learner the \"optimal\" "
+                 "column is not a bound (see that section).")
     restarts = sorted({_config(os.path.join("problems", p))["n_restarts"] for p in PROBLEMS})
     n10 = len(_selection_files("fig2_10_trial"))
     current = {p: r["trial"].nunique() for p in PROBLEMS if (r := _current_trials(p)) is not None}

@@ -1,5 +1,6 @@
 """docs/results.md is generated from the stored experiment outputs (issue 10)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -47,3 +48,31 @@ def test_verdicts_follow_the_corrected_test_and_the_claimed_direction(results_do
     assert {r["label"] for r in c.unsupported} == {"clearly higher", "no difference", "no worse, but worse"}
     # Holm: the adjusted p-values are at least the raw ones, in the same order.
     assert all(r["p_holm"] >= r["p_t"] for r in c.rows)
+
+
+def test_an_unfinished_figure_2_11_rerun_reports_only_its_finished_sizes(results_doc, tmp_path, monkeypatch):
+    folder = tmp_path / results_doc.SELECTION_CURRENT
+    folder.mkdir()
+    # 250 rows: three trials where selection beats all tasks by 5 edits (+- 1); 500 rows: one trial only.
+    for t, wobble in enumerate((0, 1, -1)):
+        trial = {"stl_ed": 30, "all": 15, "selection": 10 + wobble, "optimal": 8, "two": 14, "chosen": 3}
+        (folder / f"fig2_11_rows250_trial{t}.json").write_text(json.dumps(trial))
+    (folder / "fig2_11_rows500_trial0.json").write_text(
+        json.dumps({"stl_ed": 20, "all": 9, "selection": 30, "optimal": 6, "two": 11, "chosen": 2}))
+    monkeypatch.setattr(results_doc, "OUT", str(tmp_path))
+    monkeypatch.setattr(results_doc, "SELECTION_TRIALS", 3)
+    text, claims = results_doc._selection_current("2.11", results_doc._fig2_11)
+    assert "Interim" in text and "500 rows 1" in text
+    assert [r["label"] for r in claims.rows] == ["250 rows: task selection vs all tasks, ED"]
+    assert claims.rows[0]["mean_diff"] == pytest.approx(-5.0) and claims.rows[0]["n"] == 3
+    assert "| 250 | 3 |" in text and "| 500 |" not in text
+    assert "fig2_11.png" not in text  # the figure waits for every size
+    # Once every size has finished, the section is the full one, with its figure.
+    for t in (1, 2):
+        (folder / f"fig2_11_rows500_trial{t}.json").write_text((folder / "fig2_11_rows500_trial0.json").read_text())
+    for rows in (1000, 2000):
+        for t in range(3):
+            (folder / f"fig2_11_rows{rows}_trial{t}.json").write_text(
+                (folder / f"fig2_11_rows250_trial{t}.json").read_text())
+    text, claims = results_doc._selection_current("2.11", results_doc._fig2_11)
+    assert "Interim" not in text and "fig2_11.png" in text and len(claims.rows) == 4

@@ -76,3 +76,18 @@ def test_an_unfinished_figure_2_11_rerun_reports_only_its_finished_sizes(results
                 (folder / f"fig2_11_rows250_trial{t}.json").read_text())
     text, claims = results_doc._selection_current("2.11", results_doc._fig2_11)
     assert "Interim" not in text and "fig2_11.png" in text and len(claims.rows) == 4
+
+
+def test_an_about_the_same_claim_is_contradicted_only_by_a_significant_difference_either_way(results_doc):
+    rng = np.random.default_rng(1)
+    base = rng.normal(10, 1, size=10)
+    noise = rng.normal(0, 0.1, size=10)
+    c = results_doc.Claims("test")
+    tie = c.add("tie", "about the same", base + noise, base, expect="same")
+    above = c.add("above", "about the same", base + 3 + noise, base, expect="same")
+    below = c.add("below", "about the same", base - 3 + noise, base, expect="same")
+    c.finish()
+    assert tie["verdict"].startswith("consistent")
+    assert above["verdict"] == "no: significantly higher"
+    assert below["verdict"] == "no: significantly lower"
+    assert {r["label"] for r in c.unsupported} == {"above", "below"} and not c.supported

@@ -91,3 +91,20 @@ def test_an_about_the_same_claim_is_contradicted_only_by_a_significant_differenc
     assert above["verdict"] == "no: significantly higher"
     assert below["verdict"] == "no: significantly lower"
     assert {r["label"] for r in c.unsupported} == {"above", "below"} and not c.supported
+
+
+def test_a_difference_the_paper_found_not_significant_is_consistent_when_not_significant_here(results_doc):
+    rng = np.random.default_rng(2)
+    base = rng.normal(10, 1, size=10)
+    noise = rng.normal(0, 0.1, size=10)
+    c = results_doc.Claims("test")
+    tie = c.add("tie", "lower, n.s. in the paper", base + noise, base, paper_significant=False)
+    lower = c.add("lower", "lower, n.s. in the paper", base - 3 + noise, base, paper_significant=False)
+    missed = c.add("missed", "lower", base + noise, base)
+    c.finish()
+    assert tie["verdict"] == "consistent (not significant, as in the paper)"
+    assert lower["verdict"] == "yes"
+    assert missed["verdict"].startswith("not shown")
+    assert [r["label"] for r in c.unsupported] == ["missed"]
+    pattern = results_doc._significance_pattern(c)
+    assert "not in the paper: lower;" in pattern and pattern.endswith("but not here: missed.")

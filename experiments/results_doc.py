@@ -894,9 +894,9 @@ def _fig2_11(base, heading, command, label, sizes=None):
         lines.append(f"| {s} | {len(rs)} | {stl:.1f} | {_pct(imp['all'])} | {_pct(imp['selection'])} | "
                      f"{_pct(imp['optimal'])} | {_pct(imp['two'])} | {np.mean([r['chosen'] for r in rs]):.1f} |")
         sel, every = [r["selection"] for r in rs], [r["all"] for r in rs]
-        if s >= 2000:  # the paper: selection helps at every size except 2000 rows
-            claims.add(f"{s} rows: task selection vs all tasks, ED", "no gain at 2000 rows", sel, every,
-                       relative_to=stl, expect="not lower")
+        if s >= 2000:  # the paper: selection helps at every size except 2000 rows, where the two are similar
+            claims.add(f"{s} rows: task selection vs all tasks, ED", "similar at 2000 rows", sel, every,
+                       relative_to=stl, expect="same")
         else:
             claims.add(f"{s} rows: task selection vs all tasks, ED", "selection better", sel, every,
                        relative_to=stl)

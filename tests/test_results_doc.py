@@ -101,10 +101,12 @@ def test_a_difference_the_paper_found_not_significant_is_consistent_when_not_sig
     tie = c.add("tie", "lower, n.s. in the paper", base + noise, base, paper_significant=False)
     lower = c.add("lower", "lower, n.s. in the paper", base - 3 + noise, base, paper_significant=False)
     missed = c.add("missed", "lower", base + noise, base)
+    backwards = c.add("backwards", "lower", base + np.tile([0.1, -0.05], 5), base)  # mean +0.025, not significant
     c.finish()
+    assert backwards["verdict"] == "not shown (not significant after Holm; the mean goes the other way)"
     assert tie["verdict"] == "consistent (not significant, as in the paper)"
     assert lower["verdict"] == "yes"
     assert missed["verdict"].startswith("not shown")
-    assert [r["label"] for r in c.unsupported] == ["missed"]
+    assert [r["label"] for r in c.unsupported] == ["missed", "backwards"]
     pattern = results_doc._significance_pattern(c)
-    assert "not in the paper: lower;" in pattern and pattern.endswith("but not here: missed.")
+    assert "not in the paper: lower;" in pattern and pattern.endswith("but not here: missed; backwards.")

@@ -162,6 +162,9 @@ def main():
     ap.add_argument("--skip-2-10", action="store_true")
     ap.add_argument("--skip-2-11", action="store_true")
     ap.add_argument("--current", action="store_true", help="the current default learner, into selection-current/")
+    ap.add_argument("--reverse", action="store_true",
+                    help="Figure 2.11: run each size's trials from the last one down (a second process on the same "
+                         "size then meets the first in the middle; finished trials are skipped either way)")
     args = ap.parse_args()
     if args.trials is None:
         args.trials = 20 if args.current else 5
@@ -204,7 +207,8 @@ def main():
     if not args.skip_2_11:
         sizes = [int(s) for s in args.sizes.split(",")]
         per_size = {int(k): int(v) for k, v in (x.split(":") for x in args.size_trials.split(",") if x)}
-        todo = [(s, t) for s in sizes for t in range(per_size.get(s, args.trials))]
+        todo = [(s, t) for s in sizes
+                for t in sorted(range(per_size.get(s, args.trials)), reverse=args.reverse)]
         runs = Parallel(n_jobs=args.jobs)(
             delayed(cached)(os.path.join(base, f"fig2_11_rows{s}_trial{t}.json"), fig_2_11_trial, t, s, args.current)
             for s, t in todo

@@ -170,8 +170,11 @@ paired t-test and the Wilcoxon signed-rank test, and Holm's correction
 across the comparisons of one figure. "Supported" means significant at
 {level} after the correction, in the paper's direction. A non-significant
 difference is reported as "not shown": it is not evidence that two methods
-are equal, and this page never claims equality. Claims that are not
-supported or not run are collected under "Not reproduced, or not run".
+are equal, and this page never claims equality. Where the paper itself
+says "about the same", "similar" or "not significant", a significant
+difference contradicts it and its absence is reported as "consistent" (not
+contradicted, not established). Claims that are not supported, tested or
+run are collected under "Not reproduced, or not run".
 
 Common settings unless stated: 5 tasks, 1000 training rows per task, BDeu
 with equivalent sample size 1, 20000 test rows per task, seed 0. Edit

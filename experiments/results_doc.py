@@ -803,6 +803,10 @@ CURRENT_SELECTION = ("the current default learner (every multitask learn is `lea
 
 
 INTERIM = "interim: the finished sizes only"
+SELECTION_CURRENT_EXTRA = {"2.11": (". The penalty is the default's own choice (5-fold cross-validation on the rows "
+                                    "each learn gets), not the 10% and 5% validation splits of the earlier run: "
+                                    "\"all tasks\" learns on all of the principal's rows, \"task selection\" on "
+                                    "the 95% left after the 5% that choose N")}
 SELECTION_SIZES = {"2.10": ("fig2_10_trial", [None]), "2.11": ("fig2_11_rows", [250, 500, 1000, 2000])}
 
 
@@ -819,7 +823,8 @@ def _selection_current(name, build):
     sizes = SELECTION_SIZES[name][1]
     head = "### With the current default learner"
     command = (f"`python experiments/fig2_10_2_11_selection.py --current --jobs 2` ({SELECTION_TRIALS} trials; "
-               f"outputs in `experiments/out/{SELECTION_CURRENT}/`): {CURRENT_SELECTION}")
+               f"outputs in `experiments/out/{SELECTION_CURRENT}/`): {CURRENT_SELECTION}"
+               + SELECTION_CURRENT_EXTRA.get(name, ""))
     done = [s for s in sizes if counts[s] >= SELECTION_TRIALS]
     if len(done) == len(sizes):
         return build(SELECTION_CURRENT, head, command, f"{name} current")

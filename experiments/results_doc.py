@@ -1140,7 +1140,8 @@ def not_reproduced(sections):
         verdicts["current learner"] = _half_data(_curve_trials("curve-current"))[2]
     missing = [k for k, v in verdicts.items() if not v]
     if missing:
-        items.append("- **\"MTL needs about half the data\" (Figure 2.7)**: not established with the "
+        items.append("- **\"MTL needs about half the data\" (Figure 2.7)**, tested as \"at most half\": not "
+                     "established with the "
                      f"{' or the '.join(missing)} (see that section's Welch comparisons"
                      + (f"; supported with the {' and the '.join(k for k, v in verdicts.items() if v)}"
                         if len(missing) < len(verdicts) else "") + ").")

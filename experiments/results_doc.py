@@ -71,6 +71,7 @@ class Claims:
     def __init__(self, figure):
         self.figure = figure
         self.rows = []
+        self.interim = False  # True: an unfinished rerun's finished sizes only
 
     def add(self, label, paper, a, b, *, digits=2, relative_to=None, expect="lower", paper_significant=True):
         """One comparison; ``paper_significant=False``: the paper reports the direction but not significance."""
@@ -260,6 +261,11 @@ FIG25_NOT_SIGNIFICANT = {("alarm-ind", "stl", "kl"), ("insurance-ind", "stl", "k
                          ("alarm-ind", "identical", "edit_distance")}
 
 
+def _against_paper(claims):
+    """The significance pattern and the paper's ranges against one Figure 2.5 table, as page lines."""
+    return [_significance_pattern(claims), "", _outside_ranges(claims), ""]
+
+
 def _significance_pattern(claims):
     """Where this table's significance differs from the paper's, in both directions, as a sentence."""
     ours = [r for r in claims.rows if not r["paper_significant"] and r["verdict"] == "yes"]
@@ -362,7 +368,7 @@ def fig2_5():
             "ALARM-IND and INSURANCE-IND and MTL vs IDENTICAL in ED on ALARM-IND, where it reports the direction "
             "only; there a non-significant difference is consistent with it):", "",
             claims.table("problem: comparison, metric"),
-            f"Supported: {_labels(claims.supported)}.", "", _significance_pattern(claims), "", _outside_ranges(claims), "",
+            f"Supported: {_labels(claims.supported)}.", "", *_against_paper(claims),
             f"Not supported by these trials: {_labels(claims.unsupported)}.", "",
             POOLED_PAPER, "", pooled.table("problem: comparison, metric"),
             "**Why ours may differ.** The paper gives neither its BDeu equivalent sample size, nor its Dirichlet "
@@ -428,8 +434,7 @@ def fig2_5_current():
                    "counts the trials where the default returned the independent solution.", "",
                    "\n".join(lines), "",
                    "**The paper's claims, tested with the current default** (Holm's correction across this table):",
-                   "", claims.table("problem: comparison, metric"), _significance_pattern(claims), "",
-                   _outside_ranges(claims), ""]
+                   "", claims.table("problem: comparison, metric"), *_against_paper(claims)]
     pooled = _pooled_claims(pers, "2.5 pooled current") if not missing else None
     if pooled is not None:
         text += [f"**POOLED with 100 restarts.** The paper's POOLED sentence (quoted in the section above), tested "
@@ -478,7 +483,7 @@ def _prior_tests(pers, label):
                f"smallest uncorrected p is {smallest['p_t']:.2g}, {smallest['label']})")
     if significant:
         verdict += f": {_labels(significant)}"
-    return "\n".join(lines), tests, significant, verdict, smallest["n"]
+    return "\n".join(lines), tests, verdict, smallest["n"]
 
 
 PRIOR_VERDICT = ("the paper: the differences between the priors are small and never significant; a significant "
@@ -493,7 +498,7 @@ def _half_widths(tests, metric):
 
 def fig2_4():
     pers = {p: per_trial(os.path.join("problems", p))[0] for p in PROBLEMS}
-    table, tests, significant, verdict, n = _prior_tests(pers, "2.4")
+    table, tests, verdict, n = _prior_tests(pers, "2.4")
     text = ["## Figure 2.4: the three priors", "",
             "Command: the same run as Figure 2.5. Mean ED and KL of MTL with each prior (penalty chosen on "
             "50 validation rows):", "", table, "",
@@ -522,7 +527,7 @@ def fig2_4_current():
         return head[:-1] + [head[-1] + f" {_not_done(done)} ({done} of {10 * len(PROBLEMS)} trials finished).",
                             ""], None
     pers = {p: r.groupby(["method", "trial"])[["edit_distance", "kl"]].mean() for p, r in runs.items()}
-    table, tests, _, verdict, _ = _prior_tests(pers, "2.4 current")
+    table, tests, verdict, _ = _prior_tests(pers, "2.4 current")
     fired = {m: sum(int((r[r["method"] == m].groupby("trial")["transfer"].first() != "accepted").sum())
                     for r in runs.values()) for m in PRIORS}
     cols = ["trial", "task", "penalty", "edit_distance", "kl"]
@@ -836,7 +841,9 @@ def _selection_current(name, build):
     interim = (f"{status}; of {SELECTION_TRIALS} per size: {unfinished}). **Interim**: the table and the tests below "
                f"cover only the finished sizes ({', '.join(map(str, done))} rows), and Holm's correction runs over "
                "those alone; the figure is drawn when every size has finished")
-    return build(SELECTION_CURRENT, head, f"{command}. {interim}", f"{name} current", sizes=done)
+    text, claims = build(SELECTION_CURRENT, head, f"{command}. {interim}", f"{name} current", sizes=done)
+    claims.interim = True
+    return text, claims
 
 
 def fig2_10():
@@ -1129,12 +1136,11 @@ def not_reproduced(sections):
     for title, claims in sections:
         bad = claims.unsupported
         if bad:
-            again, rerun = next(((t, c) for t, c in sections if t.startswith(title + " with the current")),
-                                (None, None))
+            rerun = next((c for t, c in sections if t.startswith(title + " with the current")), None)
             items.append(f"- **{title}**: {len(bad)} of {len(claims.rows)} tested claims not supported "
                          f"after Holm's correction: {_labels(bad)}."
                          + (f" With the current learner {len(rerun.supported)} of {len(rerun.rows)} are supported "
-                            f"({'interim, ' if INTERIM in again else ''}its section)." if rerun is not None else ""))
+                            f"({'interim, ' if rerun.interim else ''}its section)." if rerun is not None else ""))
     verdicts = {"earlier learner": _half_data(_curve_trials("curve"))[2]}
     if _complete([os.path.join("curve-current", f"rows{n}") for n in SIZES]) == len(SIZES):
         verdicts["current learner"] = _half_data(_curve_trials("curve-current"))[2]
@@ -1192,11 +1198,10 @@ def build():
     sections += [("Figures 2.2 and 2.3", csw)] + ([("Figures 2.2 and 2.3 with the current learner", cswc)]
                                                   if cswc is not None else [])
     sections += [("Figure 2.7", c27)] + ([("Figure 2.7 with the current learner", c27c)] if c27c is not None else [])
-    interim = f" ({INTERIM})" if min(_selection_counts("2.11").values()) < SELECTION_TRIALS else ""
     for title, claims in (("Figure 2.10", c210), ("Figure 2.10 with the current learner", c210c),
-                          ("Figure 2.11", c211), ("Figure 2.11 with the current learner" + interim, c211c)):
+                          ("Figure 2.11", c211), ("Figure 2.11 with the current learner", c211c)):
         if claims is not None:
-            sections.append((title, claims))
+            sections.append((title + (f" ({INTERIM})" if claims.interim else ""), claims))
     tail = not_reproduced(sections)
     return "\n".join([head, s25, s25c, s24, ssw, s27, ssp, s210, s211, seeds(), beyond(), tail])
 

@@ -110,3 +110,15 @@ def test_a_difference_the_paper_found_not_significant_is_consistent_when_not_sig
     assert [r["label"] for r in c.unsupported] == ["missed", "backwards"]
     pattern = results_doc._significance_pattern(c)
     assert "not in the paper: lower;" in pattern and pattern.endswith("but not here: missed; backwards.")
+
+
+def test_trials_needed_matches_the_hand_computed_normal_approximation(results_doc):
+    # Differences with mean -1, SD sqrt(80 / 19) = 2.052: n = ((1.95996 + 0.84162) * 2.052 / 1)^2 = 33.05 -> 34.
+    d = np.array([-3.0, 1.0] * 10)
+    claims = results_doc.Claims("t")
+    claims.add("250 rows", "selection better", d, np.zeros_like(d))
+    claims.add("500 rows", "selection better", -d, np.zeros_like(d))  # the mean goes the other way: not listed
+    claims.finish()
+    sd = {250: float(np.std(d, ddof=1)), 500: float(np.std(d, ddof=1))}
+    text = results_doc._selection_power(claims, sd)
+    assert "250 rows 34 (mean -1.00 edits, SD 2.05)" in text and "500 rows" not in text

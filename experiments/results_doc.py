@@ -229,7 +229,8 @@ def _current_status():
     done = [p for p, n in runs.items() if n >= 10]
     priors = [r["trial"].nunique() for p in PROBLEMS if (r := stored(os.path.join(OUT, PRIORS_CURRENT, p))) is not None]
     return ("; Figure 2.5 has been rerun with it and with 100 STL restarts (the section after Figure 2.5: "
-            f"{sum(runs.values())} trials, {len(done)} of {len(PROBLEMS)} problems complete)"
+            + (f"10 trials per problem, {sum(runs.values())} in all)" if len(done) == len(PROBLEMS) else
+               f"{sum(runs.values())} trials, {len(done)} of {len(PROBLEMS)} problems complete)")
             + (f", Figure 2.4 is under way ({sum(priors)} of {10 * len(PROBLEMS)} trials)"
                if 0 < sum(priors) < 10 * len(PROBLEMS) else "")
             + "".join(f", {name} too" for name in _reruns_done())
@@ -428,8 +429,9 @@ def fig2_5_current():
     claims.finish()
     done = sum(r["trial"].nunique() for r in runs.values())
     missing = [p for p in PROBLEMS if p not in runs]
-    text = head + [f"{done} trials finished so far"
-                   + (f"; not yet run: {', '.join(missing)}" if missing else "") + ". Mean ± standard "
+    per_problem = sorted({r["trial"].nunique() for r in runs.values()})
+    text = head + [(f"{'/'.join(map(str, per_problem))} trials per problem, {done} in all" if not missing
+                    else f"{done} trials finished so far; not yet run: {', '.join(missing)}") + ". Mean ± standard "
                    "deviation over trials; positive percentages are reductions relative to STL; \"guard fired\" "
                    "counts the trials where the default returned the independent solution.", "",
                    "\n".join(lines), "",
@@ -1188,7 +1190,7 @@ def not_reproduced(sections):
     restarts = sorted({_config(os.path.join("problems", p))["n_restarts"] for p in PROBLEMS})
     n10 = len(_selection_files("fig2_10_trial"))
     current = {p: r["trial"].nunique() for p in PROBLEMS if (r := _current_trials(p)) is not None}
-    rerun = (f"; the reruns with the current learner use 100: Figure 2.5 ({sum(current.values())} trials)"
+    rerun = (f"; the reruns with the current learner use 100: Figure 2.5 ({'/'.join(map(str, sorted(set(current.values()))))} trials per problem)"
              + "".join(f", {name}" for name in _reruns_done()) if current else "")
     reruns = []
     for name in SELECTION_SIZES:

@@ -75,10 +75,12 @@ class Claims:
 
     def add(self, label, paper, a, b, *, digits=2, relative_to=None, expect="lower", paper_significant=True):
         """One comparison; ``paper_significant=False``: the paper reports the direction but not significance."""
-        c = paired_comparison(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+        a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+        c = paired_comparison(a, b)
         base = np.mean(b) if relative_to is None else relative_to
         c.update(label=label, paper=paper, digits=digits, expect=expect, paper_significant=paper_significant,
-                 rel=100 * c["mean_diff"] / base if base else float("nan"))
+                 rel=100 * c["mean_diff"] / base if base else float("nan"),
+                 sd=float(np.std(a - b, ddof=1)) if len(a) > 1 else float("nan"))  # SD of the differences
         self.rows.append(c)
         return c
 
@@ -141,6 +143,11 @@ def _p(p):
 
 def _pct(x):
     return f"{x:+.1f}%"
+
+
+def _per_problem(counts):
+    """Trials per problem, from {problem: trials}: "10", or "8/10" when they differ."""
+    return "/".join(map(str, sorted(set(counts.values()))))
 
 
 def _labels(rows):
@@ -229,7 +236,8 @@ def _current_status():
     done = [p for p, n in runs.items() if n >= 10]
     priors = [r["trial"].nunique() for p in PROBLEMS if (r := stored(os.path.join(OUT, PRIORS_CURRENT, p))) is not None]
     return ("; Figure 2.5 has been rerun with it and with 100 STL restarts (the section after Figure 2.5: "
-            + (f"10 trials per problem, {sum(runs.values())} in all)" if len(done) == len(PROBLEMS) else
+            + (f"{_per_problem(runs)} trials per problem, {sum(runs.values())} in all)"
+               if len(done) == len(PROBLEMS) else
                f"{sum(runs.values())} trials, {len(done)} of {len(PROBLEMS)} problems complete)")
             + (f", Figure 2.4 is under way ({sum(priors)} of {10 * len(PROBLEMS)} trials)"
                if 0 < sum(priors) < 10 * len(PROBLEMS) else "")
@@ -429,8 +437,8 @@ def fig2_5_current():
     claims.finish()
     done = sum(r["trial"].nunique() for r in runs.values())
     missing = [p for p in PROBLEMS if p not in runs]
-    per_problem = sorted({r["trial"].nunique() for r in runs.values()})
-    text = head + [(f"{'/'.join(map(str, per_problem))} trials per problem, {done} in all" if not missing
+    per_problem = _per_problem({p: r["trial"].nunique() for p, r in runs.items()})
+    text = head + [(f"{per_problem} trials per problem, {done} in all" if not missing
                     else f"{done} trials finished so far; not yet run: {', '.join(missing)}") + ". Mean ± standard "
                    "deviation over trials; positive percentages are reductions relative to STL; \"guard fired\" "
                    "counts the trials where the default returned the independent solution.", "",
@@ -930,7 +938,6 @@ def _fig2_11(base, heading, command, label, sizes=None):
     lines = ["| rows per task | trials | STL ED | all tasks | task selection (N on validation) | optimal N "
              "| two closest | mean chosen N |", "|---" * 8 + "|"]
     claims = Claims(label)
-    sd = {}  # per size: the SD of the paired differences, selection - all tasks
     for s in sorted(by):
         rs = by[s]
         stl = np.mean([r["stl_ed"] for r in rs])
@@ -938,7 +945,6 @@ def _fig2_11(base, heading, command, label, sizes=None):
         lines.append(f"| {s} | {len(rs)} | {stl:.1f} | {_pct(imp['all'])} | {_pct(imp['selection'])} | "
                      f"{_pct(imp['optimal'])} | {_pct(imp['two'])} | {np.mean([r['chosen'] for r in rs]):.1f} |")
         sel, every = [r["selection"] for r in rs], [r["all"] for r in rs]
-        sd[s] = float(np.std(np.subtract(sel, every), ddof=1))
         if s >= 2000:  # the paper: selection helps at every size except 2000 rows, where the two are similar
             claims.add(f"{s} rows: task selection vs all tasks, ED", "similar at 2000 rows", sel, every,
                        relative_to=stl, expect="same")
@@ -953,11 +959,11 @@ def _fig2_11(base, heading, command, label, sizes=None):
             claims.table("size: comparison"),
             f"The oracle N (chosen by looking at the true network, so not a method) has a lower mean ED than all "
             f"tasks at {oracle_wins} of {len(by)} sizes: that is how much room there is for choosing N; whether "
-            "the validation rule finds it is what the tests above ask." + _selection_power(claims, sd), ""]
+            "the validation rule finds it is what the tests above ask." + _selection_power(claims), ""]
     return "\n".join(text), claims
 
 
-def _selection_power(claims, sd):
+def _selection_power(claims):
     """A sentence: how many paired trials the non-significant 'selection better' means would need.
 
     Normal approximation for a two-sided paired t-test at 0.05 with 80% power,
@@ -968,12 +974,12 @@ def _selection_power(claims, sd):
 
     z = stats.norm.ppf(0.975) + stats.norm.ppf(0.8)
     parts, needs = [], []
-    for s, r in zip(sorted(sd), claims.rows):
+    for r in claims.rows:
         if r["expect"] == "lower" and r["mean_diff"] < 0 and r["verdict"].startswith("not shown"):
-            need = int(np.ceil((z * sd[s] / abs(r["mean_diff"])) ** 2))
+            need = int(np.ceil((z * r["sd"] / abs(r["mean_diff"])) ** 2))
             needs.append(need)
-            parts.append(f"{s} rows {need if need <= 1000 else 'over 1000'} (mean {r['mean_diff']:+.2f} edits, "
-                         f"SD {sd[s]:.2f})")
+            parts.append(f"{r['label'].split(':')[0]} {need if need <= 1000 else 'over 1000'} (mean "
+                         f"{r['mean_diff']:+.2f} edits, SD {r['sd']:.2f})")
     if not parts:
         return ""
     short = sum(need > 50 for need in needs)
@@ -1190,7 +1196,7 @@ def not_reproduced(sections):
     restarts = sorted({_config(os.path.join("problems", p))["n_restarts"] for p in PROBLEMS})
     n10 = len(_selection_files("fig2_10_trial"))
     current = {p: r["trial"].nunique() for p in PROBLEMS if (r := _current_trials(p)) is not None}
-    rerun = (f"; the reruns with the current learner use 100: Figure 2.5 ({'/'.join(map(str, sorted(set(current.values()))))} trials per problem)"
+    rerun = (f"; the reruns with the current learner use 100: Figure 2.5 ({_per_problem(current)} trials per problem)"
              + "".join(f", {name}" for name in _reruns_done()) if current else "")
     reruns = []
     for name in SELECTION_SIZES:

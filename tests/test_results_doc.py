@@ -119,6 +119,5 @@ def test_trials_needed_matches_the_hand_computed_normal_approximation(results_do
     claims.add("250 rows", "selection better", d, np.zeros_like(d))
     claims.add("500 rows", "selection better", -d, np.zeros_like(d))  # the mean goes the other way: not listed
     claims.finish()
-    sd = {250: float(np.std(d, ddof=1)), 500: float(np.std(d, ddof=1))}
-    text = results_doc._selection_power(claims, sd)
+    text = results_doc._selection_power(claims)
     assert "250 rows 34 (mean -1.00 edits, SD 2.05)" in text and "500 rows" not in text

@@ -10,8 +10,9 @@ The functions here turn a structure plus data into a network
 (:func:`fit_parameters`, BDeu posterior mean), score data under a network
 (:func:`log_likelihood`), draw data from a network (:func:`sample`), read and
 write the BIF text format without pgmpy (:func:`read_bif`, :func:`write_bif`,
-:func:`load_network`) and convert to and from pgmpy
-(:func:`to_pgmpy`, :func:`from_pgmpy`; pgmpy is imported only there).
+:func:`load_network`), write XMLBIF keeping names exactly (:func:`write_xmlbif`)
+and convert to and from pgmpy (:func:`to_pgmpy`, :func:`from_pgmpy`; pgmpy
+is imported only there).
 
 Assumed and not checked
 -----------------------
@@ -31,6 +32,7 @@ checked and reported with :class:`~mtbn.exceptions.InvalidParameterError`,
 The package's modules: :mod:`~mtbn.networks.model` (the class),
 :mod:`~mtbn.networks.fitting` (fit, score, sample), :mod:`~mtbn.networks.bif`
 (BIF reading), :mod:`~mtbn.networks.bif_write` (BIF writing),
+:mod:`~mtbn.networks.xmlbif` (XMLBIF writing),
 :mod:`~mtbn.networks.io` (shipped networks, any file) and
 :mod:`~mtbn.networks.convert` (pgmpy).
 """
@@ -41,6 +43,7 @@ from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
 from mtbn.networks.io import SHIPPED_NETWORKS, load_network, read_network
 from mtbn.networks.model import BayesianNetwork
+from mtbn.networks.xmlbif import write_xmlbif
 
 __all__ = [
     "BayesianNetwork",
@@ -52,6 +55,7 @@ __all__ = [
     "read_bif",
     "read_network",
     "write_bif",
+    "write_xmlbif",
     "load_network",
     "to_pgmpy",
     "from_pgmpy",

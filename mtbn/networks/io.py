@@ -31,7 +31,7 @@ def _shipped_bytes(name):
 
 
 register("network-format", InvalidParameterError,
-         "cannot tell the network format of {path!r}: give a .bif, .bif.gz, .xml/.xmlbif, .net or .uai file.",
+         "cannot tell the network format of {path!r}: give a .bif, .bif.gz, .xml/.xmlbif/.bifxml, .net or .uai file.",
          cause="The file name's extension is not a Bayesian network format mtbn reads.",
          fix="Rename the file with the extension of its format, or convert it to BIF.")
 register("network-unknown", InvalidParameterError,
@@ -70,7 +70,7 @@ def read_network(path: Any) -> BayesianNetwork:
     """Read a Bayesian network file: BIF here, XMLBIF, NET (Hugin) and UAI through pgmpy's readers.
 
     The format comes from the extension: ``.bif`` / ``.bif.gz`` (mtbn's own
-    parser), ``.xml`` / ``.xmlbif``, ``.net``, ``.uai`` (pgmpy's
+    parser), ``.xml`` / ``.xmlbif`` / ``.bifxml``, ``.net``, ``.uai`` (pgmpy's
     ``XMLBIFReader``, ``NETReader``, ``UAIReader``, then :func:`from_pgmpy`).
 
     Returns
@@ -80,7 +80,7 @@ def read_network(path: Any) -> BayesianNetwork:
     name = str(path).lower()
     if name.endswith((".bif", ".bif.gz")):
         return read_bif(path)
-    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".net": "NETReader", ".uai": "UAIReader"}
+    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".bifxml": "XMLBIFReader", ".net": "NETReader", ".uai": "UAIReader"}
     ext = next((e for e in readers if name.endswith(e)), None)
     if ext is None:
         raise error("network-format", path=str(path))

@@ -1,0 +1,88 @@
+"""Writing XMLBIF 0.3 (:func:`write_xmlbif`), the output that keeps names and state labels exactly.
+
+Written with :mod:`xml.etree.ElementTree`, not pgmpy's ``XMLBIFWriter``,
+which rewrites state labels (``<5`` becomes ``_5``). Read back by
+:func:`~mtbn.networks.read_network` (through pgmpy's ``XMLBIFReader``).
+Assumed and not checked: the network is a valid
+:class:`~mtbn.networks.model.BayesianNetwork`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import xml.etree.ElementTree as ET
+
+from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
+
+__all__ = ["write_xmlbif"]
+
+# Characters XML 1.0 cannot hold, even as character references (its production ``Char``).
+_NOT_XML_RE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+register("xmlbif-text", InvalidParameterError,
+         "variable {name!r}: {what} {text!r} cannot be written as XMLBIF: {reason}.",
+         cause="XML 1.0 cannot hold control characters other than tab, newline and carriage return (nor U+FFFE, "
+               "U+FFFF or lone surrogates), and an empty name or state label reads back as no text.",
+         fix="Rename the variable or state without those characters, or write BIF (write_bif), which encodes them.")
+
+
+def _checked(text, name, what):
+    """``text`` if XML can hold it and give it back unchanged, else the ``xmlbif-text`` error."""
+    bad = _NOT_XML_RE.search(text)
+    if bad or not text:
+        reason = f"XML cannot hold the character U+{ord(bad.group()):04X}" if bad else "it is empty"
+        raise error("xmlbif-text", name=name, what=what, text=text, reason=reason)
+    return text
+
+
+def _xmlbif_bytes(network):
+    """The XMLBIF 0.3 document of a network, UTF-8 encoded."""
+    root = ET.Element("BIF", VERSION="0.3")
+    net = ET.SubElement(root, "NETWORK")
+    ET.SubElement(net, "NAME").text = "unknown"
+    for name, states in zip(network.names, network.states):
+        var = ET.SubElement(net, "VARIABLE", TYPE="nature")
+        ET.SubElement(var, "NAME").text = _checked(name, name, "name")
+        for state in states:
+            ET.SubElement(var, "OUTCOME").text = _checked(state, name, "state")
+    for name, parents, cpt in zip(network.names, network.parents, network.cpts):
+        definition = ET.SubElement(net, "DEFINITION")
+        ET.SubElement(definition, "FOR").text = name
+        for p in parents:
+            ET.SubElement(definition, "GIVEN").text = network.names[p]
+        # Parent configurations in row-major order (first GIVEN slowest), the child's states fastest.
+        ET.SubElement(definition, "TABLE").text = " ".join(map(repr, cpt.ravel().tolist()))
+    ET.indent(root)  # whitespace between elements only: no element's text changes
+    text = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+    # ElementTree writes a carriage return raw, and XML parsers read a raw one as a newline.
+    return text.replace(b"\r", b"&#13;")
+
+
+def write_xmlbif(network, path):
+    """Write a network as XMLBIF 0.3, keeping variable names and state labels exactly.
+
+    XMLBIF is the output to use when other programs must read the names as
+    given: pgmpy's ``XMLBIFReader`` returns every name, state label and state
+    order unchanged (spaces, commas, brackets, ``%``, ``<``, ``&``, quotes,
+    non-ASCII letters). :func:`~mtbn.networks.write_bif` instead writes
+    names and labels that BIF cannot hold with the characters
+    ``{}()[],;|"%/*`` and whitespace as ``%XX`` (hexadecimal code) and the
+    empty label as ``%%``; only :func:`~mtbn.networks.read_bif` decodes them.
+    Probabilities are written with ``repr`` precision.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+    path : str or path-like
+
+    Raises
+    ------
+    InvalidParameterError
+        A name or state label is empty or holds a character XML cannot hold
+        (a control character other than tab, newline or carriage return).
+    """
+    data = _xmlbif_bytes(network)
+    with open(os.fspath(path), "wb") as fh:
+        fh.write(data)

@@ -1,0 +1,138 @@
+"""XMLBIF output keeps the user's variable names, state labels and state order exactly (issue 29, case 8)."""
+
+import itertools
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.data import from_dataframe
+from mtbn.exceptions import InvalidParameterError
+from mtbn.networks import BayesianNetwork, fit_parameters, read_network, write_bif, write_xmlbif
+
+# Names and labels that BIF identifiers cannot hold; the truth every reader must give back.
+NAMES = ("canopy cover (%)", "my var", "x,y", "a&b", "Zürich")
+STATES = (("<5", "5-7", ">7"), ("1", "2", "10"), ('say "hi"', "it's", "50%"), ("<b>", "a&b"),
+          ("Genève", " lead", "trail ", " ", "tab\there", "two\nlines", "cr\r\nlf"))
+PARENTS = ((), (0,), (1, 0), (), (2, 3))
+EDGES = sorted([("canopy cover (%)", "my var"), ("my var", "x,y"), ("canopy cover (%)", "x,y"),
+                ("x,y", "Zürich"), ("a&b", "Zürich")])
+
+
+def _cpt(shape, seed):
+    """A positive table of ``shape`` whose rows (last axis) sum to one, with values that need 17 digits."""
+    values = np.random.default_rng(seed).random(shape) + 0.1
+    return values / values.sum(axis=-1, keepdims=True)
+
+
+def hand_network():
+    cpts = [_cpt(tuple(len(STATES[p]) for p in ps) + (len(STATES[v]),), v) for v, ps in enumerate(PARENTS)]
+    return BayesianNetwork(NAMES, STATES, PARENTS, cpts), cpts
+
+
+def fitted_network():
+    df = pd.DataFrame({
+        "canopy cover (%)": ["<5", "5-7", ">7", "<5", ">7", "5-7"],
+        "my var": [10, 2, 1, 2, 10, 1],
+        "x,y": ["p,q", "p,q", "r s", "r s", "100%", "p,q"],
+        "a&b": ["&", "<", ">", "'", '"', "&"],
+        "Zürich": ["é", "ü", "é", "ß", "ü", "é"],
+    })
+    graph = nx.DiGraph(EDGES)
+    return df, fit_parameters(graph, from_dataframe(df), names=list(df.columns))
+
+
+def pgmpy_model(path):
+    from pgmpy.readwrite import XMLBIFReader
+
+    return XMLBIFReader(str(path)).get_model()
+
+
+def assert_pgmpy_reads(model, names, states, cpts, parents, edges):
+    """pgmpy's model has exactly these names, ordered states, edges and CPT entries (looked up by label)."""
+    assert list(model.nodes()) == list(names)
+    assert sorted(model.edges()) == sorted(edges)
+    for v, name in enumerate(names):
+        cpd = model.get_cpds(name)
+        assert cpd.state_names[name] == list(states[v])
+        given = [names[p] for p in parents[v]]
+        for config in itertools.product(*(range(len(states[p])) for p in parents[v])):
+            for k, label in enumerate(states[v]):
+                assignment = {g: states[p][c] for g, p, c in zip(given, parents[v], config)}
+                got = cpd.get_value(**{name: label}, **assignment)
+                assert abs(got - cpts[v][config + (k,)]) <= 1e-12
+
+
+def test_pgmpy_reads_hand_built_names_states_order_and_cpts_exactly(tmp_path):
+    net, cpts = hand_network()
+    write_xmlbif(net, tmp_path / "net.xml")
+    model = pgmpy_model(tmp_path / "net.xml")
+    assert_pgmpy_reads(model, NAMES, STATES, cpts, PARENTS, EDGES)
+
+
+def test_pgmpy_reads_network_fitted_from_a_dataframe_exactly(tmp_path):
+    df, net = fitted_network()
+    write_xmlbif(net, tmp_path / "net.xmlbif")
+    model = pgmpy_model(tmp_path / "net.xmlbif")
+    assert list(model.nodes()) == list(df.columns)
+    for column in df.columns:
+        read = model.get_cpds(column).state_names[column]
+        assert sorted(read) == sorted({str(x) for x in df[column]})
+    # The integer column keeps the model's numeric order, not text order ("1" < "10" < "2").
+    assert model.get_cpds("my var").state_names["my var"] == ["1", "2", "10"] == list(net.states[1])
+    assert_pgmpy_reads(model, net.names, net.states, net.cpts, net.parents, EDGES)
+
+
+def test_probabilities_are_written_with_full_precision(tmp_path):
+    net, cpts = hand_network()
+    write_xmlbif(net, tmp_path / "net.xml")
+    model = pgmpy_model(tmp_path / "net.xml")
+    # Root: pgmpy's values are the written table itself, bit for bit.
+    assert np.array_equal(model.get_cpds(NAMES[0]).values, cpts[0])
+
+
+def test_mtbn_reads_its_own_xmlbif_back_exactly(tmp_path):
+    net, cpts = hand_network()
+    write_xmlbif(net, tmp_path / "net.xml")
+    back = read_network(tmp_path / "net.xml")
+    assert back.names == NAMES
+    assert back.states == STATES
+    assert back.parents == PARENTS
+    for got, written in zip(back.cpts, cpts):
+        assert np.array_equal(got, written)
+
+
+def test_bif_encodes_what_xmlbif_keeps(tmp_path):
+    from pgmpy.readwrite import BIFReader
+
+    net, _ = hand_network()
+    write_bif(net, tmp_path / "net.bif")
+    assert "canopy%20cover%20%28%25%29" in BIFReader(str(tmp_path / "net.bif")).get_model().nodes()
+
+
+@pytest.mark.parametrize("name, states, shown", [
+    ("bad\x00name", ("a", "b"), r"variable 'bad\x00name': name 'bad\x00name' cannot be written as XMLBIF: "
+                                r"XML cannot hold the character U+0000."),
+    ("bell", ("a", "\x07"), r"variable 'bell': state '\x07' cannot be written as XMLBIF: "
+                            r"XML cannot hold the character U+0007."),
+    ("blank", ("a", ""), "variable 'blank': state '' cannot be written as XMLBIF: it is empty."),
+])
+def test_text_xml_cannot_hold_gives_a_one_line_error(tmp_path, name, states, shown):
+    net = BayesianNetwork((name,), (states,), ((),), (np.array([0.5, 0.5]),))
+    with pytest.raises(InvalidParameterError) as info:
+        write_xmlbif(net, tmp_path / "net.xml")
+    assert str(info.value) == shown
+    assert "\n" not in str(info.value)
+    assert not (tmp_path / "net.xml").exists()
+
+
+def test_pyagrum_reads_the_names_exactly(tmp_path):
+    gum = pytest.importorskip("pyagrum")
+    net, cpts = hand_network()
+    write_xmlbif(net, tmp_path / "net.bifxml")
+    bn = gum.loadBN(str(tmp_path / "net.bifxml"))
+    assert set(bn.names()) == set(NAMES)
+    for name, states in zip(NAMES, STATES):
+        assert tuple(bn.variable(name).labels()) == states
+    assert np.allclose(bn.cpt(NAMES[0]).toarray(), cpts[0], rtol=0, atol=1e-12)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtbn._validation import check_n_jobs, check_option, check_random_state
-from mtbn.engine import Shared
+from mtbn.engine import Shared, job, run_jobs
 from mtbn.progress import reporter
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
@@ -328,8 +328,6 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     """
     import warnings
 
-    from joblib import Parallel, delayed
-
     from mtbn.exceptions import TransferWarning
 
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
@@ -353,11 +351,8 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
-        reps = []
-        for r in Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_replicate)(shared, ts.names, b, base, kwargs, resample) for b in range(n_boot)):
-            reps.append(r)
-            tick()
+        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample) for b in range(n_boot)),
+                        n_jobs=n_jobs, tick=tick)
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
     edges = np.zeros((n_boot, ts.n_tasks, n, n), dtype=bool)

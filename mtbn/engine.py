@@ -25,15 +25,24 @@ and score caches as such objects (:class:`Shared`), sized by
 ``__sizeof__`` so that the backend sees that they are large.
 
 Dask is an optional dependency: ``pip install "mtbn[dask]"``.
+
+Every loop runs through :func:`parallel` and :func:`job` (or :func:`run_jobs`),
+which bound the number of local workers and make every worker process die
+with the process that started it, however that one ends (SIGKILL and the
+OOM killer included).
 """
 
 import contextlib
+import os
 import sys
+import threading
+import time
 
+from mtbn._validation import check_n_jobs
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["dask_engine", "Shared"]
+__all__ = ["dask_engine", "job", "parallel", "run_jobs", "Shared", "usable_cores", "worker_count"]
 
 register("dask-missing", InvalidParameterError,
          "{what} needs dask.distributed, which is not installed: pip install \"mtbn[dask]\"",
@@ -80,3 +89,151 @@ def dask_engine(address, *, what="scheduler", timeout=10):
             yield client
     finally:
         client.close()
+
+
+# ---------------------------------------------------------------------------
+# Local workers: how many, and that they die with their parent
+# ---------------------------------------------------------------------------
+
+#: Seconds between two looks of a worker's watchdog at its parent.
+WATCHDOG_INTERVAL = 0.5
+
+_LOCAL_BACKENDS = ("loky", "multiprocessing", "threading", "sequential")
+
+
+def usable_cores():
+    """The cores this process may run on (its CPU affinity where the OS has one, else all cores)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def worker_count(n_jobs, n_items):
+    """The number of local workers for ``n_items`` jobs when ``n_jobs`` are asked for.
+
+    ``min(requested, usable cores, n_items)`` and at least 1, where
+    ``requested`` reads ``n_jobs`` as joblib does: None is 1, -1 all usable
+    cores, -2 all but one, and so on.
+    """
+    cores = usable_cores()
+    n_jobs = check_n_jobs(n_jobs)
+    requested = 1 if n_jobs is None else n_jobs if n_jobs > 0 else cores + 1 + n_jobs
+    return max(1, min(requested, cores, n_items))
+
+
+def _runs_locally(backend):
+    """True for joblib's own backends (processes or threads on this machine), False for Dask and the like."""
+    from joblib.parallel import BACKENDS
+
+    return isinstance(backend, tuple(BACKENDS[name] for name in _LOCAL_BACKENDS if name in BACKENDS))
+
+
+def parallel(n_jobs, n_items, *, return_as="list"):
+    """The ``joblib.Parallel`` that runs ``n_items`` jobs made by :func:`job`.
+
+    Locally (joblib's loky, multiprocessing or threading backends) the number
+    of workers is bounded: at most ``min(n_jobs, usable cores, n_items)``,
+    where the usable cores are those of the process's CPU affinity
+    (``os.sched_getaffinity``, else ``os.cpu_count()``); ``n_jobs=-1`` is
+    every usable core and ``-2, -3, ...`` leave one, two, ... of them free, as
+    in joblib. A larger ``--jobs`` therefore never starts more processes than
+    there are cores or jobs. ``n_jobs=None`` takes the count of an enclosing
+    ``joblib.parallel_config`` (else 1). Under a backend that runs elsewhere
+    (``joblib.parallel_config(backend="dask")``, see :func:`dask_engine`)
+    ``n_jobs`` is passed on as given: the cluster decides.
+
+    Results never depend on the number of workers or the backend: every job
+    draws its random numbers from a stream keyed by what it computes.
+    """
+    from joblib import Parallel
+    from joblib.parallel import get_active_backend
+
+    backend, configured = get_active_backend()
+    if n_jobs is None:
+        n_jobs = configured
+    if _runs_locally(backend):
+        n_jobs = worker_count(n_jobs, n_items)
+    return Parallel(n_jobs=n_jobs, return_as=return_as)
+
+
+def job(function):
+    """``joblib.delayed(function)`` for :func:`parallel`: the job also makes its worker die with its parent.
+
+    The first job that runs in a worker process started by this process
+    starts a watchdog thread there (see :class:`_Job`); jobs that run in this
+    process (``n_jobs=1``, threads) or on another machine (Dask) start none.
+    """
+    from joblib import delayed
+
+    return delayed(_Job(function, os.getpid()))
+
+
+def run_jobs(calls, *, n_jobs, tick=None):
+    """The results of ``calls`` (made by :func:`job`), in their order; ``tick()`` as each job finishes.
+
+    The jobs run through :func:`parallel` in any order, so a progress bar
+    moves with every job that finishes rather than waiting for the slowest
+    earlier one.
+    """
+    calls = list(calls)
+    out = [None] * len(calls)
+    indexed = ((_Job(f.function, f.parent, i), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
+    for i, result in parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed):
+        out[i] = result
+        if tick is not None:
+            tick()
+    return out
+
+
+class _Job:
+    """A job function that first makes sure its worker process dies with the process that made the job.
+
+    ``parent`` is the pid of the process that made the job. When the job runs
+    in a child of that process (a loky or multiprocessing worker), the first
+    job in that worker starts a daemon thread that looks at ``os.getppid()``
+    every :data:`WATCHDOG_INTERVAL` seconds and ends the worker
+    (``os._exit``) as soon as the parent is gone (the worker has been
+    reparented): a killed run leaves no worker behind. Elsewhere (in the
+    parent itself, or on a Dask worker whose parent is not ``parent``) it
+    does nothing. Linux's ``PR_SET_PDEATHSIG`` is not used: it fires when the
+    *thread* that started the worker ends, and loky starts workers from
+    whichever thread submits a job, so it killed the live workers of a live
+    parent when that thread ended (measured).
+
+    ``index`` (:func:`run_jobs`): return ``(index, result)``.
+    """
+
+    def __init__(self, function, parent, index=None):
+        self.function = function
+        self.parent = parent
+        self.index = index
+        self.__name__ = getattr(function, "__name__", type(function).__name__)  # joblib and Dask name jobs by it
+
+    def __call__(self, *args, **kwargs):
+        _watch_parent(self.parent)
+        result = self.function(*args, **kwargs)
+        return result if self.index is None else (self.index, result)
+
+
+_watchdog_lock = threading.Lock()
+_watchdog_pid = None  # the process whose watchdog is running (a forked child inherits the value, not the thread)
+
+
+def _watch_parent(parent):
+    """Start the watchdog of this worker process, once, if ``parent`` is this process's parent."""
+    global _watchdog_pid
+    pid = os.getpid()
+    if pid == parent or _watchdog_pid == pid or os.getppid() != parent:
+        return
+    with _watchdog_lock:
+        if _watchdog_pid == pid:
+            return
+        threading.Thread(target=_watchdog, args=(parent,), name="mtbn-parent-watchdog", daemon=True).start()
+        _watchdog_pid = pid
+
+
+def _watchdog(parent):
+    while os.getppid() == parent:
+        time.sleep(WATCHDOG_INTERVAL)
+    os._exit(1)

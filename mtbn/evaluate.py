@@ -52,6 +52,7 @@ from mtbn._validation import check_n_jobs, check_option, check_random_state
 from mtbn._version import __version__
 from mtbn.benchmarks import COMPONENT_SPLITS, PROBLEMS, make_problem
 from mtbn.data import DiscreteData, make_taskset
+from mtbn.engine import job, parallel
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.graph import DAG
 from mtbn.learn import learn_identical_structures, learn_structure, learn_structures
@@ -110,9 +111,10 @@ register("bench-validation", InvalidParameterError, "validation={value!r} leaves
          cause="The benchmark's validation rows are at least as many as its training rows.",
          fix="Hold out fewer rows or train on more.")
 register("bench-other-settings", InvalidParameterError,
-         "{out!r} holds a run with other settings ({config}); use another --out or remove it.",
+         "{out!r} holds a run with other settings ({config}); use another folder, or replace it "
+         "(--overwrite on the command line).",
          cause="The output folder holds a benchmark run with different settings, so its trials cannot be resumed.",
-         fix="Choose a new --out folder, or delete the old one to start again.")
+         fix="Choose a new --out folder, or add --overwrite to start again in this one.")
 
 def fixed_penalty_method(delta):
     """The method name of multitask learning at the fixed penalty ``delta``: ``mtl@DELTA``."""
@@ -408,8 +410,6 @@ def _claim_folder(out, config):
 
 def _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, say):
     """Run and write every trial whose file is missing or incomplete (in parallel, in any order)."""
-    from joblib import Parallel, delayed
-
     methods, n_tasks = trial_kwargs["methods"], trial_kwargs["n_tasks"]
     todo = [t for t in range(n_trials) if not _trial_is_complete(_trial_path(out, t), methods, n_tasks, say)]
     if len(todo) < n_trials:
@@ -423,7 +423,7 @@ def _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, say):
 
     done = n_trials - len(todo)
     with say.stage(f"{problem} trials", len(todo), "trial") as tick:
-        for trial, secs in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(delayed(one)(t) for t in todo):
+        for trial, secs in parallel(n_jobs, len(todo), return_as="generator_unordered")(job(one)(t) for t in todo):
             done += 1
             tick()
             say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")

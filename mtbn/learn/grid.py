@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import zlib
 
+from mtbn.engine import job, run_jobs
 from mtbn.joint import multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.progress import reporter
@@ -119,17 +120,11 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     cold search from ``starts``.
     """
     if not warm_start:
-        from joblib import Parallel, delayed
-
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
-        flat = []
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
-            for r in Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(run_penalty)(scorers, starts, prior, delta, settings, base=base, starts_are_optima=optima)
-                for scorers, starts, optima in problems for delta in grid
-            ):
-                flat.append(r)
-                tick()
+            flat = run_jobs((job(run_penalty)(scorers, starts, prior, delta, settings, base=base,
+                                              starts_are_optima=optima)
+                             for scorers, starts, optima in problems for delta in grid), n_jobs=n_jobs, tick=tick)
         return [flat[i * len(grid):(i + 1) * len(grid)] for i in range(len(problems))]
     return [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
             for scorers, starts, optima in problems]

@@ -14,6 +14,7 @@ import numpy as np
 
 from mtbn._validation import check_max_parents, check_option, check_positive, check_random_state
 from mtbn.data import DiscreteData, make_taskset
+from mtbn.engine import job, run_jobs
 from mtbn.graph import DAG
 from mtbn.joint import local_constraints
 from mtbn.learn.checks import (
@@ -156,15 +157,12 @@ def single_task_starts(scorers, *, max_parents, required, forbidden, n_restarts,
                 out.append(_single_task_search(*a))
                 tick()
             return out
-        from joblib import Parallel, delayed
-
         out = []
-        for t, (r, cache) in enumerate(Parallel(n_jobs=n_jobs, return_as="generator")(
-                delayed(_single_task_search_keeping_cache)(*a) for a in args)):
+        for t, (r, cache) in enumerate(run_jobs((job(_single_task_search_keeping_cache)(*a) for a in args),
+                                                n_jobs=n_jobs, tick=tick)):
             # The worker's local scores come back: the joint search reuses them.
             scorers[t].merge_cache(cache)
             out.append(r)
-            tick()
         return out
 
 

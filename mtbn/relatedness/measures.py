@@ -10,7 +10,7 @@ import numpy as np
 
 from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
 from mtbn.data import DiscreteData, make_taskset
-from mtbn.engine import Shared
+from mtbn.engine import Shared, job, parallel
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import edit_distance
 from mtbn.learn import learn_structure, learn_structures
@@ -154,8 +154,6 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     """
     import warnings
 
-    from joblib import Parallel, delayed
-
     from mtbn.exceptions import TransferWarning
 
     if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 2:
@@ -176,8 +174,8 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     labels = [ts.names[t] for t in order]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
-        null_max = Parallel(n_jobs=n_jobs)(
-            delayed(_null_replicate)(codes, ts.variables, ts.states, sizes, labels, r, seed, mask, reversal, kwargs)
+        null_max = parallel(n_jobs, n_perm)(
+            job(_null_replicate)(codes, ts.variables, ts.states, sizes, labels, r, seed, mask, reversal, kwargs)
             for r in range(n_perm))
     null_max = np.asarray(null_max, dtype=float)
     return float(np.quantile(null_max, quantile, method="higher")), null_max
@@ -306,7 +304,6 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
         task ``e``) and ``distance[e, s] = log_likelihood[e, e] - log_likelihood[s, e]``.
     """
     import pandas as pd
-    from joblib import Parallel, delayed
 
     check_n_jobs(n_jobs)
     ts = make_taskset(tasks)
@@ -326,8 +323,8 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     folds = [kfold_splits(d.n_samples, n_folds, np.random.default_rng([base, key, 2]))
              for d, key in zip(ts.tasks, keys)]
     shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per job
-    rows = Parallel(n_jobs=n_jobs)(
-        delayed(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+    rows = parallel(n_jobs, ts.n_tasks)(
+        job(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
     )
     ll = np.array([r[0] for r in rows])  # ll[s, e]
     own = np.array([r[1] for r in rows])  # own[s, e]: e's own structure on the variables e shares with s

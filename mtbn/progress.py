@@ -10,8 +10,9 @@ Every long-running function of mtbn takes ``progress=`` and reports through
 * ``progress=callable``: the callable also receives every message (a line
   of text).
 * ``progress=Reporter(...)``: the command line's reporter, which also draws a
-  tqdm bar per counted stage (the single-task starts, penalty grid x folds,
-  bench trials, bootstrap replicates) when stderr is a terminal.
+  tqdm bar per counted stage (reading a CSV file, the single-task starts,
+  penalty grid x folds, bench trials, bootstrap replicates) when stderr is a
+  terminal. A bar moves as each job finishes, in whatever order the jobs end.
 
 A stage is announced once (``"penalty grid x folds: 65 searches"``) and its
 end is logged with the time it took, so a log file of a run that is not on a
@@ -20,6 +21,7 @@ terminal has one line per stage, not one per job.
 
 import contextlib
 import logging
+import os
 import sys
 import time
 
@@ -50,13 +52,15 @@ class Reporter:
 
     @contextlib.contextmanager
     def stage(self, label, total, unit="job", plural=None):
-        """Announce a stage of ``total`` jobs; yields ``tick(n=1)`` to call as jobs finish."""
-        self(f"{label}: {total} {unit if total == 1 else plural or unit + 's'}")
-        bar = None
-        if self.bars and total > 1:
-            from tqdm.auto import tqdm
+        """Announce a stage of ``total`` jobs; yields ``tick(n=1)`` to call as jobs finish.
 
-            bar = tqdm(total=total, desc=label, unit=unit, file=sys.stderr, leave=False, dynamic_ncols=True)
+        ``unit="B"`` counts bytes: the stage is announced with its size
+        (``"reading a.csv: 53.8 MB"``) and the bar shows bytes read.
+        """
+        size = unit == "B"
+        amount = _format_size(total) if size else f"{total} {unit if total == 1 else plural or unit + 's'}"
+        self(f"{label}: {amount}")
+        bar = self._bar(label, total, unit, size) if self.bars and total > 1 else None
         start = time.perf_counter()
 
         def tick(n=1):
@@ -69,6 +73,35 @@ class Reporter:
             if bar is not None:
                 bar.close()
         logger.info(f"{label}: done in {time.perf_counter() - start:.1f} s")
+
+    @staticmethod
+    def _bar(label, total, unit, size):
+        """A tqdm bar on stderr, redrawn at every tick (at most 10 times a second).
+
+        Its size follows the terminal's. A pseudo-terminal that reports no
+        size (0 x 0: ``script -c`` started by a program, ``docker exec -t``,
+        CI runners) gets 80 x 24: tqdm reads 0 x 0 as -1 rows there and
+        draws no bar at all (measured with tqdm 4.70).
+        """
+        from tqdm.auto import tqdm
+
+        try:
+            columns, lines = os.get_terminal_size(sys.stderr.fileno())
+        except (AttributeError, OSError, ValueError):
+            columns, lines = 0, 0
+        width = dict(dynamic_ncols=True) if columns > 0 and lines > 0 else dict(ncols=columns or 80, nrows=lines or 24)
+        scale = dict(unit_scale=True, unit_divisor=1000) if size else {}
+        return tqdm(total=total, desc=label, unit=unit, file=sys.stderr, leave=False, miniters=1, **width, **scale)
+
+
+def _format_size(n_bytes):
+    """``"53.8 MB"``, ``"204.1 kB"``, ``"12 bytes"``."""
+    if n_bytes < 1000:
+        return f"{n_bytes} byte{'' if n_bytes == 1 else 's'}"
+    for prefix in "kMGT":
+        n_bytes /= 1000
+        if n_bytes < 1000 or prefix == "T":
+            return f"{n_bytes:.1f} {prefix}B"
 
 
 def reporter(progress=None):

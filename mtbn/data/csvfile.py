@@ -5,7 +5,9 @@ labels; only an empty cell is missing), then coded by
 :func:`mtbn.data.frames.from_dataframe`. The header is read first with the
 standard library, so that an unreadable, non-UTF-8, empty, wrongly separated
 or ragged file gets its own message before pandas parses it. pandas is
-imported inside :func:`read_csv` only.
+imported inside :func:`read_csv` only. The rows are parsed in chunks
+(vectorised, by pandas) so that a large file reports its progress: a stage
+per file with its size, a bar in bytes on the command line's terminal.
 """
 
 from __future__ import annotations
@@ -13,15 +15,21 @@ from __future__ import annotations
 from typing import Any
 
 import csv
+import numbers
 import os
 import warnings
 
+import mtbn._validation  # noqa: F401  (registers the "positive-number" message)
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import from_dataframe
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
+from mtbn.progress import reporter
 
-__all__ = ["read_csv"]
+__all__ = ["read_csv", "CHUNK_ROWS"]
+
+#: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
+CHUNK_ROWS = 50_000
 
 D = InvalidDataError
 register("cannot-read-file", D, "cannot read {path!r}: {reason}.",
@@ -50,15 +58,23 @@ register("no-data", D, "task {task!r} is empty: {path!r} has no data.",
          fix="Check that the right file was given.")
 
 
-def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: bool = False) -> DiscreteData:
+def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: bool = False, progress: Any = None,
+             chunksize: int = CHUNK_ROWS) -> DiscreteData:
     """Read one task from a CSV file (header = variable names).
 
     Cells are read as verbatim strings: ``NA``, ``None`` or ``null`` are state
     labels, and only an empty cell is a missing value. The task name is the
     file stem unless ``name`` is given.
+
+    ``progress`` (None, a callable or a :class:`mtbn.progress.Reporter`)
+    receives the stage ``"reading FILE: SIZE"`` (ticked in bytes after each
+    ``chunksize`` rows) and ``"coding NAME: ROWS rows x COLUMNS columns"``;
+    the result does not depend on ``chunksize``.
     """
     import pandas as pd
 
+    if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
+        raise error("positive-number", name="chunksize", value=chunksize)  # registered by mtbn._validation
     path = os.fspath(path)
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0]
@@ -76,15 +92,21 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
             if sep in header[0]:
                 raise error("wrong-separator", task=name, path=path, label=label)
     _check_unique([h.strip() for h in header], "duplicate-column", task=name)
+    say, size = reporter(progress), os.path.getsize(path)
     try:
-        with warnings.catch_warnings():
+        with say.stage(f"reading {os.path.basename(path)}", size, "B") as tick, open(path, "rb") as fh, \
+                warnings.catch_warnings():
             # index_col=False stops pandas from silently turning an extra first
             # field into the index; the warning it gives instead becomes an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            df = pd.read_csv(
-                path, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
-                index_col=False, encoding="utf-8-sig",
-            )
+            chunks, done = [], 0
+            for chunk in pd.read_csv(fh, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
+                                     index_col=False, encoding="utf-8-sig", chunksize=chunksize):
+                chunks.append(chunk)
+                tick(fh.tell() - done)  # pandas reads ahead: the bytes parsed so far, to within its buffer
+                done = fh.tell()
+            tick(size - done)
+        df = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
     except pd.errors.ParserWarning:
         raise error("ragged-rows", task=name, path=path, n_columns=len(header)) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
@@ -92,5 +114,6 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None
     df.columns = [h.strip() for h in header]
+    say(f"coding {name}: {df.shape[0]} rows x {df.shape[1]} columns")
     return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
 

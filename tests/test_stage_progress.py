@@ -1,0 +1,103 @@
+"""Progress inside long stages (issue 29, case 9): every counted stage ticks once per job, reading included."""
+
+import os
+
+import numpy as np
+import pytest
+
+from mtbn.benchmarks import make_problem
+from mtbn.data import read_csv
+from mtbn.learn import learn_structures
+from mtbn.networks import sample
+from mtbn.progress import Reporter
+
+KW = dict(cv=2, penalty_grid=(0.0, 0.9, 0.999), n_restarts=1, n_joint_restarts=0, random_state=0)
+
+
+class FakeBar:
+    """Records what a tqdm bar is given and how far it is moved."""
+
+    made = []
+
+    def __init__(self, **kwargs):
+        self.kwargs, self.n, self.updates, self.closed = kwargs, 0, 0, False
+        FakeBar.made.append(self)
+
+    def update(self, n=1):
+        self.n += n
+        self.updates += 1
+
+    def close(self):
+        self.closed = True
+
+
+@pytest.fixture
+def bars(monkeypatch):
+    import tqdm.auto
+
+    FakeBar.made = []
+    monkeypatch.setattr(tqdm.auto, "tqdm", FakeBar)
+    return FakeBar.made
+
+
+def _tasks(k=2, n=150):
+    rng = np.random.default_rng(1)
+    nets = make_problem("sachs", n_tasks=k, random_state=rng)
+    return {f"t{t}": sample(net, n, random_state=rng).to_dataframe() for t, net in enumerate(nets)}
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_every_counted_stage_of_learn_ticks_once_per_job(bars, n_jobs):
+    lines = []
+    res = learn_structures(_tasks(), progress=Reporter(callback=lines.append, bars=True), n_jobs=n_jobs, **KW)
+    grid = [b for b in bars if b.kwargs["desc"] == "penalty grid x folds"]
+    assert "penalty grid x folds: 6 searches" in lines  # 3 points x 2 folds
+    assert len(grid) == 1 and grid[0].kwargs["total"] == 6 and grid[0].n == 6 and grid[0].updates == 6
+    # the single-task starts of both folds and of the final search: one bar each, ticked per task
+    assert [(b.kwargs["desc"], b.n) for b in bars if b is not grid[0]] == [("single-task searches", 2)] * 3
+    assert all(b.closed and b.n == b.kwargs["total"] for b in bars)
+    assert res.penalty in KW["penalty_grid"]
+
+
+def test_results_and_ticks_do_not_depend_on_n_jobs(bars):
+    one = learn_structures(_tasks(), progress=Reporter(bars=True), n_jobs=1, **KW)
+    two = learn_structures(_tasks(), progress=Reporter(bars=True), n_jobs=2, **KW)
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs]
+    assert [p.validation_log_likelihood for p in one.penalty_path] == [p.validation_log_likelihood
+                                                                         for p in two.penalty_path]
+    assert [(b.kwargs["desc"], b.n) for b in bars[:len(bars) // 2]] == [(b.kwargs["desc"], b.n)
+                                                                          for b in bars[len(bars) // 2:]]
+
+
+def test_a_terminal_without_a_size_still_gets_a_bar(bars, monkeypatch):
+    # script -c from a program, docker exec -t: the pseudo-terminal reports 0 x 0, and tqdm then draws nothing
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((0, 0)))
+    with Reporter(bars=True).stage("replicates", 3, "replicate") as tick:
+        tick()
+    assert bars[0].kwargs["ncols"] > 0 and bars[0].kwargs["nrows"] > 0
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((120, 40)))
+    with Reporter(bars=True).stage("replicates", 3, "replicate") as tick:
+        tick()
+    assert bars[1].kwargs.get("dynamic_ncols") and "ncols" not in bars[1].kwargs
+
+
+def test_reading_a_csv_in_chunks_reports_its_progress_and_the_same_data(bars, tmp_path):
+    df = _tasks(k=1, n=100)["t0"]
+    path = tmp_path / "north.csv"
+    df.to_csv(path, index=False)
+    lines = []
+    chunked = read_csv(path, progress=Reporter(callback=lines.append, bars=True), chunksize=7)
+    whole = read_csv(path)
+    size = os.path.getsize(path)
+    assert lines[0] == f"reading north.csv: {size / 1000:.1f} kB"
+    assert lines[1] == f"coding north: 100 rows x {df.shape[1]} columns"
+    (bar,) = bars
+    assert bar.kwargs["unit"] == "B" and bar.kwargs["total"] == size
+    assert bar.updates == 16 and bar.n == size  # 100 rows in chunks of 7: one tick per chunk, one at the end
+    assert whole.names == chunked.names and whole.states == chunked.states and whole.kinds == chunked.kinds
+    assert np.array_equal(whole.codes, chunked.codes)
+    assert whole.to_dataframe().equals(chunked.to_dataframe())
+    # a plain callable gets the same lines
+    got = []
+    read_csv(path, progress=got.append, chunksize=7)
+    assert got == lines

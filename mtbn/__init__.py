@@ -12,6 +12,7 @@ from mtbn._version import __version__
 from mtbn.data import DiscreteData, TaskSet, from_dataframe, make_taskset, read_csv
 from mtbn.exceptions import (
     CycleError,
+    DataWarning,
     InvalidDataError,
     InvalidParameterError,
     MtbnError,
@@ -54,6 +55,7 @@ __all__ = [
     "ClusteringResult",
     "BootstrapResult",
     "TransferWarning",
+    "DataWarning",
     "bootstrap_structures",
     "cluster_tasks",
     "direct_relatedness",

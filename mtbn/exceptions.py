@@ -11,6 +11,7 @@ __all__ = [
     "InvalidParameterError",
     "CycleError",
     "NotFittedError",
+    "DataWarning",
     "TransferWarning",
 ]
 
@@ -42,6 +43,11 @@ class NotFittedError(MtbnError, AttributeError):
 
 
 # Warnings -------------------------------------------------------------------
+
+
+class DataWarning(UserWarning):
+    """Data mtbn can learn from, but probably not as the user meant (tasks that share no variable, columns
+    whose names differ only in case, folds too small to choose the penalty)."""
 
 
 class TransferWarning(UserWarning):

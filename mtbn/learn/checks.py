@@ -7,12 +7,14 @@ that names the argument. Nothing here searches or scores; the other modules
 of :mod:`mtbn.learn` assume what these functions return.
 """
 
+import warnings
+
 import numpy as np
 
 from mtbn._validation import check_penalty
 from mtbn.data import DiscreteData, from_dataframe, read_csv
-from mtbn.exceptions import CycleError, InvalidParameterError
-from mtbn.graph import DAG, nodes_and_edges
+from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidParameterError
+from mtbn.graph import DAG, cycle_text, find_cycle, nodes_and_edges
 from mtbn.joint import local_constraints
 from mtbn.messages import error, register
 
@@ -48,7 +50,7 @@ register("edge-self-loop", P, "{what}: self-loop on {name!r}.",
 register("count-argument", P, "{name} must be an integer >= 0; got {value!r}.",
          cause="A restart count or tabu setting that is negative or not a whole number.",
          fix="Pass a whole number >= 0.")
-register("start-cyclic", CycleError, "{what} graph is not a DAG: it has a directed cycle.",
+register("start-cyclic", CycleError, "{what} graph is not a DAG: it has the directed cycle {cycle}.",
          cause="A start graph given by the user has a directed cycle.",
          fix="Pass a directed acyclic graph (networkx.is_directed_acyclic_graph tells), or leave start at its default.")
 register("required-and-forbidden", P, "edge ({u!r}, {v!r}) is both required and forbidden.",
@@ -60,7 +62,7 @@ register("start-forbidden-edge", P, "{what} graph has the forbidden edge ({u!r},
 register("start-too-many-parents", P, "{what} graph gives {name!r} {n_parents} parents; max_parents is {limit}.",
          cause="A start graph (with the required edges added) exceeds max_parents.",
          fix="Raise max_parents or remove edges from the start graph.")
-register("required-cyclic", CycleError, "required edges make the {what} graph cyclic.",
+register("required-cyclic", CycleError, "required edges make the {what} graph cyclic: {cycle}.",
          cause="The required edges, added to the start graph, close a directed cycle.",
          fix="Check required_edges for a cycle, and the start graph for edges against them.")
 register("validation-value", P, "validation must be a fraction in (0, 1) or a row count >= 1; got {value!r}.",
@@ -73,6 +75,29 @@ register("structure-prior-shape", P,
 register("cv-value", P, "cv must be an integer >= 2; got {value!r}.",
          cause="A cross-validation fold count below 2 or not a whole number.",
          fix="Pass 2 or more folds (5 is the default), or --validation for the paper's single split.")
+register("task-too-few-rows", InvalidDataError, "task {task!r} has {n} row; learning a structure needs at least 2 rows per task.",
+         cause="A task with a single row: no dependence can be measured, and it cannot be held out.",
+         fix="Give the task more rows, or leave it out.")
+register("cv-too-many-folds", P,
+         "cv={cv} folds need at least {cv} rows in every task; task {task!r} has {n} (give cv <= {n}, a "
+         "validation split, or a fixed penalty).",
+         cause="Cross-validation with more folds than a task has rows leaves folds with nothing to hold out.",
+         fix="Use fewer folds (5 is the default), a validation split (--validation), or a fixed --penalty.")
+register("cv-small-folds", DataWarning,
+         "task {task!r} has {n} rows: {cv}-fold cross-validation holds out about {per} row(s) per fold, too few "
+         "to choose the penalty reliably; give more rows, fewer folds (cv) or a fixed penalty.",
+         cause="Each fold holds out fewer than 5 of the task's rows, so the held-out scores are mostly noise.",
+         fix="Give the task more rows, use fewer folds, or fix the penalty (e.g. 0.9).")
+register("tasks-share-no-variable", DataWarning,
+         "tasks {a!r} and {b!r} share no variable, so multitask learning cannot transfer between them; check "
+         "their column names, or learn them apart.",
+         cause="Two tasks whose columns are all different (a header that differs only in case is enough).",
+         fix="Give the same variable the same column name in every task, or learn unrelated tasks separately.")
+register("variables-differ-in-case", DataWarning,
+         "{count} column(s) of task {b!r} match columns of task {a!r} except for case or white space (e.g. {v!r} "
+         "and {u!r}), so they are different variables; rename them if they are the same.",
+         cause="Column names are compared exactly: 'Age' and 'age ' are two variables.",
+         fix="Give the same variable the same column name in every task.")
 register("empty-grid", P, "penalty_grid is empty.",
          cause="An empty list of penalties to choose from.",
          fix="Pass at least one penalty in [0, 1], or leave penalty_grid unset for the default grid.")
@@ -185,7 +210,7 @@ def as_parent_sets(graph, names, what="start"):
     try:
         DAG(parents, names)
     except CycleError:
-        raise error("start-cyclic", what=what) from None
+        raise error("start-cyclic", what=what, cycle=cycle_text(find_cycle(parents), names)) from None
     return parents
 
 
@@ -209,7 +234,7 @@ def check_constraints(parents, required, forbidden, names, max_parents, what="st
     try:
         DAG(parents, names)
     except CycleError:
-        raise error("required-cyclic", what=what) from None
+        raise error("required-cyclic", what=what, cycle=cycle_text(find_cycle(parents), names)) from None
     return parents
 
 
@@ -228,6 +253,46 @@ def check_cv(cv):
     if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
         raise error("cv-value", value=cv)
     return cv
+
+
+MIN_HELD_OUT_PER_FOLD = 5  # below this, cv-small-folds warns
+
+
+def check_task_rows(taskset, cv=None):
+    """Refuse one-row tasks; with ``cv`` (the penalty chosen by K-fold CV), refuse more folds than the smallest
+    task has rows, and warn when a task's folds hold out fewer than :data:`MIN_HELD_OUT_PER_FOLD` rows."""
+    for task in taskset.tasks:
+        if task.n_samples < 2:
+            raise error("task-too-few-rows", task=task.name, n=task.n_samples)
+    if cv is None:
+        return
+    smallest = min(taskset.tasks, key=lambda task: task.n_samples)
+    if cv > smallest.n_samples:
+        raise error("cv-too-many-folds", cv=cv, task=smallest.name, n=smallest.n_samples)
+    for task in taskset.tasks:
+        if task.n_samples < MIN_HELD_OUT_PER_FOLD * cv:
+            warnings.warn(error("cv-small-folds", task=task.name, n=task.n_samples, cv=cv,
+                                per=task.n_samples // cv), stacklevel=4)
+
+
+def check_task_overlap(taskset):
+    """Warn about tasks that share no variable and about column names that differ only in case or spaces."""
+    present = taskset.local_index >= 0
+    names = taskset.names
+    for a in range(len(names)):
+        for b in range(a + 1, len(names)):
+            if not np.any(present[a] & present[b]):
+                warnings.warn(error("tasks-share-no-variable", a=names[a], b=names[b]), stacklevel=4)
+    first = {}  # folded column name -> (column, task) where it was first seen
+    clashes = {}  # (earlier task, task) -> [(earlier column, column), ...]
+    for t, task in enumerate(taskset.tasks):
+        for col in task.names:
+            seen_col, seen_task = first.setdefault(col.strip().casefold(), (col, names[t]))
+            if seen_col != col:
+                clashes.setdefault((seen_task, names[t]), []).append((seen_col, col))
+    for (a, b), pairs in clashes.items():
+        warnings.warn(error("variables-differ-in-case", count=len(pairs), a=a, b=b, u=pairs[0][0], v=pairs[0][1]),
+                      stacklevel=4)
 
 
 def check_grid(grid):

@@ -27,6 +27,7 @@ from mtbn._validation import (
     check_penalty,
     check_positive,
     check_random_state,
+    format_penalty,
 )
 from mtbn.data import TaskSet, make_taskset
 from mtbn.engine import Shared
@@ -37,6 +38,8 @@ from mtbn.learn.checks import (
     check_counts,
     check_cv,
     check_grid,
+    check_task_overlap,
+    check_task_rows,
     check_validation,
     constraint_matrices,
     edge_log_prior_array,
@@ -264,6 +267,8 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample
     """Step 1: every argument checked, in the order the errors are documented to come."""
     ts = make_taskset(tasks, task_column=task_column)
     check_option("prior", prior, list(PRIORS) + ["none"])
+    if prior != "none":
+        check_task_overlap(ts)
     if prior == "none":
         prior, penalty = "edit", 0.0
     if penalty != "auto":
@@ -278,6 +283,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample
         check_validation(validation)
     else:
         check_cv(cv)
+    check_task_rows(ts, cv if penalty == "auto" and validation is None else None)
     rule = selection_rule or ("max" if validation is not None else "one-se")
     check_option("selection_rule", rule, RULES)
     grid = check_grid(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
@@ -410,7 +416,7 @@ def _guard(problem, seeds, scorers, scores, best, n_folds, say):
     transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
                                       force=problem.force_transfer, scorers=scorers,
                                       local_index=problem.taskset.local_index, seed=seeds.relatedness)
-    say(f"chosen penalty {grid[best]:.10g}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
+    say(f"chosen penalty {format_penalty(grid[best])}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
     if transfer["status"] in ("rejected", "none"):
         warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
     return transfer, chosen
@@ -446,7 +452,7 @@ def _search_folds(problem, seeds, trains, say):
 def _refit(problem, seeds, scorers, penalty, say):
     """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results)."""
     starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say)
-    say(f"multitask search at penalty {penalty:.15g} on all rows")
+    say(f"multitask search at penalty {format_penalty(penalty)} on all rows")
     search = run_penalty(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
                          starts_are_optima=stl is not None)
     return search, stl

@@ -15,6 +15,7 @@ from mtbn.messages import error, register
 __all__ = [
     "check_option",
     "check_penalty",
+    "format_penalty",
     "check_positive",
     "check_random_state",
     "check_max_parents",
@@ -62,6 +63,16 @@ def check_penalty(value, name="penalty"):
     if not 0.0 <= value <= 1.0 or np.isnan(value):
         raise error("penalty-range", name=name, value=value)
     return value
+
+
+def format_penalty(delta):
+    """A penalty as text that gives the same float back (``--penalty`` of the printed value).
+
+    >>> format_penalty(1.0), format_penalty(0.0), format_penalty(1 - 1e-12), format_penalty(0.9)
+    ('1', '0', '0.999999999999', '0.9')
+    """
+    value = float(delta)
+    return str(int(value)) if value in (0.0, 1.0) else repr(value)
 
 
 def check_positive(value, name):

@@ -38,16 +38,16 @@ register("graph-format", InvalidParameterError, "cannot tell the graph format of
          cause="The file name's extension is not a graph format mtbn writes.",
          fix="End the file name with .dot, .gml, .json, .graphml or .csv.")
 
-register("graph-cycle-node", CycleError, "the graph has a directed cycle through node {node}.",
+register("graph-cycle-node", CycleError, "the graph has the directed cycle {cycle}.",
          cause="The parent sets given describe a graph in which some node is, through its parents, its own ancestor.",
-         fix="Remove or reverse an edge on the cycle through the node named so that the graph is acyclic.")
+         fix="Remove or reverse an edge on the cycle named so that the graph is acyclic.")
 register("graph-names-count", InvalidParameterError, "names has {n_names} entries for {n} nodes.",
          cause="The list of node names is longer or shorter than the list of parent sets.",
          fix="Pass exactly one name per node, in node order.")
 register("graph-parent-set", InvalidParameterError, "node {name!r} has an invalid parent set.",
          cause="A parent set lists the node itself or an index outside 0 .. n-1.",
          fix="Give each node parents that are other nodes of the graph, by index from 0 to n-1.")
-register("graph-not-dag", CycleError, "the graph is not a DAG: it has a directed cycle.",
+register("graph-not-dag", CycleError, "the graph is not a DAG: it has the directed cycle {cycle}.",
          cause="The parent sets or edges given form a directed cycle.",
          fix="Remove or reverse an edge on the cycle so that the graph is acyclic.")
 register("graph-edge-unknown-node", InvalidParameterError, "edge ({u!r}, {v!r}) names unknown node {node!r}.",
@@ -99,9 +99,33 @@ def topological_order(parents):
     """
     order = partial_topological_order(parents)
     if len(order) != len(parents):
-        left = sorted(set(range(len(parents))) - set(order))
-        raise error("graph-cycle-node", node=left[0])
+        raise error("graph-cycle-node", cycle=cycle_text(find_cycle(parents, order)))
     return order
+
+
+def find_cycle(parents, order=None):
+    """The nodes of one directed cycle ``[a, b, ..., a]`` (each a parent of the next), or [] for a DAG.
+
+    ``order``: :func:`partial_topological_order` of ``parents`` if already
+    computed. Every node it leaves out has a parent it also leaves out, so
+    walking up from the smallest such node must close a cycle.
+
+    >>> find_cycle([{2}, {0}, {1}])
+    [0, 1, 2, 0]
+    """
+    left = set(range(len(parents))) - set(partial_topological_order(parents) if order is None else order)
+    if not left:
+        return []
+    path, seen = [min(left)], {}
+    while path[-1] not in seen:
+        seen[path[-1]] = len(path) - 1
+        path.append(min(p for p in parents[path[-1]] if p in left))
+    return path[seen[path[-1]]:][::-1]
+
+
+def cycle_text(cycle, names=None):
+    """``a -> b -> a`` with node names (indices without ``names``)."""
+    return " -> ".join(str(v) if names is None else str(names[v]) for v in cycle)
 
 
 class DAG:
@@ -134,7 +158,7 @@ class DAG:
         try:
             topological_order(self._parents)
         except CycleError:
-            raise error("graph-not-dag") from None
+            raise error("graph-not-dag", cycle=cycle_text(find_cycle(self._parents), self._names)) from None
 
     # construction -------------------------------------------------------
     @classmethod

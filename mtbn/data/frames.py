@@ -47,10 +47,11 @@ register("no-rows", D, "task {task!r} is empty: it has no rows.",
          fix="Check the file; remove tasks without data.")
 register("missing-values", D,
          "task {task!r}: {count} missing values in column(s) {columns}, {where}; impute them or drop the "
-         "incomplete rows (--dropna on the command line; `dropna=True` in read_csv or make_taskset).",
+         "incomplete rows first (--dropna on the command line; DataFrame.dropna() in Python).",
          cause="Empty cells, NaN or None in the data (labels such as 'NA' or 'None' in a CSV file are states, "
                "not missing values).",
-         fix="Fill the cells in (impute) or drop the incomplete rows with --dropna / dropna=True.")
+         fix="Fill the cells in (impute), or drop the incomplete rows: --dropna on the command line, "
+             "DataFrame.dropna() (or dropna=True of read_csv and make_taskset) in Python.")
 register("empty-after-dropna", D, "task {task!r} is empty after dropping incomplete rows.",
          cause="With dropna, every row of the task had a missing value.",
          fix="Impute the missing values, or drop the columns that are mostly empty.")

@@ -10,6 +10,7 @@ step the driver calls; it returns the verdict as a JSON-ready dict.
 
 import numpy as np
 
+from mtbn._validation import format_penalty
 from mtbn.score import pairwise_log_bayes_factors
 from mtbn.stats import relabelling_test
 
@@ -76,18 +77,18 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
                    "returning the single-task structures")
     elif gain > se and related is not None and related["p_value"] >= related["level"]:
         status = "forced" if force else "rejected"
-        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {format_penalty(grid[chosen])} "
                    f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}), but the tasks' variables "
                    "depend on each other no more alike than under random relabelling "
                    f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
                    "not transfer" + ("" if force else "; returning the single-task structures"))
     elif gain > se:
         status = "accepted"
-        message = (f"transfer accepted: penalty {grid[chosen]:.10g} beats independent learning by "
+        message = (f"transfer accepted: penalty {format_penalty(grid[chosen])} beats independent learning by "
                    f"{gain:.4g} nats per held-out row (SE {se:.2g}) on {where}")
     else:
         status = "forced" if force else "rejected"
-        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {grid[chosen]:.10g} "
+        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {format_penalty(grid[chosen])} "
                    f"does not beat independent learning by more than one standard error on {where} "
                    f"(gain {gain:.4g} nats per row, SE {se:.2g})"
                    + ("" if force else "; returning the single-task structures"))

@@ -29,9 +29,17 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _GREY, _GREEN, _RED, _ORANGE, _BLUE = "#8c8c8c", "#1a9850", "#d73027", "#f28e2b", "#4e79a7"
 _PALE_BLUE = "#b7c7d9"
 
-register("matplotlib-missing", MtbnError, "the reports need matplotlib; install it with: pip install 'mtbn[plots]'.",
-         cause="Plots and reports were asked for without matplotlib installed.",
-         fix="Install it (pip install 'mtbn[plots]'); bench runs without it when given --no-plots.")
+register("matplotlib-missing", MtbnError, "{what} draws plots, and matplotlib is not installed: pip install matplotlib",
+         cause="matplotlib is a dependency of mtbn; an environment without it cannot draw the figures of the reports.",
+         fix="Install it (pip install matplotlib); bench runs without it when given --no-plots.")
+
+
+def check_matplotlib(what="the report"):
+    """Raise the ``matplotlib-missing`` error when matplotlib cannot be imported (before any work)."""
+    import importlib.util
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise error("matplotlib-missing", what=what)
 
 
 # ---------------------------------------------------------------------------
@@ -44,7 +52,7 @@ def _figure(figsize):
     try:
         import matplotlib
     except ImportError:  # pragma: no cover - depends on the environment
-        raise error("matplotlib-missing") from None
+        raise error("matplotlib-missing", what="the report") from None
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 

@@ -6,6 +6,7 @@ penalty path with the chosen point, the structures and, with a
 :class:`~mtbn.bootstrap.BootstrapResult`, the bootstrap frequencies.
 """
 
+from mtbn._validation import format_penalty
 from mtbn.report.document import _Document
 from mtbn.report.figures import _png
 from mtbn.report.formatting import _edge_text, format_number
@@ -17,7 +18,7 @@ __all__ = []
 
 def _learn_summary(doc, result):
     tr = result.transfer or {}
-    items = [f"Penalty used: {format_number(result.penalty)}" + (" (independent learning)" if result.penalty == 0
+    items = [f"Penalty used: {format_penalty(result.penalty)}" + (" (independent learning)" if result.penalty == 0
                                                                   else "")]
     if tr.get("message"):
         items.append(tr["message"])
@@ -51,9 +52,9 @@ def _penalty_path_section(doc, result):
     doc.heading("Penalty path")
     doc.para("Each penalty of the grid, learned on the training folds and scored on the held-out rows. The row "
              f"marked chosen is the penalty that rule {tr.get('rule', 'n/a')!r} selected "
-             f"({format_number(selected, 15)}); the negative-transfer guard then compared it with penalty 0 (its "
+             f"({format_penalty(selected) if selected is not None else 'n/a'}); the negative-transfer guard then compared it with penalty 0 (its "
              "verdict is in the summary above).")
-    rows = [[f"{p.penalty:.15g}", format_number(p.validation_log_likelihood, 6),
+    rows = [[format_penalty(p.penalty), format_number(p.validation_log_likelihood, 6),
              "" if p.se_vs_best is None else format_number(p.se_vs_best, 2), str(sum(g.n_edges for g in p.graphs)),
              "chosen" if p.penalty == selected else ""] for p in result.penalty_path]
     doc.table(["penalty", "held-out log-likelihood per row", "SE vs best", "edges (all tasks)", ""], rows,

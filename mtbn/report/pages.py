@@ -15,6 +15,7 @@ The page of a multitask fit (``mtbn learn --report``) is in
 import numpy as np
 
 from mtbn.metrics import shared_edges
+from mtbn._validation import format_penalty
 from mtbn.report.document import _code, _Document, _strong
 from mtbn.report.figures import plot_sorted_distances
 from mtbn.report.formatting import _curve_points, _edge_text, _isnan, _sorted_items, format_number
@@ -92,7 +93,7 @@ def _penalty_text(result, options):
     given = options.get("penalty")
     origin = ("given" if isinstance(given, (int, float)) else
               "chosen on a validation split of the tasks' rows" if given == "auto" else "")
-    return (f"delta = {format_number(result.penalty)}" + (f" ({origin})" if origin else "")
+    return (f"delta = {format_penalty(result.penalty)}" + (f" ({origin})" if origin else "")
             + "; delta = 0 learns the tasks independently, delta = 1 forces identical structures")
 
 

@@ -7,6 +7,7 @@ and formats what a :class:`~mtbn.relatedness.RelatednessResult` holds.
 import numpy as np
 
 from mtbn.relatedness import average_link_clusters
+from mtbn._validation import format_penalty
 from mtbn.report.document import _code, _em, _strong
 from mtbn.report.figures import plot_dendrogram, plot_distance_heatmap, plot_validation_curve
 from mtbn.report.formatting import format_number
@@ -30,7 +31,7 @@ def _measure_paragraphs(doc, rel, delta=0.9, folds=10):
             delta = 0.9
         doc.para(_strong("Direct measure"), " (paper Section 2.4.1): the structures of all tasks were learned "
                  "together with multitask structure learning at a mild penalty (delta = "
-                 f"{format_number(delta)}), which reduces the variance of the greedy search without making the "
+                 f"{format_penalty(delta)}), which reduces the variance of the greedy search without making the "
                  "structures artificially alike. The distance between two tasks is the ", _em("edit distance"),
                  " between their learned structures: the number of edge additions, deletions and reversals that "
                  "turn one into the other. It is symmetric, zero on the diagonal and a proper metric. "

@@ -85,7 +85,8 @@ def _stem(path):
 
 def test_learn_none_writes_edges_bif_and_summary_per_task(stl_dir, csvs):
     names = sorted(os.listdir(stl_dir))
-    expected = sorted([f"{_stem(p)}.edges.csv" for p in csvs] + [f"{_stem(p)}.bif" for p in csvs] + ["summary.json"])
+    expected = sorted([f"{_stem(p)}.{ext}" for p in csvs for ext in ("edges.csv", "bif", "bifxml")]
+                      + ["summary.json", ".mtbn-output.json"])
     assert names == expected
 
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from mtbn.cli import main
-from mtbn.exceptions import InvalidParameterError
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.relatedness import cluster_tasks, direct_relatedness, indirect_relatedness, select_tasks
 
@@ -143,25 +143,27 @@ def _rich_task(seed=0, n=60):
     return pd.DataFrame({"x": np.array(["a", "b"])[x], "y": np.array(["c", "d"])[y], "z": ["k"] * n})
 
 
-def test_one_row_and_constant_columns_learn_empty_where_nothing_can_be_learned(tmp_path, capsys):
-    # With one row, BDeu gives every family the same score (log 1/r for the
-    # child whatever its parents), so no edge can improve it; a constant
-    # column has one state, so as a parent it changes no count and as a child
-    # it scores 0: both stay isolated.
+def test_a_one_row_task_is_refused_and_a_constant_column_stays_isolated(tmp_path, capsys):
+    # A one-row task can neither show a dependence nor be held out: an error naming it, before any work, with
+    # the penalty chosen or fixed. A constant column has one state, so as a parent it changes no count and as
+    # a child it scores 0: it stays isolated.
     one_row = _rich_task().iloc[:1]
-    res = learn_structures({"big": _rich_task(), "tiny": one_row}, n_restarts=3, n_joint_restarts=2)
-    assert res.graphs[1].n_edges == 0
-    assert res.transfer["tasks"]["tiny"]["verdict"].startswith("not scored")
-    assert res.transfer["tasks"]["big"]["gain"] is not None
+    for penalty in ("auto", 0.5):
+        with pytest.raises(InvalidDataError, match="task 'tiny' has 1 row"):
+            learn_structures({"big": _rich_task(), "tiny": one_row}, penalty=penalty, n_restarts=3)
+    res = learn_structures({"big": _rich_task(), "other": _rich_task(5)}, n_restarts=3, n_joint_restarts=2)
     big = res.graphs[0]
     assert ("x", "y") in big.edges(names=True) or ("y", "x") in big.edges(names=True)
     assert not [e for e in big.edges(names=True) if "z" in e]
     one_row.to_csv(tmp_path / "tiny.csv", index=False)
     _rich_task().to_csv(tmp_path / "big.csv", index=False)
     out = tmp_path / "out"
+    capsys.readouterr()  # only what the command prints
     assert main(["learn", str(tmp_path / "big.csv"), str(tmp_path / "tiny.csv"), "--out", str(out),
-                 "--restarts", "2", "--joint-restarts", "1"]) == 0
-    assert (out / "tiny.edges.csv").read_text() == "source,target\n"
+                 "--restarts", "2", "--joint-restarts", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == "mtbn: error: task 'tiny' has 1 row; learning a structure needs at least 2 rows per task."
+    assert not out.exists()
 
 
 def test_one_task_with_penalty_auto_is_the_single_task_learner():
@@ -173,19 +175,39 @@ def test_one_task_with_penalty_auto_is_the_single_task_learner():
     assert sorted(res.graphs[0].edges(names=True)) == sorted(ref.graphs[0].edges(names=True))
 
 
-def test_tasks_with_fewer_rows_than_folds_are_held_out_row_by_row():
+def test_more_folds_than_rows_is_refused_and_small_folds_warn(tmp_path, capsys):
     import numpy as np
 
+    from mtbn.exceptions import DataWarning
     from mtbn.selection import kfold_splits
 
-    folds = kfold_splits(3, 5, np.random.default_rng(0))
+    folds = kfold_splits(3, 5, np.random.default_rng(0))  # the splitter itself still copes
     held = np.concatenate([h for _, h in folds])
     assert sorted(held.tolist()) == [0, 1, 2]  # every row held out exactly once
-    assert [len(h) for _, h in folds].count(0) == 2
-    for train, h in folds:
-        assert sorted(np.concatenate([train, h]).tolist()) == [0, 1, 2]
-    res = learn_structures({"a": _rich_task(1), "b": _rich_task(2, n=3)}, n_restarts=2, n_joint_restarts=1)
-    assert res.transfer["folds"] == 5
+    tasks = {"a": _rich_task(1), "b": _rich_task(2, n=3)}
+    with pytest.raises(InvalidParameterError, match=r"cv=5 folds need at least 5 rows in every task; task 'b' has 3"):
+        learn_structures(tasks, n_restarts=2, n_joint_restarts=1)
+    learn_structures(tasks, penalty=0.5, n_restarts=2, n_joint_restarts=1)  # a fixed penalty needs no folds
+    with pytest.warns(DataWarning, match=r"task 'b' has 3 rows: 3-fold cross-validation holds out about 1 row"):
+        res = learn_structures(tasks, cv=3, n_restarts=2, n_joint_restarts=1)
+    assert res.transfer["folds"] == 3
+    # The command line: --cv above the rows is refused before any work; a 5-row task under 5 folds warns.
+    _rich_task(1).to_csv(tmp_path / "a.csv", index=False)
+    _rich_task(2, n=200).to_csv(tmp_path / "b.csv", index=False)
+    _rich_task(3, n=5).to_csv(tmp_path / "five.csv", index=False)
+    args = ["--restarts", "0", "--joint-restarts", "0"]
+    capsys.readouterr()  # only what the command prints
+    assert main(["learn", str(tmp_path / "a.csv"), str(tmp_path / "b.csv"), "--cv", "1000", "--out",
+                 str(tmp_path / "o1"), *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("mtbn: error: --cv 1000 folds need at least 1000 rows in every task; task 'a' has 60 ")
+    assert not (tmp_path / "o1").exists()
+    assert main(["learn", str(tmp_path / "a.csv"), str(tmp_path / "five.csv"), "--out", str(tmp_path / "o2"),
+                 *args]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["mtbn: warning: task 'five' has 5 rows: 5-fold cross-validation holds out about 1 row(s) per "
+                   "fold, too few to choose the penalty reliably; give more rows, fewer folds (--cv) or a fixed "
+                   "penalty."]
 
 
 @pytest.mark.parametrize("argv,expected", [
@@ -242,23 +264,26 @@ def test_a_failed_write_leaves_no_output_and_keeps_the_previous_result(tmp_path,
         real(folder, name, dag, network, *more)
 
     monkeypatch.setattr(files, "write_task_outputs", fail_on_second)
-    assert main(["learn", *csvs, "--out", str(out), *fast, "--seed", "7"]) == 2
+    assert main(["learn", *csvs, "--out", str(out), *fast, "--seed", "7", "--overwrite"]) == 2
     assert "disk full" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert main(["learn", *csvs, "--out", str(tmp_path / "new"), *fast]) == 2
     assert not (tmp_path / "new").exists() and _leftovers(tmp_path) == []
 
 
-def test_output_into_a_folder_with_other_files_keeps_them(tmp_path, capsys):
+def test_a_folder_with_other_files_is_refused_and_kept(tmp_path, capsys):
     import stat
 
     csvs = _write_pair(tmp_path)
     out = tmp_path / "results"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    assert main(["learn", *csvs, "--out", str(out), "--restarts", "2", "--prior", "none"]) == 0
-    assert (out / "notes.txt").read_text() == "mine"
-    assert {"t1.bif", "t2.bif", "t1.edges.csv", "t2.edges.csv", "summary.json"} <= {p.name for p in out.iterdir()}
+    for extra in ([], ["--overwrite"]):  # not even --overwrite replaces files mtbn did not write
+        assert main(["learn", *csvs, "--out", str(out), "--restarts", "2", "--prior", "none", *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == (f"mtbn: error: --out {str(out)!r} holds files mtbn did not write (e.g. 'notes.txt'); give a "
+                       "new or empty folder")
+        assert [p.name for p in out.iterdir()] == ["notes.txt"] and (out / "notes.txt").read_text() == "mine"
     fresh = tmp_path / "fresh" / "deeper"
     assert main(["learn", *csvs, "--out", str(fresh), "--restarts", "2", "--prior", "none"]) == 0
     # the folder gets the mode mkdir would give it (the umask decides, not mkdtemp's 0o700)
@@ -416,7 +441,7 @@ def test_a_signal_whose_exception_a_library_swallows_still_stops_the_run(tmp_pat
     out = tmp_path / "out"
 
     def run(args):
-        with staged_output(str(out)) as stage:
+        with staged_output(str(out), "learn") as stage:
             (tmp_path / "started").write_text("")
             try:
                 signal.raise_signal(getattr(signal, sig))

@@ -1,7 +1,8 @@
 """The ``mtbn`` command line: argparse built from the library's registries, and calls of the library.
 
 Every expected error (bad data, bad option, missing file) prints one line,
-``mtbn: error: ...``, on stderr and exits with status 2, without a traceback.
+``mtbn: error: ...``, on stderr and exits with status 2, without a traceback;
+every warning prints one line, ``mtbn: warning: ...``.
 Heavy modules (pgmpy, matplotlib, pandas) are imported inside the commands
 that need them, so ``mtbn --help`` starts fast.
 
@@ -15,6 +16,7 @@ into a staged folder; :mod:`mtbn.cli.values` the option value types.
 
 import re
 import sys
+import warnings
 
 from mtbn.cli.parser import build_parser
 from mtbn.cli.signals import Terminated, handled, raise_if_stopped
@@ -33,7 +35,7 @@ def _in_cli_terms(message, command):
     """Name the option the user typed where a library message names an API argument.
 
     ``n_folds=10`` becomes ``--folds 10`` and ``p_del must`` becomes
-    ``--pdel must``; names inside quotes (the user's own labels) or
+    ``--pdel must``, ``(cv)`` becomes ``(--cv)``; names inside quotes (the user's own labels) or
     backticks (Python code) are kept.
     """
     if command is None:
@@ -46,7 +48,12 @@ def _in_cli_terms(message, command):
             return m.group(0)
         return f"{opt} " if m.group(2) == "=" else f"{opt}{m.group(2)}"
 
-    return re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
+    def swap_bare(m):
+        opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))
+        return m.group(0) if opt is None else f"({opt})"
+
+    message = re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
+    return re.sub(r"(?<=\s)\(([a-z][a-z_]*)\)", swap_bare, message)  # "fewer folds (cv)"
 
 
 def _stop_workers():
@@ -102,13 +109,16 @@ def main(argv=None):
         parser.print_help(sys.stderr)
         print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
         return 2
-    with handled():
+    command = parser.commands.get(args.command)
+    with handled(), warnings.catch_warnings():
+        warnings.showwarning = lambda message, *_, **__: print(
+            f"mtbn: warning: {_in_cli_terms(str(message), command)}", file=sys.stderr, flush=True)
         try:
             status = _run(args)
             raise_if_stopped()  # a signal whose exception a library swallowed
             return status
         except (MtbnError, _UsageError, OSError) as exc:
-            print(f"mtbn: error: {_in_cli_terms(str(exc), parser.commands.get(args.command))}", file=sys.stderr)
+            print(f"mtbn: error: {_in_cli_terms(str(exc), command)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             _stop_workers()

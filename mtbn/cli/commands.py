@@ -13,11 +13,13 @@ import sys
 import time
 from collections import namedtuple
 
+from mtbn._validation import format_penalty
 from mtbn.cli import files
 from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import penalty_list
 
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
+
 
 
 def progress_for(args, *, always=False):
@@ -40,18 +42,24 @@ def _options_of(args):
     return {k: v for k, v in vars(args).items() if k not in ("func", "csv", "command")}
 
 
-def _run_in_out_folder(args, work, write, summarise):
+def _run_in_out_folder(args, work, write, summarise, *, plots=False):
     """The skeleton of every command that writes --out.
 
     ``work(progress)`` does the work and returns what ``write(done, folder,
     progress)`` writes into the staged folder and ``summarise(done, seconds,
-    written)`` prints; nothing is written when ``--out`` is not writable.
+    written)`` prints; nothing is written when ``--out`` is not writable or
+    holds another run (see :mod:`mtbn.cli.files`), and nothing is computed
+    when the outputs need plots (``plots``) and matplotlib is missing.
     """
-    check_out(args.out)
+    check_out(args.out, overwrite=args.overwrite)
+    if plots:
+        from mtbn.report.figures import check_matplotlib
+
+        check_matplotlib(f"mtbn {args.command}" + (" --report" if args.command == "learn" else ""))
     t0 = time.perf_counter()
     progress = progress_for(args)
     done = work(progress)
-    with staged_output(args.out) as out:
+    with staged_output(args.out, args.command) as out:
         written = write(done, out, progress)
     summarise(done, time.perf_counter() - t0, written)
     return 0
@@ -61,7 +69,7 @@ def _run_in_out_folder(args, work, write, summarise):
 # mtbn learn
 # ---------------------------------------------------------------------------
 
-_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary")
+_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary stems")
 
 BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
                    "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
@@ -71,7 +79,8 @@ BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength,
 def cmd_learn(args):
     """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``)."""
     return _run_in_out_folder(args, lambda progress: _learn(args, progress),
-                              lambda done, out, progress: _write_learned(args, done, out), _print_learned)
+                              lambda done, out, progress: _write_learned(args, done, out), _print_learned,
+                              plots=args.report)
 
 
 def _learn(args, progress):
@@ -82,7 +91,8 @@ def _learn(args, progress):
     from mtbn.learn import learn_structures
 
     t0 = time.perf_counter()
-    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column)
+    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress)
+    stems = files.task_file_stems(taskset.names)  # refuses clashing names before the work
     constraints = read_constraints(args.require, args.forbid, args.tiers)
     # One learner for every prior: --prior none runs the same single-task
     # searches (same seeds) that the multitask search starts from.
@@ -96,9 +106,9 @@ def _learn(args, progress):
     if args.prior != "none" and res.transfer is not None:
         print(res.transfer["message"])
     boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
-    summary = _learn_summary(args, taskset, res, boot, averaged)
+    summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    return _Learned(taskset, res, boot, averaged, summary)
+    return _Learned(taskset, res, boot, averaged, summary, stems)
 
 
 def _bootstrap(args, taskset, res, progress):
@@ -113,13 +123,14 @@ def _bootstrap(args, taskset, res, progress):
     return boot, {name: boot.averaged_network(name) for name in taskset.names}
 
 
-def _learn_summary(args, taskset, res, boot, averaged):
+def _learn_summary(args, taskset, res, boot, averaged, stems):
     """``summary.json`` of ``mtbn learn`` (without its ``seconds``)."""
     summary = {"tasks": {}, "options": _options_of(args), "inputs": list(args.csv)}
     for t, task in enumerate(taskset.tasks):
         dag = res.graphs[t]
         summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
-                                       "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples}
+                                       "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
+                                       "file_stem": stems[task.name]}
     if args.prior != "none":
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:
@@ -138,7 +149,8 @@ def _learn_summary(args, taskset, res, boot, averaged):
 def _write_learned(args, done, out):
     """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
     for t, task in enumerate(done.taskset.tasks):
-        files.write_task_outputs(out, task.name, done.result.graphs[t], done.result.networks[t], args.export)
+        files.write_task_outputs(out, done.stems[task.name], done.result.graphs[t], done.result.networks[t],
+                                 args.export)
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -148,8 +160,9 @@ def _write_learned(args, done, out):
         os.makedirs(folder)
         done.bootstrap.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
         for name, (dag, _) in done.averaged.items():
-            done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{name}.strength.csv"), index=False)
-            dag.write(os.path.join(folder, f"{name}.averaged.edges.csv"))
+            stem = done.stems[name]
+            done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{stem}.strength.csv"), index=False)
+            dag.write(os.path.join(folder, f"{stem}.averaged.edges.csv"))
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(done.summary, fh, indent=2)
 
@@ -159,7 +172,8 @@ def _print_learned(done, seconds, written):
     summary = done.summary
     print(f"learned {len(done.taskset)} task(s) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
     for name, info in summary["tasks"].items():
-        print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}")
+        files_note = "" if info["file_stem"] == name else f" (files {info['file_stem']}.*)"
+        print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}{files_note}")
 
 
 # ---------------------------------------------------------------------------
@@ -172,6 +186,7 @@ def cmd_demo(args):
     import tempfile
 
     out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
+    _claim_bench_out(out, args.overwrite)
     print(f"mtbn demo: the perturbed ALARM benchmark (5 related tasks, each edge deleted with probability 0.05, "
           f"1000 rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
           f"multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation with the negative-transfer "
@@ -205,10 +220,23 @@ def bench_methods(methods, penalty):
 def cmd_bench(args):
     """``mtbn bench PROBLEM``: related tasks from a shipped network, learned by each method, scored on the truth."""
     methods, grid = bench_methods(args.methods, args.penalty)
+    _claim_bench_out(args.out, args.overwrite)
     return _run_bench(args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials,
                       seed=args.seed, n_tasks=args.tasks, p_del=args.pdel, n_train=args.train,
                       validation=args.validation, n_test=args.test_rows, n_restarts=args.restarts, n_jobs=args.jobs,
                       progress=progress_for(args), plots=not args.no_plots)
+
+
+def _is_bench_run(path):
+    return os.path.isfile(os.path.join(path, "config.json"))
+
+
+def _claim_bench_out(out, overwrite):
+    """--out of ``bench`` and ``demo``: new, empty, or an earlier benchmark run (which resumes when its
+    settings match; emptied first with --overwrite), checked before any work."""
+    check_out(out, overwrite=overwrite, resumes=_is_bench_run)
+    if overwrite:
+        files.clear_out(out, also=_is_bench_run)
 
 
 def _run_bench(problem, out, *, plots, **options):
@@ -219,6 +247,7 @@ def _run_bench(problem, out, *, plots, **options):
 
     t0 = time.perf_counter()
     results, summary = run_benchmark(problem, out, plots=plots, **options)
+    files.write_marker(out, "bench")
     print(summary)
     if not plots:
         written = ""
@@ -244,15 +273,21 @@ def _short(value):
 
 def _task_command(args, compute, write, summarise):
     """The skeleton of ``relatedness``, ``select`` and ``cluster``: read one task per CSV file,
-    ``compute(tasks, progress)``, ``write(result, folder, options)`` the report, ``summarise``."""
+    ``compute(tasks, progress)``, ``write(result, folder, options, stems)`` the report (``stems``: each
+    task's file stem), ``summarise``."""
     options = dict(_options_of(args), inputs=list(args.csv))
+    stems = {}
+
+    def work(progress):
+        tasks = read_named_tasks(args.csv, args.dropna, progress)
+        stems.update(files.task_file_stems([t.name for t in tasks]))  # refuses clashing names before the work
+        return compute(tasks, progress)
 
     def write_report(res, out, progress):
         progress("writing the report")
-        return write(res, out, options)
+        return write(res, out, options, stems)
 
-    return _run_in_out_folder(args, lambda progress: compute(read_named_tasks(args.csv, args.dropna), progress),
-                              write_report, summarise)
+    return _run_in_out_folder(args, work, write_report, summarise, plots=True)
 
 
 def cmd_relatedness(args):
@@ -276,7 +311,8 @@ def cmd_relatedness(args):
         print(f"distance, smaller = more related{reading}:")
         print(rel.distance.to_string(float_format=_short))
 
-    return _task_command(args, compute, write_relatedness_report, summarise)
+    return _task_command(args, compute, lambda res, out, options, stems: write_relatedness_report(res, out, options),
+                         summarise)
 
 
 def cmd_select(args):
@@ -293,8 +329,8 @@ def cmd_select(args):
             progress=progress,
         )
 
-    def write(res, out, options):
-        files.write_task_outputs(out, res.principal, res.graph, res.network)
+    def write(res, out, options, stems):
+        files.write_task_outputs(out, stems[res.principal], res.graph, res.network)
         return write_selection_report(res, out, options)
 
     def summarise(res, seconds, _):
@@ -305,7 +341,7 @@ def cmd_select(args):
             mark = "yes" if name in res.selected else ""
             gap = "   <- largest gap below" if i + 1 == res.gap and res.gap < len(res.order) else ""
             print(f"  {i + 1:>4}  {name:<20} {_short(res.distances[name]):>10}  {mark}{gap}")
-        penalty = "n/a" if res.penalty != res.penalty else _short(res.penalty)
+        penalty = "n/a" if res.penalty != res.penalty else format_penalty(res.penalty)
         print(f"  {res.principal}: {res.graph.n_edges} edges (single-task: {res.single_task_graph.n_edges}); "
               f"penalty {penalty}")
 
@@ -325,9 +361,9 @@ def cmd_cluster(args):
             noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
         )
 
-    def write(res, out, options):
+    def write(res, out, options, stems):
         for name in res.relatedness.names:
-            files.write_task_outputs(out, name, res.graphs[name], res.networks[name])
+            files.write_task_outputs(out, stems[name], res.graphs[name], res.networks[name])
         return write_clustering_report(res, out, options)
 
     def summarise(res, seconds, _):

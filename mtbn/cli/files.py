@@ -1,15 +1,29 @@
 """Files of the command line: read the input CSV files, write the outputs into a staged folder.
 
-The outputs of a command go first into a hidden folder beside ``--out`` and
-are published only when the command succeeds (:func:`staged_output`), so a
-failed or interrupted run leaves nothing behind and never touches an earlier
-result. ``--out`` is checked before any work (:func:`check_out`).
+The ``--out`` convention, for every command: ``--out`` is a new or empty
+folder, or, with ``--overwrite``, a folder an earlier mtbn command wrote
+(it holds the marker file :data:`MARKER`), which is then replaced whole. A
+folder holding files mtbn did not write is never touched. ``--out`` is
+checked before any work (:func:`check_out`). The outputs go first into a
+hidden folder beside ``--out`` and are published only when the command
+succeeds (:func:`staged_output`), so a failed or interrupted run leaves
+nothing behind and never mixes with an earlier result. ``mtbn bench``
+writes into its folder as it goes, so that a killed run resumes: it
+continues a folder holding the same benchmark's run.
+
+Task names come from the data (file stems, ``--task-column`` values), so
+they never choose where a file goes: each task's files are named by
+:func:`task_file_stem`, which keeps letters, digits, ``-``, ``_`` and ``.``
+and writes every other character as ``%XX`` (its UTF-8 bytes).
 """
 
 import contextlib
 import errno
+import hashlib
+import json
 import os
 import shutil
+import string
 import tempfile
 
 from mtbn.cli.signals import raise_if_stopped
@@ -17,7 +31,11 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.messages import register
 
 __all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "staged_output",
-           "write_task_outputs"]
+           "write_task_outputs", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER"]
+
+#: The file every command writes into its ``--out`` folder (the command, the mtbn version, the files written):
+#: only a folder that holds it may be replaced, with ``--overwrite``.
+MARKER = ".mtbn-output.json"
 
 register("out-is-a-file", _UsageError, "--out {out!r} is a file, not a folder",
          cause="The output path names an existing file.", fix="Give a folder path (new or existing).")
@@ -30,9 +48,80 @@ register("constraint-file-columns", _UsageError, "{option} {path}: the file need
 register("task-column-one-file", _UsageError, "--task-column splits one CSV file into tasks; got {n} files",
          cause="With --task-column every task comes from the rows of a single file.",
          fix="Give one CSV file, or leave out --task-column to read one task per file.")
+register("out-not-empty", _UsageError,
+         "--out {out!r} already holds the results of an earlier run; give a new folder, or --overwrite to replace it",
+         cause="Writing into a folder that holds another run's outputs would mix the two runs' files.",
+         fix="Give a new or empty folder, or add --overwrite to replace the earlier run's folder whole.")
+register("out-not-mtbn", _UsageError,
+         "--out {out!r} holds files mtbn did not write (e.g. {example!r}); give a new or empty folder",
+         cause="A non-empty folder without mtbn's marker file: mtbn never replaces or mixes files it did not write, "
+               "even with --overwrite.",
+         fix="Give a new or empty folder.")
+register("task-file-clash", _UsageError,
+         "tasks {a!r} and {b!r} would write files whose names differ at most in case ({stem_a!r}, {stem_b!r}); "
+         "rename one",
+         cause="Two task names map to file names that are equal on a case-insensitive file system (Windows, macOS).",
+         fix="Rename one of the tasks (the file, or its value in the --task-column).")
 register("duplicate-task-file", _UsageError, "two CSV files give the task name {name!r}; rename one",
          cause="Two input files with the same file name (in different folders) would be the same task.",
          fix="Rename one of the files: the task name is the file name without .csv.")
+
+
+# ---------------------------------------------------------------------------
+# Task names as file names
+# ---------------------------------------------------------------------------
+
+_SAFE = frozenset(string.ascii_letters + string.digits + "-_.")
+# Device names Windows reserves whatever the extension.
+_RESERVED = frozenset(["con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))])
+#: The longest stem written; a longer one is cut and ends in ``~`` and 16 hex digits of the name's SHA-256.
+MAX_STEM = 120
+
+
+def _escape(char):
+    return "".join(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+
+
+def task_file_stem(name):
+    """The stem of a task's file names: the task name with every character outside ``[A-Za-z0-9._-]`` as ``%XX``.
+
+    A leading or trailing dot is escaped too (no hidden file, no ``..``), a
+    name Windows reserves (``CON``, ``nul``, ``COM1``, ...) gets its first
+    letter escaped, an empty name becomes ``_``, and a stem longer than :data:`MAX_STEM` characters is cut and ends in
+    ``~`` and 16 hex digits of the name's SHA-256, so it stays unique.
+
+    >>> task_file_stem("north")
+    'north'
+    >>> task_file_stem("../../escaped")
+    '%2E.%2F..%2Fescaped'
+    >>> task_file_stem("a/b c")
+    'a%2Fb%20c'
+    >>> task_file_stem("CON")
+    '%43ON'
+    """
+    stem = "".join(c if c in _SAFE else _escape(c) for c in name) or "_"
+    if stem.startswith("."):
+        stem = "%2E" + stem[1:]
+    if stem.endswith("."):
+        stem = stem[:-1] + "%2E"
+    if stem.split(".")[0].lower() in _RESERVED:
+        stem = _escape(stem[0]) + stem[1:]
+    if len(stem) > MAX_STEM:
+        head = stem[:MAX_STEM - 17]
+        head = head[:head.rfind("%")] if "%" in head[-2:] else head  # never cut an escape in two
+        stem = f"{head}~{hashlib.sha256(name.encode('utf-8', 'surrogatepass')).hexdigest()[:16]}"
+    return stem
+
+
+def task_file_stems(names):
+    """``{task name: file stem}`` (:func:`task_file_stem`); refuses two stems equal after case folding."""
+    stems = {name: task_file_stem(name) for name in names}
+    seen = {}
+    for name, stem in stems.items():
+        other = seen.setdefault(stem.casefold(), name)
+        if other != name:
+            raise _usage_error("task-file-clash", a=other, b=name, stem_a=stems[other], stem_b=stem)
+    return stems
 
 
 # ---------------------------------------------------------------------------
@@ -40,26 +129,26 @@ register("duplicate-task-file", _UsageError, "two CSV files give the task name {
 # ---------------------------------------------------------------------------
 
 
-def read_named_tasks(paths, dropna):
-    """Read one task per CSV file, named by the file stem (names must be unique)."""
+def read_named_tasks(paths, dropna, progress=None):
+    """Read one task per CSV file, named by the file stem (names must be unique); ``progress`` sees each file read."""
     from mtbn.data import read_csv
 
     names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise _usage_error("duplicate-task-file", name=dupes[0])
-    return [read_csv(p, dropna=dropna) for p in paths]
+    return [read_csv(p, dropna=dropna, progress=progress) for p in paths]
 
 
-def read_taskset(paths, *, dropna, task_column):
+def read_taskset(paths, *, dropna, task_column, progress=None):
     """The tasks of ``mtbn learn``: one per CSV file, or one per value of ``task_column`` of one file."""
     from mtbn.data import make_taskset, read_csv
 
     if task_column is None:
-        return make_taskset(read_named_tasks(paths, dropna))
+        return make_taskset(read_named_tasks(paths, dropna, progress))
     if len(paths) != 1:
         raise _usage_error("task-column-one-file", n=len(paths))
-    return make_taskset(read_csv(paths[0], dropna=dropna).to_dataframe(), task_column=task_column)
+    return make_taskset(read_csv(paths[0], dropna=dropna, progress=progress).to_dataframe(), task_column=task_column)
 
 
 def _read_table(path, option, columns):
@@ -98,8 +187,16 @@ def read_constraints(require, forbid, tiers):
 # ---------------------------------------------------------------------------
 
 
-def check_out(out):
-    """Refuse an --out folder that cannot be written, before any work is done."""
+def _is_mtbn_output(path):
+    return os.path.isfile(os.path.join(path, MARKER))
+
+
+def check_out(out, *, overwrite=False, resumes=None):
+    """Refuse an --out folder that cannot be written, or that holds another run, before any work is done.
+
+    ``resumes(path)``: for ``mtbn bench``, true when the folder holds a run
+    the command continues (the command then checks that its settings match).
+    """
     path = os.path.abspath(out)
     if os.path.exists(path) and not os.path.isdir(path):
         raise _usage_error("out-is-a-file", out=out)
@@ -109,18 +206,50 @@ def check_out(out):
         probe = os.path.dirname(probe)
     if not os.path.isdir(probe) or not os.access(probe, os.W_OK | os.X_OK):
         raise _usage_error("out-not-writable", out=out, probe=probe)
-    if os.path.isdir(path) and not os.access(path, os.W_OK | os.X_OK):
+    if not os.path.isdir(path):
+        return
+    if not os.access(path, os.W_OK | os.X_OK):
         raise _usage_error("out-not-writable", out=out, probe=path)
+    entries = sorted(os.listdir(path))
+    if not entries or (resumes is not None and resumes(path)):
+        return
+    if not _is_mtbn_output(path):
+        raise _usage_error("out-not-mtbn", out=out, example=entries[0])
+    if not overwrite:
+        raise _usage_error("out-not-empty", out=out)
+
+
+def write_marker(folder, command):
+    """Write :data:`MARKER`: the command, the mtbn version and the files in ``folder``."""
+    from mtbn import __version__
+
+    written = sorted(os.path.relpath(os.path.join(root, f), folder)
+                     for root, _, names in os.walk(folder) for f in names if f != MARKER)
+    with open(os.path.join(folder, MARKER), "w", encoding="utf-8") as fh:
+        json.dump({"written_by": "mtbn", "version": __version__, "command": command, "files": written}, fh,
+                  indent=2)
+
+
+def clear_out(out, also=None):
+    """Empty an mtbn output folder (``--overwrite`` of a resumable command), or one for which ``also(path)`` is
+    true (a killed benchmark, which has no marker yet); anything else is left alone."""
+    path = os.path.abspath(out)
+    if os.path.isdir(path) and (_is_mtbn_output(path) or (also is not None and also(path))):
+        for entry in os.listdir(path):
+            full = os.path.join(path, entry)
+            shutil.rmtree(full) if os.path.isdir(full) and not os.path.islink(full) else os.remove(full)
 
 
 @contextlib.contextmanager
-def staged_output(out):
+def staged_output(out, command):
     """Write a command's outputs into a hidden folder beside ``out``; publish them only on success.
 
     A failed or interrupted run removes the hidden folder, so it leaves
-    nothing behind and never touches a previous result. On success a new or
-    empty ``out`` is replaced by one rename; an ``out`` that already holds
-    files gets ours file by file (each an atomic rename), keeping the rest.
+    nothing behind and never touches a previous result. On success the
+    folder gets :data:`MARKER` and replaces ``out`` whole: a new or empty
+    ``out`` by one rename, an earlier run's folder (``--overwrite``, checked
+    by :func:`check_out`) by moving it aside, renaming ours in and deleting
+    the old one, so the two runs' files never mix.
     """
     final = os.path.abspath(out)
     parent = os.path.dirname(final)
@@ -129,21 +258,23 @@ def staged_output(out):
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(stage, 0o777 & ~umask)
+    old = None
     try:
         yield stage
+        write_marker(stage, command)
         raise_if_stopped()  # an interrupted run publishes nothing, even if a library swallowed the signal
         if os.path.isdir(final) and not os.listdir(final):
             os.rmdir(final)
-        if not os.path.exists(final):
-            os.replace(stage, final)
-            return
-        for root, _, files in os.walk(stage):
-            dest = os.path.normpath(os.path.join(final, os.path.relpath(root, stage)))
-            os.makedirs(dest, exist_ok=True)
-            for name in files:
-                _move_file(os.path.join(root, name), os.path.join(dest, name))
+        if os.path.exists(final):
+            if not _is_mtbn_output(final):  # appeared during the run: never replace what mtbn did not write
+                raise _usage_error("out-not-mtbn", out=out, example=sorted(os.listdir(final))[0])
+            old = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.", suffix=".old", dir=parent)
+            os.replace(final, os.path.join(old, "previous"))
+        os.replace(stage, final)
     finally:
         shutil.rmtree(stage, ignore_errors=True)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _move_file(src, dst):
@@ -158,11 +289,19 @@ def _move_file(src, dst):
         os.replace(tmp, dst)
 
 
-def write_task_outputs(out, name, dag, network, export=()):
-    """``out/<name>.bif``, ``out/<name>.edges.csv`` and ``out/<name>.<format>`` for each ``export`` format."""
-    from mtbn.networks import write_bif
+def write_task_outputs(out, stem, dag, network, export=()):
+    """``out/<stem>.bif``, ``out/<stem>.bifxml``, ``out/<stem>.edges.csv`` and ``out/<stem>.<format>`` for each
+    ``export`` format.
 
-    write_bif(network, os.path.join(out, f"{name}.bif"))  # first: it refuses labels BIF cannot hold
-    dag.write(os.path.join(out, f"{name}.edges.csv"))
+    ``stem`` is the task's :func:`task_file_stem`, never the raw task name.
+    The XMLBIF file keeps every variable name and state label exactly (other
+    readers return them as the user gave them); BIF cannot hold spaces and
+    punctuation in names, so there they are percent-encoded.
+    """
+    from mtbn.networks import write_bif, write_xmlbif
+
+    write_bif(network, os.path.join(out, f"{stem}.bif"))  # first: it refuses labels BIF cannot hold
+    write_xmlbif(network, os.path.join(out, f"{stem}.bifxml"))
+    dag.write(os.path.join(out, f"{stem}.edges.csv"))
     for fmt in export:
-        dag.write(os.path.join(out, f"{name}.{fmt}"))
+        dag.write(os.path.join(out, f"{stem}.{fmt}"))

@@ -20,9 +20,12 @@ STARTS = ("auto", "single-task", "identical", "empty")
 
 HELP = {
     "csv": "one CSV file per task",
-    "out": "output folder (created if missing)",
+    "out": "output folder: new or empty (created if missing), or an earlier mtbn run's with --overwrite",
+    "overwrite": "replace the --out folder of an earlier mtbn run whole (a folder holding files mtbn did not "
+                 "write is never touched)",
     "seed": "random seed (default 0)",
-    "jobs": "parallel jobs (default 1; -1 = all cores)",
+    "jobs": "parallel jobs (default 1; -1 = all cores); never more worker processes than usable cores "
+            "or jobs to run, and every worker ends with mtbn",
     "restarts": "random restarts of every single-task search (default 50; 0 = fastest)",
     "ess": "BDeu equivalent sample size (default 1)",
     "dropna": "drop rows with missing values instead of failing",
@@ -66,6 +69,7 @@ def _add_tasks(p):
     """The input CSV files (one task each) and where the results go."""
     p.add_argument("csv", nargs="+", metavar="CSV", help=HELP["csv"])
     p.add_argument("--out", required=True, metavar="DIR", help=HELP["out"])
+    p.add_argument("--overwrite", action="store_true", help=HELP["overwrite"])
 
 
 def _add_run(p, *, jobs_help=HELP["jobs"], jobs_default=1, jobs_metavar="N"):
@@ -135,7 +139,8 @@ def _add_learn(sub):
     _add_learn_prior(p)
     _add_learn_search(p)
     _add_search(p, restarts_help="random restarts of the single-task search (default 50)")
-    _add_run(p, jobs_help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores)")
+    _add_run(p, jobs_help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores); "
+                             "never more worker processes than usable cores or jobs to run")
     _add_learn_outputs(p)
     _add_learn_knowledge(p)
     p.set_defaults(func=cmd_learn)
@@ -149,8 +154,9 @@ def _add_learn_prior(p):
     p.add_argument("--prior", default="paired", choices=[*PRIORS, "none"],
                    help="multitask prior: paired (default), edit, or none (independent single-task learning)")
     p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
-                   help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it on a "
-                   "validation split (default auto)")
+                   help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it by --cv K-fold "
+                   "cross-validation within each task (default auto); a printed penalty given back here gives the "
+                   "same result")
     p.add_argument("--reversal", default=None, choices=sorted(REVERSAL_COSTS),
                    help="a reversed edge counts as two differences or one (default: double for paired, "
                    "single for edit)")
@@ -220,8 +226,10 @@ def _add_demo(sub):
     )
     p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
     p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
-    _add_run(p, jobs_help="parallel trials (default 2)", jobs_default=2, jobs_metavar=None)
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder)")
+    _add_run(p, jobs_help="parallel trials (default 2; at most the usable cores)", jobs_default=2, jobs_metavar=None)
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder); an "
+                   "earlier demo's folder resumes")
+    p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")
     p.set_defaults(func=cmd_demo)
 
 
@@ -237,7 +245,9 @@ def _add_bench(sub):
     )
     p.add_argument("problem", choices=list(PROBLEMS), metavar="PROBLEM",
                    help="the benchmark problem: " + ", ".join(PROBLEMS))
-    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder: new or empty, or one holding a run of the same benchmark (which resumes)")
+    p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")
     p.add_argument("--tasks", default=5, type=int, help="number of related tasks (default 5)")
     p.add_argument("--pdel", default=0.05, type=float, help="probability of deleting each edge (default 0.05)")
     p.add_argument("--train", default=1000, type=int, help="training rows per task (default 1000)")
@@ -250,7 +260,7 @@ def _add_bench(sub):
     p.add_argument("--restarts", default=20, type=values.nonneg_int,
                    help="restarts of single-task searches (default 20, fewer than the 50 of "
                    "learn/relatedness/select/cluster to keep many trials affordable)")
-    _add_run(p, jobs_help="parallel trials (default 1; -1 = all cores)", jobs_metavar=None)
+    _add_run(p, jobs_help="parallel trials (default 1; -1 = all cores; at most the usable cores)", jobs_metavar=None)
     p.add_argument("--progress", action="store_true", help="print progress even when stderr is not a terminal")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.set_defaults(func=cmd_bench)

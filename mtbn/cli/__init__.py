@@ -52,7 +52,7 @@ def _in_cli_terms(message, command):
         opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))
         return m.group(0) if opt is None else f"({opt})"
 
-    message = re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b)", swap, message)
+    message = re.sub(r"(?<![\w'\"`-])([a-z][a-z_]*)(=| must\b| <=)", swap, message)
     return re.sub(r"(?<=\s)\(([a-z][a-z_]*)\)", swap_bare, message)  # "fewer folds (cv)"
 
 

@@ -14,3 +14,16 @@ def asia():
 def alarm():
     return load_network("alarm")
 
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` every test that uses a fixture its module lists in ``SLOW_FIXTURES``.
+
+    Such a fixture runs a whole command or benchmark once per module; a quick
+    test that used it would pay for it in the README's quick run.
+    """
+    for item in items:
+        slow = getattr(getattr(item, "module", None), "SLOW_FIXTURES", ())
+        if slow and set(getattr(item, "fixturenames", ())) & set(slow):
+            item.add_marker(pytest.mark.slow)

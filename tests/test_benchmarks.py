@@ -31,6 +31,9 @@ from mtbn.graph import DAG
 from mtbn.metrics import edge_scores, edit_distance, kl_divergence
 from mtbn.networks import load_network, sample
 
+#: Fixtures that run whole commands: the tests using them are marked slow (tests/conftest.py).
+SLOW_FIXTURES = {"full_run"}
+
 
 def _joint(net):
     """Full joint distribution of a small network, one axis per variable (network order)."""
@@ -256,6 +259,7 @@ def full_run(tmp_path_factory):
     return out, results, summary
 
 
+@pytest.mark.slow
 def test_results_csv_has_one_row_per_trial_method_task(full_run):
     out, results, _ = full_run
     table = pd.read_csv(out / "results.csv")
@@ -278,6 +282,7 @@ def test_summary_md_mentions_each_method(full_run):
         assert f"| {method} |" in text
 
 
+@pytest.mark.slow
 def test_interrupted_benchmark_resumes_to_the_same_results(full_run, tmp_path):
     out_a = full_run[0]
     out_b = tmp_path / "b"
@@ -293,6 +298,7 @@ def test_interrupted_benchmark_resumes_to_the_same_results(full_run, tmp_path):
     pd.testing.assert_frame_equal(a[cols], b[cols])
 
 
+@pytest.mark.slow
 def test_bench_cli_writes_results_summary_and_plots(tmp_path, capsys):
     out = tmp_path / "cli"
     args = ["bench", "alarm", "--tasks", "2", "--train", "200", "--trials", "1", "--test-rows", "2000",
@@ -333,6 +339,7 @@ def test_bench_refused_settings_do_not_block_the_folder(tmp_path, capsys):
     assert main(common + ["--tasks", "2"]) == 0
 
 
+@pytest.mark.slow
 def test_a_damaged_trial_file_is_run_again_on_resume(full_run, tmp_path):
     out = tmp_path / "damaged"
     run_benchmark("alarm", str(out), n_trials=1, **BENCH)
@@ -365,6 +372,7 @@ def test_make_problem_uses_the_papers_split_and_keeps_ours_as_a_variant(alarm):
         assert changed_nodes and changed_nodes <= set(comps[1])  # task 3 changes component 2 only
 
 
+@pytest.mark.slow
 def test_a_bench_folder_of_the_former_split_is_not_resumed(tmp_path):
     import json
 

@@ -27,6 +27,7 @@ def boot(asia_tasks):
     return bootstrap_structures(asia_tasks, n_boot=6, random_state=4, **FAST)
 
 
+@pytest.mark.slow
 def test_counts_are_the_replicates_learned_by_hand(asia_tasks, boot):
     # Rebuild every replicate independently: same row draws, same learner, then count.
     from mtbn.data import make_taskset
@@ -73,6 +74,7 @@ def test_strong_edges_are_certain_and_a_noise_column_is_not(asia_tasks):
         assert adj[t, i("noise")].max() <= 0.5
 
 
+@pytest.mark.slow
 def test_identical_for_any_n_jobs_and_reproducible(asia_tasks, boot):
     again = bootstrap_structures(asia_tasks, n_boot=6, random_state=4, n_jobs=2, **FAST)
     np.testing.assert_array_equal(again.edges, boot.edges)
@@ -163,6 +165,7 @@ def test_distance_interval_is_the_percentiles_of_the_replicates(boot):
         boot.distance_interval(1)
 
 
+@pytest.mark.slow
 def test_direct_relatedness_interval_and_its_cli_files(asia_tasks, tmp_path):
     from mtbn.relatedness import direct_relatedness
 

@@ -105,6 +105,7 @@ def test_learn_none_graph_equals_single_task_learner(stl_dir, csvs):
         assert set(_read_edges_csv(stl_dir / f"{_stem(path)}.edges.csv")) == expected
 
 
+@pytest.mark.slow
 def test_learn_bif_read_by_mtbn_and_pgmpy_with_same_edges(stl_dir, csvs):
     from pgmpy.readwrite import BIFReader
 
@@ -193,6 +194,7 @@ def test_learn_one_state_column_is_not_an_error(tmp_path, asia):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_learn_paired_fixed_penalty_records_penalty(tmp_path, csvs):
     out = tmp_path / "out"
     assert main(["learn", "--prior", "paired", "--penalty", "0.9", "--out", str(out), "--restarts", "0", *csvs]) == 0
@@ -211,6 +213,7 @@ def test_learn_paired_fixed_penalty_records_penalty(tmp_path, csvs):
         assert set(read_bif(str(out / f"{stem}.bif")).edges) == set(edges)
 
 
+@pytest.mark.slow
 def test_learn_auto_penalty_records_the_path(tmp_path, csvs):
     out = tmp_path / "out"
     assert main(["learn", "--penalty", "auto", "--out", str(out), "--restarts", "0", *csvs]) == 0

@@ -12,6 +12,7 @@ PAGES = sorted(f for f in os.listdir(GUIDE) if f.endswith(".rst")) if os.path.is
 NO_EXAMPLES = {"index.rst", "quickstart.rst"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", PAGES)
 def test_guide_examples(page, tmp_path, monkeypatch):
     if page == "relatedness.rst":

@@ -49,6 +49,7 @@ def _same_result(a, b):
                                                                        for p in b.penalty_path]
 
 
+@pytest.mark.slow
 def test_learn_structures_on_a_dask_cluster_equals_one_process(cluster):
     tasks = _tasks()
     local = learn_structures(tasks, n_jobs=1, **LEARN)
@@ -59,6 +60,7 @@ def test_learn_structures_on_a_dask_cluster_equals_one_process(cluster):
     _same_result(local, remote)
 
 
+@pytest.mark.slow
 def test_bootstrap_and_indirect_measure_on_a_dask_cluster(cluster):
     tasks = _tasks(k=2, n=150, seed=1)
     kw = dict(n_boot=3, penalty=0.9, n_restarts=2, n_joint_restarts=0, random_state=0)
@@ -72,6 +74,7 @@ def test_bootstrap_and_indirect_measure_on_a_dask_cluster(cluster):
     pd.testing.assert_frame_equal(rel_local.distance, rel_remote.distance)
 
 
+@pytest.mark.slow
 def test_bench_trials_on_a_dask_cluster(cluster, tmp_path):
     kw = dict(n_trials=2, n_tasks=2, n_train=150, n_test=200, methods=("stl", "mtl@0.9"), n_restarts=2,
               plots=False)
@@ -83,6 +86,7 @@ def test_bench_trials_on_a_dask_cluster(cluster, tmp_path):
                                   remote[cols].sort_values(cols[:3]).reset_index(drop=True))
 
 
+@pytest.mark.slow
 def test_cli_scheduler_option_gives_the_local_result(cluster, tmp_path, capsys):
     paths = []
     for name, df in _tasks(k=2, n=150, seed=2).items():
@@ -97,6 +101,7 @@ def test_cli_scheduler_option_gives_the_local_result(cluster, tmp_path, capsys):
     assert a["tasks"] == b["tasks"] and a["penalty"] == b["penalty"]
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler_is_a_one_line_error(tmp_path, capsys):
     path = tmp_path / "a.csv"
     pd.DataFrame({"x": ["a", "b"] * 10, "y": ["c", "d"] * 10}).to_csv(path, index=False)

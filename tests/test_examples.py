@@ -11,6 +11,7 @@ EXAMPLES = os.path.join(ROOT, "docs", "examples")
 SCRIPTS = sorted(f for f in os.listdir(EXAMPLES) if f.endswith(".py")) if os.path.isdir(EXAMPLES) else []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_example_runs(script, tmp_path):
     out = subprocess.run([sys.executable, os.path.join(EXAMPLES, script), str(tmp_path / "out")],

@@ -122,6 +122,7 @@ def _exhaustive_optimum(scorers, n_vars):
     return max(sum(s.score(p) for s in scorers) for p in _all_dags(n_vars))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("names,n,seed", HARD)
 def test_penalty_one_reaches_the_exhaustive_optimum_and_tsk(names, n, seed):
     tasks = _tasks(names, k=4, n=n, seed=seed)
@@ -136,6 +137,7 @@ def test_penalty_one_reaches_the_exhaustive_optimum_and_tsk(names, n, seed):
     assert all(g.parents == res.graphs[0].parents for g in res.graphs)
 
 
+@pytest.mark.slow
 def test_the_former_search_misses_the_optimum_on_these_problems():
     # The problems above have teeth: the former search fails on most of them.
     misses = 0
@@ -175,6 +177,7 @@ def test_restarts_are_deterministic_for_a_seed():
     assert a.search.trace == b.search.trace and a.search.steps == b.search.steps
 
 
+@pytest.mark.slow
 def test_auto_start_is_the_best_of_its_three_start_chains():
     # Each start heads its own chain of restarts with a stream keyed by the
     # start's label, so "auto" gives exactly the best of the single starts.
@@ -200,6 +203,7 @@ def test_grid_search_is_identical_for_any_n_jobs():
         assert a.log_score == b.log_score and a.validation_log_likelihood == b.validation_log_likelihood
 
 
+@pytest.mark.slow
 def test_warm_start_never_scores_below_the_cold_search():
     tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=200, seed=7)
     grid = (0.0, 0.5, 0.9, 0.99, 0.9999, 1.0)

@@ -163,6 +163,7 @@ def test_search_log_score_equals_direct_evaluation_of_eq_2_5(prior, reversal):
     assert n_nonzero >= 3  # the check exercised the prior, not just the likelihood
 
 
+@pytest.mark.slow
 def test_learn_structures_log_score_equals_eq_2_5_with_pair_weights():
     tasks = asia_tasks(n=150, k=3, seed=4)
     ts = make_taskset(tasks)
@@ -244,6 +245,7 @@ def test_penalty_one_gives_identical_graphs_equal_to_tsk_method(prior, seed):
         assert mine == pytest.approx(theirs, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_penalty_one_from_differing_single_task_starts_gives_identical_graphs():
     tasks = asia_tasks(n=100, k=4, seed=5)
     res = learn_structures(tasks, prior="edit", penalty=1.0, n_restarts=0)
@@ -258,6 +260,7 @@ def test_penalty_one_from_differing_single_task_starts_gives_identical_graphs():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", ["paired", "edit"])
 @pytest.mark.parametrize("penalty", [0.5, 0.99])
 def test_solvers_give_identical_graphs(prior, penalty):
@@ -274,6 +277,7 @@ def test_solvers_give_identical_graphs(prior, penalty):
     assert results["auto"].search.solver == "exact"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", ["paired", "edit"])
 def test_solvers_give_identical_graphs_with_five_tasks(prior):
     # With k > 3 the Edit and Paired priors differ, and reversals matter.
@@ -288,6 +292,7 @@ def test_solvers_give_identical_graphs_with_five_tasks(prior):
         assert r.log_score == pytest.approx(results[0].log_score, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_bnb_and_exhaustive_agree_with_unequal_pair_weights():
     tasks = asia_tasks(n=120, k=3, seed=7)
     w = np.array([[0, 2.0, 0.1], [2.0, 0, 1.0], [0.1, 1.0, 0]])
@@ -300,6 +305,7 @@ def test_bnb_and_exhaustive_agree_with_unequal_pair_weights():
         learn_structures(tasks, penalty=0.9, pair_weights=w, solver="exact", n_restarts=0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", ["paired", "edit"])
 def test_tasks_with_a_missing_variable(prior):
     frames = asia_frames(n=300, k=3, seed=8)
@@ -327,6 +333,7 @@ def test_tasks_with_a_missing_variable(prior):
             assert any("either" in e for e in e0)
 
 
+@pytest.mark.slow
 def test_parallel_grid_gives_identical_results():
     tasks = asia_tasks(n=200, k=3, seed=9)
     kw = dict(prior="paired", penalty="auto", penalty_grid=[0.0, 0.5, 0.9, 0.99, 1.0], n_restarts=0, validation=0.1,
@@ -344,6 +351,7 @@ def test_parallel_grid_gives_identical_results():
         assert [g.parents for g in p.graphs] == [g.parents for g in q.graphs]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prior", ["paired", "edit"])
 def test_auto_penalty_path_and_choice(prior):
     tasks = asia_tasks(n=200, k=3, seed=10)
@@ -369,6 +377,7 @@ def test_auto_penalty_path_and_choice(prior):
     assert [r["penalty"] for r in records] == grid
 
 
+@pytest.mark.slow
 def test_auto_penalty_with_cross_validation():
     tasks = asia_tasks(n=150, k=3, seed=11)
     grid = [0.0, 0.9, 1.0]
@@ -453,6 +462,7 @@ def check_pgmpy_network(model, names, dag):
         assert np.all(values >= 0)
 
 
+@pytest.mark.slow
 def test_estimator_fit_graphs_networks_and_params():
     frames = asia_frames(n=200, k=3, seed=14)
     learner = MultitaskStructureLearner(penalty=0.8, n_restarts=0)
@@ -493,6 +503,7 @@ def test_estimator_not_fitted_error():
         MultitaskStructureLearner().networks_
 
 
+@pytest.mark.slow
 def test_estimator_accepts_list_of_frames_and_task_column():
     frames = asia_frames(n=200, k=3, seed=15)
     by_dict = MultitaskStructureLearner(penalty=0.8, n_restarts=0).fit(frames)
@@ -522,6 +533,7 @@ def test_estimator_single_frame_without_task_column_raises():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_structure_log_prior_moves_result_in_expected_direction():
     tasks = asia_tasks(n=500, k=3, seed=17)
     ts = make_taskset(tasks)
@@ -560,6 +572,7 @@ def test_structure_log_prior_moves_result_in_expected_direction():
     assert [g.parents for g in res2.graphs] == [g.parents for g in res.graphs]
 
 
+@pytest.mark.slow
 def test_structure_log_prior_on_one_task_only():
     tasks = asia_tasks(n=500, k=3, seed=18)
 
@@ -579,6 +592,7 @@ def test_all_zero_pair_weights_learn_tasks_independently():
     assert [g.parents for g in zero.graphs] == [g.parents for g in free.graphs]
 
 
+@pytest.mark.slow
 def test_warm_start_walks_the_grid_from_the_previous_point():
     tasks = asia_tasks(n=300, k=3, seed=4)
     grid = (0.0, 0.9, 0.999)

@@ -442,6 +442,7 @@ def _excluding_problem(rng, prior, m, k, *, illegal, present):
     return gains, part, exclude, np.full(m, float(prior.log_factors(2)[0]))
 
 
+@pytest.mark.slow
 def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations():
     # Brute force: every configuration (non-participating tasks at "no edge") except the excluded one.
     rng = np.random.default_rng(11)

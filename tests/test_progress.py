@@ -1,5 +1,6 @@
 """Progress reporting (issue 12): log records in the API, bars or lines on the command line, no prints."""
 
+import pytest
 import logging
 
 import numpy as np
@@ -51,6 +52,7 @@ def test_bars_are_drawn_on_stderr_for_counted_stages(capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.slow
 def test_cli_progress_writes_one_line_per_stage_without_bars(tmp_path, capsys):
     paths = []
     for name, df in _tasks().items():

@@ -77,6 +77,7 @@ def _seed_of(random_state):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_direct_distance_is_a_metric_on_integers(direct):
     D = direct.distance.loc[list(NAMES), list(NAMES)].to_numpy()
     assert list(direct.distance.index) == list(NAMES) == list(direct.distance.columns)
@@ -95,6 +96,7 @@ def test_direct_distance_counts_differing_node_pairs(direct):
         assert direct.distance.loc[a, b] == expected, (a, b)
 
 
+@pytest.mark.slow
 def test_direct_distance_ignores_free_edges(tasks, direct):
     # Free the node pairs on which the learned structures disagree most often.
     counts = {}
@@ -177,6 +179,7 @@ def seeded_tasks(asia, variant):
     return [_named(asia, 100, 1, "p"), _named(asia, 100, 51, "b"), _named(variant, 100, 61, "w")]
 
 
+@pytest.mark.slow
 def test_select_none_gives_the_single_task_graph(seeded_tasks):
     restarts, random_state = 3, 0
     res = select_tasks(seeded_tasks, "p", n=0, n_restarts=restarts, penalty=0.9, random_state=random_state)
@@ -188,6 +191,7 @@ def test_select_none_gives_the_single_task_graph(seeded_tasks):
     assert res.network.parents == tuple(tuple(sorted(p)) for p in expected.parents)
 
 
+@pytest.mark.slow
 def test_select_all_gives_the_multitask_graph_of_all_tasks(seeded_tasks):
     restarts, random_state = 3, 0
     res = select_tasks(seeded_tasks, "p", n=2, n_restarts=restarts, penalty=0.9, random_state=random_state)
@@ -203,6 +207,7 @@ def test_select_all_gives_the_multitask_graph_of_all_tasks(seeded_tasks):
         np.testing.assert_allclose(a, b, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_select_gap_uses_the_largest_gap(tasks):
     res = select_tasks(tasks, "v0", n="gap", n_restarts=0, penalty=0.9, noise_floor=False)
     dists = [res.distances[t] for t in res.order]
@@ -214,6 +219,7 @@ def test_select_gap_uses_the_largest_gap(tasks):
     assert res.selected == ["v1"]  # the other sample of the same network
 
 
+@pytest.mark.slow
 def test_select_order_follows_the_principal_row_of_the_distance(tasks):
     res = select_tasks(tasks, "a0", n=1, n_restarts=0, penalty=0.9, random_state=1)
     row = res.relatedness.distance.loc["a0"].drop("a0")
@@ -256,6 +262,7 @@ def test_average_link_finds_two_obvious_groups():
     assert sorted(labels5) == [1, 2, 3, 4, 5]
 
 
+@pytest.mark.slow
 def test_cluster_tasks_separates_two_networks(asia):
     (empty,), _ = make_perturbed_tasks(asia, n_tasks=1, p_del=1.0, random_state=0)
     data = {f"s{i}": sample(asia, 300, random_state=10 + i).to_dataframe() for i in range(3)}
@@ -280,6 +287,7 @@ def test_gap_size_hand_lists(distances, expected):
     assert gap_size(distances) == expected
 
 
+@pytest.mark.slow
 def test_identical_tasks_are_within_noise_one_cluster_and_all_selected():
     # Three samples of one network: their direct distances must not exceed the
     # permutation noise floor, so clustering keeps them together and selection
@@ -299,6 +307,7 @@ def test_identical_tasks_are_within_noise_one_cluster_and_all_selected():
     assert sel.n_selected == 2 and sel.n_within_noise == 2
 
 
+@pytest.mark.slow
 def test_unrelated_tasks_are_not_within_noise():
     from mtbn.benchmarks import make_problem
     from mtbn.networks import sample
@@ -317,6 +326,7 @@ def test_unrelated_tasks_are_not_within_noise():
     assert np.isnan(noise_floor(partial, n_restarts=1, n_perm=2)[0])
 
 
+@pytest.mark.slow
 def test_noise_floor_does_not_depend_on_the_order_of_the_tasks():
     from mtbn.benchmarks import make_problem
     from mtbn.networks import sample

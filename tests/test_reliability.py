@@ -175,6 +175,7 @@ def test_one_task_with_penalty_auto_is_the_single_task_learner():
     assert sorted(res.graphs[0].edges(names=True)) == sorted(ref.graphs[0].edges(names=True))
 
 
+@pytest.mark.slow
 def test_more_folds_than_rows_is_refused_and_small_folds_warn(tmp_path, capsys):
     import numpy as np
 
@@ -315,6 +316,7 @@ def _children(pid):
     return kids
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="reads /proc to find worker processes")
 @pytest.mark.parametrize("sig,code,word", [("SIGTERM", 143, "terminated"), ("SIGINT", 130, "interrupted")])
 def test_a_signal_stops_the_run_its_workers_and_leaves_nothing(tmp_path, sig, code, word):
@@ -356,6 +358,7 @@ def test_a_signal_stops_the_run_its_workers_and_leaves_nothing(tmp_path, sig, co
     assert not out.exists() and _leftovers(tmp_path) == []
 
 
+@pytest.mark.slow
 def test_300_variables_by_300_rows_stay_under_the_stated_memory_bound():
     # docs/errors.md states the bound: single-task learning of 300 three-state
     # variables on 300 rows peaks under 200 MB of traced allocations (numpy's

@@ -44,6 +44,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TASKS = ("t0", "t1", "t2", "t3")
 DATA_URI = re.compile(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"')
 
+#: Fixtures that run whole commands: the tests using them are marked slow (tests/conftest.py).
+SLOW_FIXTURES = {"select_dir", "cluster_dir", "auto_selection"}
+
 
 # ---------------------------------------------------------------------------
 # Fixtures: task CSVs and one run of each command
@@ -167,6 +170,7 @@ def _assert_matrix_table(table, df):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_select_writes_every_file(select_dir):
     for name in ("selected.json", "t0.edges.csv", "t0.bif", "distance.csv", "report.html", "report.md"):
         assert (select_dir / name).is_file(), name
@@ -272,6 +276,7 @@ def test_help_of_each_command(command, capsys):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_cluster_writes_every_file(cluster_dir):
     for name in ("clusters.json", "distance.csv", "report.html", "report.md"):
         assert (cluster_dir / name).is_file(), name
@@ -349,6 +354,7 @@ def test_relatedness_html_explains_reading_direction(relatedness_dir):
     assert "Raw log-likelihood matrix" in md and "5-fold" in md
 
 
+@pytest.mark.slow
 def test_relatedness_direct_cli(csvs, tmp_path):
     _run(["relatedness", "--measure", "direct", "--penalty", "0.9", "--restarts", "0", "--out", str(tmp_path),
           *csvs[:3]])
@@ -397,6 +403,7 @@ def _small_tasks(n_tasks=3, rows=200):
     return {f"task {i}|x": sample(net, rows, random_state=10 + i) for i in range(n_tasks)}
 
 
+@pytest.mark.slow
 def test_markdown_escapes_names_and_matches_result():
     # Task names with a space and a pipe must not break the Markdown tables.
     res = select_tasks(_small_tasks(), "task 0|x", n="gap", n_restarts=0)
@@ -414,6 +421,7 @@ def auto_selection():
     return select_tasks(_small_tasks(4), "task 0|x", n="auto", n_restarts=0, noise_floor=3)
 
 
+@pytest.mark.slow
 def test_selection_pages_show_the_result(auto_selection, tmp_path):
     res = auto_selection
     opts = {"n": "auto", "penalty": "auto"}

@@ -22,6 +22,7 @@ def results_doc():
     return results_doc
 
 
+@pytest.mark.slow
 def test_the_page_is_what_the_generator_writes_from_the_stored_outputs():
     out = subprocess.run([sys.executable, os.path.join(EXPERIMENTS, "results_doc.py"), "--check"],
                          capture_output=True, text=True)

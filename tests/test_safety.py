@@ -136,6 +136,7 @@ def test_a_nul_in_a_task_name_from_the_api_gets_a_safe_file_name(tmp_path):
 HIDE_MATPLOTLIB = "sys.modules['matplotlib'] = None"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", [["learn", "--report"], ["relatedness", "--measure", "direct"],
                                      ["select", "--principal", "t0"], ["cluster"]])
 def test_without_matplotlib_the_plotting_commands_refuse_before_any_work(tmp_path, command):
@@ -166,6 +167,7 @@ def test_matplotlib_is_a_declared_dependency():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_reused_out_is_refused_and_overwrite_replaces_it_whole(tmp_path):
     for i in range(3):
         _task(i).to_csv(tmp_path / f"t{i}.csv", index=False)
@@ -194,6 +196,7 @@ def test_a_reused_out_is_refused_and_overwrite_replaces_it_whole(tmp_path):
     assert "already holds the results of an earlier run" in _one_line_error(other)
 
 
+@pytest.mark.slow
 def test_bench_resumes_its_own_run_and_refuses_another_unless_overwrite(tmp_path):
     common = ["bench", "alarm", "--train", "100", "--test-rows", "500", "--restarts", "0", "--methods", "stl",
               "--no-plots", "--tasks", "2", "--out", "b"]
@@ -244,6 +247,7 @@ def test_every_grid_penalty_prints_as_a_distinct_value_that_gives_it_back():
     assert format_penalty(1 - 1e-12) == "0.999999999999" and format_penalty(1.0) == "1"
 
 
+@pytest.mark.slow
 def test_the_report_and_stdout_print_the_penalty_used(tmp_path):
     for i in range(2):
         _task(i).to_csv(tmp_path / f"t{i}.csv", index=False)

@@ -106,6 +106,7 @@ def _problem_tasks(problem, n, k=5, seed=0):
 FAST = dict(n_restarts=3, n_joint_restarts=1, penalty_grid=(0.0, 0.9, 0.99, 0.999, 1.0))
 
 
+@pytest.mark.slow
 def test_guard_returns_single_task_structures_on_unrelated_tasks():
     tasks = _problem_tasks("sachs-unrelated", 400)
     with pytest.warns(TransferWarning, match="single-task structures"):
@@ -117,6 +118,7 @@ def test_guard_returns_single_task_structures_on_unrelated_tasks():
     assert set(res.transfer["tasks"]) == set(tasks)
 
 
+@pytest.mark.slow
 def test_guard_accepts_transfer_on_related_alarm_tasks():
     tasks = _problem_tasks("alarm", 300, k=4)
     with warnings.catch_warnings():
@@ -130,6 +132,7 @@ def test_guard_accepts_transfer_on_related_alarm_tasks():
     assert [g.parents for g in res.graphs] == [g.parents for g in direct.graphs]
 
 
+@pytest.mark.slow
 def test_force_transfer_keeps_the_multitask_result():
     # With the "max" rule, noise picks a penalty > 0 on these unrelated tasks, and the guard rejects it.
     tasks = _problem_tasks("sachs-unrelated", 300, k=3, seed=1)
@@ -167,6 +170,7 @@ def test_prior_none_cli_equals_api_equals_the_multitask_start(tmp_path, capsys):
         assert cli_edges == set(multi.single_task[t].graph.edges(names=True))
 
 
+@pytest.mark.slow
 def test_cli_prints_the_guard_and_writes_it(tmp_path, capsys):
     tasks = _problem_tasks("sachs-unrelated", 300, k=3)
     paths = _write_csvs(tasks, tmp_path)
@@ -209,6 +213,7 @@ def test_relabelling_statistic_is_the_mean_pairwise_spearman_correlation():
     assert again == out
 
 
+@pytest.mark.slow
 def test_relabelling_test_is_calibrated_on_unrelated_matrices():
     from mtbn.stats import relabelling_test
 

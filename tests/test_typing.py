@@ -15,6 +15,7 @@ def test_package_is_marked_typed():
     assert os.path.exists(os.path.join(os.path.dirname(mtbn.__file__), "py.typed"))
 
 
+@pytest.mark.slow
 def test_mypy_finds_no_errors():
     pytest.importorskip("mypy")
     src = os.path.join(ROOT, "mtbn")

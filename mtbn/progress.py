@@ -25,9 +25,17 @@ import os
 import sys
 import time
 
-__all__ = ["Reporter", "reporter", "logger"]
+from mtbn.exceptions import InvalidParameterError
+from mtbn.messages import error, register
+
+__all__ = ["Reporter", "reporter", "stderr_reporter", "logger"]
 
 logger = logging.getLogger("mtbn")
+
+register("progress-type", InvalidParameterError,
+         "progress must be None, True, False, a callable or a mtbn.progress.Reporter; got {value!r}.",
+         cause="progress= was given something that cannot receive progress messages.",
+         fix="Pass progress=True for lines and bars on stderr, or a function that takes one string.")
 
 
 class Reporter:
@@ -104,8 +112,41 @@ def _format_size(n_bytes):
             return f"{n_bytes:.1f} {prefix}B"
 
 
+def stderr_reporter(*, bars=None):
+    """Progress on stderr, as the command line shows it: a line per stage, and a bar per counted stage.
+
+    ``bars=None`` draws bars where they can be seen: stderr is a terminal, or
+    a Jupyter kernel runs (tqdm.auto draws a widget there).
+    """
+    if bars is None:
+        bars = sys.stderr.isatty() or "ipykernel" in sys.modules
+    if bars:
+        from tqdm.auto import tqdm
+
+        return Reporter(callback=lambda message: tqdm.write(message, file=sys.stderr), bars=True)
+    return Reporter(callback=lambda message: print(message, file=sys.stderr, flush=True))
+
+
 def reporter(progress=None):
-    """The :class:`Reporter` for a function's ``progress=`` argument (None, a callable or a Reporter)."""
+    """The :class:`Reporter` for a function's ``progress=`` argument.
+
+    ``None`` or ``False``: log records only (the ``"mtbn"`` logger). ``True``:
+    :func:`stderr_reporter` (lines, and bars on a terminal or in a notebook).
+    A callable receives every message; a :class:`Reporter` is used as given.
+
+    >>> reporter(True).bars in (True, False)
+    True
+    >>> reporter(3)
+    Traceback (most recent call last):
+    ...
+    mtbn.exceptions.InvalidParameterError: progress must be None, True, False, a callable or a mtbn.progress.Reporter; got 3.
+    """
     if isinstance(progress, Reporter):
         return progress
+    if progress is True:
+        return stderr_reporter()
+    if progress is None or progress is False:
+        return Reporter()
+    if not callable(progress):
+        raise error("progress-type", value=progress)
     return Reporter(callback=progress)

@@ -1,7 +1,8 @@
 """Progress reporting (issue 12): log records in the API, bars or lines on the command line, no prints."""
 
-import pytest
 import logging
+
+import pytest
 
 import numpy as np
 import pandas as pd
@@ -77,3 +78,20 @@ def test_bench_reports_trials(tmp_path):
                   n_restarts=1, plots=False, progress=got.append)
     assert "sachs trials: 2 trials" in got and sum(m.startswith("trial ") for m in got) == 2
     assert isinstance(pd.read_csv(tmp_path / "results.csv"), pd.DataFrame)
+
+
+def test_progress_true_shows_stages_on_stderr_and_a_wrong_type_is_named(capsys):
+    # issue 34: MultitaskStructureLearner(progress=True) raised "'bool' object is not callable"
+    from mtbn.estimators import MultitaskStructureLearner
+    from mtbn.exceptions import InvalidParameterError
+    from mtbn.networks import load_network, sample
+
+    net = load_network("asia")
+    tasks = {f"t{i}": sample(net, 100, random_state=i).to_dataframe() for i in range(2)}
+    MultitaskStructureLearner(penalty=0.5, n_restarts=0, n_joint_restarts=0, progress=True).fit(tasks)
+    err = capsys.readouterr().err
+    assert "single-task searches: 2 tasks" in err and "multitask search at penalty 0.5 on all rows" in err
+    MultitaskStructureLearner(penalty=0.5, n_restarts=0, n_joint_restarts=0, progress=False).fit(tasks)
+    assert capsys.readouterr().err == ""
+    with pytest.raises(InvalidParameterError, match="progress must be None, True, False, a callable"):
+        MultitaskStructureLearner(penalty=0.5, n_restarts=0, progress="yes").fit(tasks)

@@ -25,16 +25,12 @@ __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select"
 def progress_for(args, *, always=False):
     """Progress for a command: bars and lines on a terminal, lines with --progress (or ``always``), else log
     records only."""
-    from mtbn.progress import Reporter
+    from mtbn.progress import Reporter, stderr_reporter
 
     tty = sys.stderr.isatty()
     if not (tty or always or getattr(args, "progress", False)):
         return Reporter()
-    if tty:
-        from tqdm.auto import tqdm
-
-        return Reporter(callback=lambda message: tqdm.write(message, file=sys.stderr), bars=True)
-    return Reporter(callback=lambda message: print(message, file=sys.stderr, flush=True))
+    return stderr_reporter(bars=tty)
 
 
 def _options_of(args):

@@ -199,8 +199,10 @@ def learn_structures(
     n_jobs : int, optional
         Parallel jobs over the penalty grid (joblib; results do not depend on it).
     task_column : str, optional
-    progress : callable, optional
-        Called with a short message at each stage.
+    progress : bool, callable or mtbn.progress.Reporter, optional
+        ``True``: a line per stage on stderr, and a bar per counted stage on
+        a terminal or in a notebook; a callable is called with a short
+        message at each stage (see :func:`mtbn.progress.reporter`).
 
     Returns
     -------

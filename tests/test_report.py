@@ -627,3 +627,40 @@ def test_learn_report_shows_the_penalty_the_result_chose(tmp_path):
     assert f"Penalty used: {format_number(res.penalty)}" in md and res.transfer["message"] in md
     tasks = _table_after(tables, ["task", "edges", "BDeu"])[1:]
     assert [(row[0], int(row[1])) for row in tasks] == [(n, g.n_edges) for n, g in zip(res.task_names, res.graphs)]
+
+
+def test_plot_tasks_reads_a_bootstrap_result_and_its_tables():
+    # issue 34: plot_tasks(graphs, strength=...) drew every edge at full width for BootstrapResult.strength()
+    from matplotlib.patches import FancyArrowPatch
+
+    from mtbn.bootstrap import bootstrap_structures
+    from mtbn.exceptions import InvalidParameterError
+    from mtbn.learn import learn_structures
+    from mtbn.report import plot_tasks
+
+    net = load_network("asia")
+    tasks = {f"t{i}": sample(net, 150, random_state=i).to_dataframe() for i in range(2)}
+    kw = dict(penalty=0.5, n_restarts=0, n_joint_restarts=0)
+    graphs = dict(zip(tasks, learn_structures(tasks, **kw).graphs))
+    boot = bootstrap_structures(tasks, n_boot=4, random_state=0, **kw)
+
+    def expected(t):  # by hand: the fraction of replicates with u -> v or v -> u, as a width
+        e = boot.edges[:, t]
+        i = {v: j for j, v in enumerate(boot.variables)}
+        return sorted(round(0.4 + 3.0 * float((e[:, i[u], i[v]] | e[:, i[v], i[u]]).mean()), 1)
+                      for u, v in graphs[f"t{t}"].edges(names=True))
+
+    def widths(fig):
+        return [sorted(round(p.get_linewidth(), 1) for p in ax.patches if isinstance(p, FancyArrowPatch))
+                for ax in fig.axes[:2]]
+
+    by_result = plot_tasks(graphs, strength=boot)
+    by_table = plot_tasks(graphs, strength={t: boot.strength(t) for t in graphs})
+    assert widths(by_result) == widths(by_table) == [expected(0), expected(1)]
+    assert len({w for ws in widths(by_result) for w in ws}) > 1  # not all drawn at one width
+    labels = [t.get_text() for leg in by_result.legends for t in leg.get_texts()]
+    assert {"strength 0", "strength 0.5", "strength 1"} <= set(labels)
+    with pytest.raises(InvalidParameterError, match="strength of task 't0' must map"):
+        plot_tasks(graphs, strength={"t0": [0.5]})
+    with pytest.raises(InvalidParameterError, match=r"strength of edge .* in task 't0' must be in \[0, 1\]"):
+        plot_tasks(graphs, strength={"t0": {("asia", "tub"): 2.0}})

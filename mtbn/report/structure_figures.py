@@ -12,10 +12,25 @@ import math
 
 import numpy as np
 
+from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import nodes_and_edges
+from mtbn.messages import error, register
 from mtbn.metrics import shared_edges
 from mtbn.report.figures import _BLUE, _GREEN, _GREY, _ORANGE, _RED, _figure, _png, _tex
 from mtbn.report.structures import _cluster_members, _tasks_with_edge, compare_structures
+
+register("strength-type", InvalidParameterError,
+         "strength of task {task!r} must map (from, to) pairs to numbers, or be a table with columns from, to "
+         "and strength (BootstrapResult.strength); got {kind}.",
+         cause="plot_tasks(strength=...) was given something it cannot read edge strengths from.",
+         fix="Pass the BootstrapResult itself, {task: result.strength(task)}, or {task: {(u, v): value}}.")
+register("strength-range", InvalidParameterError,
+         "strength of edge {edge} in task {task!r} must be in [0, 1]; got {value!r}.",
+         cause="An edge strength is a frequency: a number from 0 to 1.",
+         fix="Pass bootstrap frequencies (BootstrapResult.strength) or other values scaled to [0, 1].")
+
+#: Line widths of :func:`plot_tasks` with ``strength``: 0.4 at strength 0 to 3.4 at strength 1.
+_WIDTH_AT_0, _WIDTH_SPAN = 0.4, 3.0
 
 __all__ = ["plot_network_comparison", "plot_cluster_structures", "plot_tasks"]
 
@@ -181,9 +196,44 @@ def _sharing_groups(edges, count, palette, k, strength):
     if strength is None:
         return [([e for e in edges if count[e] == c], palette[c], "solid", 2.0 if c < k else 1.2)
                 for c in range(1, k + 1)]
-    width = {e: round(0.4 + 3.0 * float(strength.get(e, 1.0)), 1) for e in edges}
+    width = {e: _width(strength.get(e, 0.0)) for e in edges}
     return [([e for e in edges if count[e] == c and width[e] == w], palette[c], "solid", w)
             for c in range(1, k + 1) for w in sorted(set(width.values()))]
+
+
+def _width(value):
+    return round(_WIDTH_AT_0 + _WIDTH_SPAN * value, 1)
+
+
+def _edge_strengths(value, task):
+    """``{(from, to): strength}`` of one task from a mapping or a ``from, to, strength`` table."""
+    if hasattr(value, "columns"):
+        if not {"from", "to", "strength"} <= set(value.columns):
+            raise error("strength-type", task=task, kind="a table without columns from, to and strength")
+        pairs = zip(zip(value["from"], value["to"]), value["strength"])
+    elif hasattr(value, "items"):
+        pairs = value.items()
+    else:
+        raise error("strength-type", task=task, kind=type(value).__name__)
+    out = {}
+    for edge, v in pairs:
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            raise error("strength-type", task=task, kind=f"{v!r} for edge {edge!r}") from None
+        if not 0.0 <= v <= 1.0:
+            raise error("strength-range", task=task, edge=f"{edge[0]} -> {edge[1]}", value=v)
+        out[tuple(edge)] = v
+    return out
+
+
+def _task_strengths(strength, names):
+    """Per task of ``names``, its ``{(from, to): strength}``: from a BootstrapResult or a per-task mapping."""
+    if strength is None:
+        return None
+    if callable(getattr(strength, "strength", None)):  # a BootstrapResult: every task's table
+        return {t: _edge_strengths(strength.strength(t), t) for t in names}
+    return {t: _edge_strengths(strength.get(t, {}), t) for t in names}
 
 
 def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
@@ -197,10 +247,14 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
         One per task, to draw into an existing figure; by default a new
         figure with ``ncols`` panels per row.
     title : str, optional
-    strength : dict of name -> {(u, v): float}, optional
-        Per task, a confidence in [0, 1] for each edge (e.g. bootstrap
-        frequencies, :meth:`mtbn.bootstrap.BootstrapResult.strength`): the
-        line width grows with it (0.4 at 0 to 3.4 at 1).
+    strength : BootstrapResult or dict of name -> mapping or table, optional
+        A confidence in [0, 1] for each edge: a
+        :class:`~mtbn.bootstrap.BootstrapResult` (its adjacency frequencies),
+        or per task ``{(u, v): value}`` or the table of
+        :meth:`mtbn.bootstrap.BootstrapResult.strength` (columns ``from``,
+        ``to``, ``strength``). The line width grows with it (0.4 at 0 to 3.4
+        at 1; an edge the task's strengths do not list counts as 0), and the
+        legend shows the widths of 0, 0.5 and 1.
 
     Returns
     -------
@@ -223,13 +277,16 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     else:
         axes = list(axes)
         fig = axes[0].figure
+    strengths = _task_strengths(strength, names)
     for ax, t in zip(axes, names):
-        groups = _sharing_groups(parts[t][1], count, palette, k, None if strength is None else strength.get(t, {}))
+        groups = _sharing_groups(parts[t][1], count, palette, k, None if strengths is None else strengths[t])
         _draw_structure(ax, nodes, pos, groups, f"{t} ({len(parts[t][1])} edges)")
     for ax in axes[k:]:
         ax.set_axis_off()
     handles = [Line2D([], [], color=palette[c], linewidth=2, label=f"in {c} of {k} task(s)")
                for c in sorted(set(count.values()))]
+    if strengths is not None:
+        handles += [Line2D([], [], color=_GREY, linewidth=_width(v), label=f"strength {v:g}") for v in (0, 0.5, 1)]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=9, frameon=False)
     if title:

@@ -136,3 +136,21 @@ def test_pyagrum_reads_the_names_exactly(tmp_path):
     for name, states in zip(NAMES, STATES):
         assert tuple(bn.variable(name).labels()) == states
     assert np.allclose(bn.cpt(NAMES[0]).toarray(), cpts[0], rtol=0, atol=1e-12)
+
+
+def test_the_cli_orders_integer_states_by_value_as_the_api_does(tmp_path, capsys):
+    # issue 34: a CSV column 1..11 was written to BIF as { 1, 10, 11, 2, ... }
+    from pgmpy.readwrite import BIFReader, XMLBIFReader
+
+    from mtbn.cli import main
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"count": rng.integers(1, 12, 300), "flag": rng.integers(0, 2, 300)})
+    df.to_csv(tmp_path / "t.csv", index=False)
+    assert main(["learn", "--prior", "none", "--restarts", "0", "--out", str(tmp_path / "o"),
+                 str(tmp_path / "t.csv")]) == 0
+    capsys.readouterr()
+    numeric = [str(v) for v in range(1, 12)]
+    assert from_dataframe(df, name="t").states[0] == tuple(numeric)  # the API's order: by value
+    assert [str(s) for s in BIFReader(str(tmp_path / "o" / "t.bif")).get_model().states["count"]] == numeric
+    assert [str(s) for s in XMLBIFReader(str(tmp_path / "o" / "t.bifxml")).get_model().states["count"]] == numeric

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import numpy as np
 
 from mtbn.exceptions import InvalidDataError
@@ -132,12 +134,32 @@ class DiscreteData:
 
 
 def _ordered_states(labels, kind):
-    """Observed labels in the order of their values: numbers numerically, False before True, text sorted."""
+    """Observed labels in the order of their values: numbers numerically, False before True, text sorted.
+
+    Text labels that all read as numbers (a CSV column ``1, 2, 10``) are
+    ordered by value, ties by text, so the CLI's states come in the order
+    pandas gives an integer column: ``1, 2, 10``, not ``1, 10, 2``.
+
+    >>> _ordered_states(["10", "2", "1"], "str"), _ordered_states(["b", "10", "a"], "str")
+    (['1', '2', '10'], ['10', 'a', 'b'])
+    """
     if kind in ("int", "float"):
         return sorted(labels, key=float)
     if kind == "bool":
         return sorted(labels, key=lambda s: s == "True")
+    values = [_number(s) for s in labels]
+    if labels and all(v is not None for v in values):
+        return [s for _, s in sorted(zip(values, labels))]
     return sorted(labels)
+
+
+def _number(label):
+    """The finite number a text label reads as, else None."""
+    try:
+        v = float(label)
+    except ValueError:
+        return None
+    return v if math.isfinite(v) else None
 
 
 def _check_unique(items, code, **fields):

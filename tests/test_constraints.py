@@ -133,3 +133,25 @@ def test_cli_task_column_splits_one_file(tmp_path, capsys):
     capsys.readouterr()
     assert main(["learn", "--task-column", "site", "--out", str(tmp_path / "o3"), str(path), str(path)]) == 2
     assert "--task-column splits one CSV file" in capsys.readouterr().err
+
+
+def test_expert_knowledge_search_space_is_honoured_and_unknown_fields_refused():
+    # issue 34: StructureLearner(knowledge=ExpertKnowledge(search_space=[...])) returned edges outside it
+    from pgmpy.estimators import ExpertKnowledge
+
+    d = sample(load_network("asia"), 500, random_state=0).to_dataframe()
+    free = set(StructureLearner(n_restarts=0).fit(d).graph_.edges())
+    space = {("smoke", "lung"), ("smoke", "bronc"), ("lung", "either")}
+    assert not free <= space  # the restriction has something to remove
+    got = set(StructureLearner(n_restarts=0, knowledge=ExpertKnowledge(search_space=list(space))).fit(d).graph_.edges())
+    assert got and got <= space
+    # a required edge outside the search space is still required (pgmpy's fields combine)
+    k = ExpertKnowledge(search_space=list(space), required_edges=[("asia", "tub")])
+    assert ("asia", "tub") in StructureLearner(n_restarts=0, knowledge=k).fit(d).graph_.edges()
+    k = ExpertKnowledge()
+    k.future_field = [("a", "b")]  # a field a newer pgmpy might add: refused, never ignored
+    with pytest.raises(InvalidParameterError, match=r"knowledge.future_field is not supported by mtbn"):
+        StructureLearner(n_restarts=0, knowledge=k).fit(d)
+    tasks = {"t0": d, "t1": sample(load_network("asia"), 500, random_state=1).to_dataframe()}
+    with pytest.raises(InvalidParameterError, match=r"forbidden_edges must be one list .* keys 't0'"):
+        MultitaskStructureLearner(penalty=0.5, n_restarts=0, forbidden_edges={"t0": [("asia", "tub")]}).fit(tasks)

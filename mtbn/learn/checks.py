@@ -9,6 +9,8 @@ of :mod:`mtbn.learn` assume what these functions return.
 
 import warnings
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from mtbn._validation import check_penalty
@@ -38,6 +40,15 @@ register("tier-twice", P, "{what}: variable {name!r} is in two tiers.",
 register("knowledge-type", P, "knowledge must be a pgmpy ExpertKnowledge (or None); got {got}.",
          cause="The knowledge argument has no required_edges / forbidden_edges attributes.",
          fix="Pass pgmpy.estimators.ExpertKnowledge(...), or give required_edges, forbidden_edges and tiers directly.")
+register("knowledge-field", P, "knowledge.{field} is not supported by mtbn; got {value!r}.",
+         cause="The pgmpy ExpertKnowledge sets a field mtbn's learners cannot honour, and ignoring it would "
+               "learn something other than what was asked.",
+         fix="Leave the field empty; mtbn honours required_edges, forbidden_edges, temporal_order and search_space.")
+register("edges-per-task", P, "{what} must be one list of (parent, child) pairs for every task; got a mapping "
+         "with keys {keys}.",
+         cause="Constraints per task (a dict of task -> edges) are not supported: every task gets the same "
+               "required and forbidden edges.",
+         fix="Give one list of edges, or learn the tasks that need other constraints in a separate call.")
 register("edge-pair", P, "{what} must be (parent, child) pairs; got {value!r}.",
          cause="An edge in required_edges / forbidden_edges is not a (parent, child) pair.",
          fix="Give edges as a list of 2-tuples of variable names, e.g. [('smoke', 'cancer')].")
@@ -126,6 +137,8 @@ def edge_matrix(edges, names, what):
     n = len(names)
     index = {v: i for i, v in enumerate(names)}
     m = np.zeros((n, n), dtype=bool)
+    if isinstance(edges, Mapping):
+        raise error("edges-per-task", what=what, keys=", ".join(map(repr, list(edges)[:3])))
     for e in _edge_list(edges):
         try:
             u, v = e
@@ -149,7 +162,10 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
     later tier into an earlier one is forbidden (edges within a tier and
     between untiered variables are free), as bnlearn's ``tiers2blacklist``.
     ``knowledge``: a pgmpy ``ExpertKnowledge``, whose required and forbidden
-    edges and temporal order are added to the others.
+    edges and temporal order are added to the others, and whose
+    ``search_space`` (when not empty) forbids every edge it does not list
+    (directed, as in pgmpy); a field mtbn cannot honour is refused, never
+    ignored.
 
     Returns
     -------
@@ -158,18 +174,26 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
     req_lists = [("required_edges", required_edges)]
     forb_lists = [("forbidden_edges", forbidden_edges)]
     tier_lists = [("tiers", tiers)]
+    forbidden_outside = None  # edges outside knowledge.search_space
     if knowledge is not None:
         if not all(hasattr(knowledge, a) for a in ("required_edges", "forbidden_edges")):
             raise error("knowledge-type", got=type(knowledge).__name__)
         req_lists.append(("knowledge.required_edges", knowledge.required_edges))
         forb_lists.append(("knowledge.forbidden_edges", knowledge.forbidden_edges))
         tier_lists.append(("knowledge.temporal_order", getattr(knowledge, "temporal_order", None)))
+        _check_knowledge_fields(knowledge)
+        space = getattr(knowledge, "search_space", None)
+        if space:
+            allowed = edge_matrix(space, names, "knowledge.search_space")
+            forbidden_outside = ~allowed & ~np.eye(len(names), dtype=bool)
     required = np.zeros((len(names), len(names)), dtype=bool)
     forbidden = required.copy()
     for what, edges in req_lists:
         required |= edge_matrix(edges, names, what)
     for what, edges in forb_lists:
         forbidden |= edge_matrix(edges, names, what)
+    if forbidden_outside is not None:
+        forbidden |= forbidden_outside & ~required
     index = {v: i for i, v in enumerate(names)}
     for what, order in tier_lists:
         if not order:
@@ -186,6 +210,20 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
         # u -> v is forbidden when u sits in a later tier than v
         forbidden |= tiered[:, None] & tiered[None, :] & (level[:, None] > level[None, :])
     return required, forbidden
+
+
+#: The fields of pgmpy's ExpertKnowledge that mtbn honours (``temporal_ordering`` is derived from
+#: ``temporal_order``).
+KNOWLEDGE_FIELDS = ("required_edges", "forbidden_edges", "temporal_order", "temporal_ordering", "search_space")
+
+
+def _check_knowledge_fields(knowledge):
+    """Refuse a set field of an ExpertKnowledge that mtbn does not honour (a newer pgmpy's, say)."""
+    for field, value in vars(knowledge).items() if hasattr(knowledge, "__dict__") else ():
+        if field.startswith("_") or field in KNOWLEDGE_FIELDS:
+            continue
+        if value is not None and not (hasattr(value, "__len__") and len(value) == 0) and value is not False:
+            raise error("knowledge-field", field=field, value=value)
 
 
 def check_counts(**counts):

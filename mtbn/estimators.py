@@ -148,6 +148,7 @@ class StructureLearner(_Estimator):
         self.bayesian_network_ = fit_parameters(
             [tuple(sorted(p)) for p in res.graph.parents], d, equivalent_sample_size=self.equivalent_sample_size
         )
+        self._train_data = d  # score() refits the CPTs on it when held-out rows show a state it never saw
         return self
 
     @property
@@ -161,11 +162,31 @@ class StructureLearner(_Estimator):
         return self._network_cache
 
     def score_samples(self, data):
-        """Log-likelihood of each row of ``data`` under the fitted network (natural log)."""
-        from mtbn.networks import log_likelihood
+        """Log-likelihood of each row of ``data`` under the fitted network (natural log).
+
+        A state that ``data`` shows and the training rows never did (a
+        cross-validation fold can miss a rare state) is added to its
+        variable's states, and the CPTs are refitted on the training rows with
+        the same BDeu prior over the larger state space: the new state gets the
+        prior's share of probability, so every row scores finitely.
+        """
+        from mtbn.networks import fit_parameters, log_likelihood
 
         self._check_fitted("bayesian_network_")
-        return log_likelihood(self.bayesian_network_, as_discrete_data(data), per_row=True)
+        d = as_discrete_data(data)
+        net = self.bayesian_network_
+        train = getattr(self, "_train_data", None)
+        extra = [tuple(s for s in d.states[d.index(v)] if s not in set(net.states[i])) if v in d.names else ()
+                 for i, v in enumerate(net.names)]
+        if train is not None and any(extra):
+            from mtbn.data import DiscreteData
+
+            states = tuple(tuple(train.states[train.index(v)]) + e for v, e in zip(net.names, extra))
+            train = DiscreteData(train.codes[:, [train.index(v) for v in net.names]], tuple(net.names), states,
+                                 train.name)
+            net = fit_parameters([tuple(sorted(p)) for p in net.parents], train,
+                                 equivalent_sample_size=self.equivalent_sample_size)
+        return log_likelihood(net, d, per_row=True)
 
     def score(self, data, y=None):
         """Mean log-likelihood per row of ``data`` (higher is better)."""

@@ -110,3 +110,31 @@ def test_score_is_the_held_out_log_likelihood_and_grid_search_uses_it(asia_frame
                                        __import__("mtbn").data.from_dataframe(asia_frames[n]), per_row=True))
                 for n in ("a", "b")]
     assert multi.score(asia_frames) == pytest.approx(np.mean(per_task))
+
+
+def test_a_state_unseen_in_training_scores_finitely_by_hand():
+    # issue 34: GridSearchCV(...).cv_results_['mean_test_score'] was NaN when a fold missed a rare state
+    import math
+
+    import pandas as pd
+
+    train = pd.DataFrame({"x": ["a"] * 6 + ["b"] * 2, "y": ["u", "v", "u", "u", "v", "u", "v", "v"]})
+    test = pd.DataFrame({"x": ["c", "a"], "y": ["u", "v"]})
+    est = StructureLearner(n_restarts=0, max_parents=1, required_edges=[("x", "y")]).fit(train)
+    got = est.score_samples(test)
+    # BDeu posterior means (ess 1) over x's states {a, b, c}: P(x) = (N_x + 1/3) / (8 + 1);
+    # P(y | x) = (N_xy + 1/(3*2)) / (N_x + 1/3), and 1/2 for the parent state c that training never shows.
+    p_c = (0 + 1 / 3) / 9 * 0.5
+    p_a_v = (6 + 1 / 3) / 9 * ((2 + 1 / 6) / (6 + 1 / 3))  # x = a in 6 rows, with y = v in 2
+    assert got == pytest.approx([math.log(p_c), math.log(p_a_v)], rel=1e-12)
+
+
+@pytest.mark.slow
+def test_grid_search_cv_scores_alarm_folds_finitely():
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.model_selection import GridSearchCV
+
+    assert sklearn
+    d = sample(load_network("alarm"), 500, random_state=0).to_dataframe()
+    scores = GridSearchCV(StructureLearner(n_restarts=0), {"max_parents": [2, 4]}, cv=3).fit(d)
+    assert np.isfinite(scores.cv_results_["mean_test_score"]).all()

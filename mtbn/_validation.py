@@ -38,7 +38,7 @@ register("max-parents", InvalidParameterError, "{name} must be None or an intege
          cause="A bound on the parents per variable that is negative or not an integer.",
          fix="Pass a whole number (0 allows no edges), or None for no bound.")
 register("random-state", InvalidParameterError,
-         "random_state must be None, an integer >= 0 or a numpy Generator; got {value!r}.",
+         "random_state must be None, an integer >= 0, a numpy Generator or RandomState; got {value!r}.",
          cause="A seed that numpy cannot use: negative, fractional, or another type.",
          fix="Pass a whole number >= 0; the same seed gives the same result.")
 register("n-jobs", InvalidParameterError,
@@ -95,9 +95,16 @@ def check_max_parents(value, name="max_parents"):
 
 
 def check_random_state(seed):
-    """Turn ``seed`` (None, int or Generator) into a ``numpy.random.Generator``."""
+    """Turn ``seed`` (None, int, Generator or RandomState) into a ``numpy.random.Generator``.
+
+    A legacy ``numpy.random.RandomState`` (scikit-learn's convention) seeds a
+    new Generator with one draw from it, so the same RandomState state gives
+    the same result.
+    """
     if isinstance(seed, np.random.Generator):
         return seed
+    if isinstance(seed, np.random.RandomState):
+        return np.random.default_rng(int(seed.randint(0, 2**31 - 1)))
     if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0):
         return np.random.default_rng(seed)
     raise error("random-state", value=seed)

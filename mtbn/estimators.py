@@ -81,8 +81,28 @@ class _Estimator:
         return params
 
     def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        """The parameters that differ from their defaults, as scikit-learn prints (``print_changed_only``).
+
+        >>> StructureLearner(max_parents=3)
+        StructureLearner(max_parents=3)
+        """
+        import inspect
+
+        defaults = {k: p.default for k, p in inspect.signature(type(self).__init__).parameters.items()}
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if not _is_default(v, defaults.get(k)))
         return f"{type(self).__name__}({args})"
+
+
+def _is_default(value, default):
+    """Whether a parameter holds its default (the same object, or an equal value of the same type)."""
+    if value is default:
+        return True
+    if type(value) is not type(default):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):  # arrays and the like: printed
+        return False
 
 
 class StructureLearner(_Estimator):
@@ -99,7 +119,8 @@ class StructureLearner(_Estimator):
     ``equivalent_sample_size``).
     """
 
-    _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_")
+    _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_",
+               "n_features_in_", "feature_names_in_")
 
     def __init__(
         self,
@@ -149,6 +170,8 @@ class StructureLearner(_Estimator):
             [tuple(sorted(p)) for p in res.graph.parents], d, equivalent_sample_size=self.equivalent_sample_size
         )
         self._train_data = d  # score() refits the CPTs on it when held-out rows show a state it never saw
+        self.n_features_in_ = d.n_vars
+        self.feature_names_in_ = np.asarray(d.names, dtype=object)
         return self
 
     @property

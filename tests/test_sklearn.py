@@ -138,3 +138,17 @@ def test_grid_search_cv_scores_alarm_folds_finitely():
     d = sample(load_network("alarm"), 500, random_state=0).to_dataframe()
     scores = GridSearchCV(StructureLearner(n_restarts=0), {"max_parents": [2, 4]}, cv=3).fit(d)
     assert np.isfinite(scores.cv_results_["mean_test_score"]).all()
+
+
+def test_repr_features_and_a_random_state_object_follow_scikit_learn():
+    # issue 34 item 7: repr printed all 30 parameters; no n_features_in_; RandomState refused
+    assert repr(StructureLearner()) == "StructureLearner()"
+    assert repr(MultitaskStructureLearner(penalty=0.5, prior="edit")) == \
+        "MultitaskStructureLearner(prior='edit', penalty=0.5)"
+    d = sample(load_network("asia"), 200, random_state=0).to_dataframe()
+    est = StructureLearner(n_restarts=2, random_state=np.random.RandomState(3)).fit(d)
+    assert est.n_features_in_ == 8 and list(est.feature_names_in_) == list(d.columns)
+    again = StructureLearner(n_restarts=2, random_state=np.random.RandomState(3)).fit(d)
+    assert again.graph_.edges() == est.graph_.edges()  # the same RandomState state, the same result
+    with pytest.raises(NotFittedError):
+        StructureLearner().n_features_in_

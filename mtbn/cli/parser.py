@@ -220,7 +220,7 @@ def _add_learn_knowledge(p):
 def _add_demo(sub):
     p = sub.add_parser(
         "demo",
-        help="a small multitask benchmark on ALARM (about 2.5 minutes on 2 cores)",
+        help="a small multitask benchmark on ALARM (about 3 minutes on 2 cores)",
         description="Run a small version of 'mtbn bench alarm': 5 related tasks made from the shipped "
         "ALARM network, single-task vs identical vs pooled vs multitask learning, and print the table.",
     )

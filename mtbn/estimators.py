@@ -199,8 +199,8 @@ class StructureLearner(_Estimator):
         d = as_discrete_data(data)
         net = self.bayesian_network_
         train = getattr(self, "_train_data", None)
-        extra = [tuple(s for s in d.states[d.index(v)] if s not in set(net.states[i])) if v in d.names else ()
-                 for i, v in enumerate(net.names)]
+        extra = [tuple(s for s in d.states[d.index(v)] if s not in known) if v in d.names else ()
+                 for v, known in zip(net.names, map(set, net.states))]
         if train is not None and any(extra):
             from mtbn.data import DiscreteData
 

@@ -21,7 +21,6 @@ from mtbn.cli.values import penalty_list
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
 
 
-
 def progress_for(args, *, always=False):
     """Progress for a command: bars and lines on a terminal, lines with --progress (or ``always``), else log
     records only."""

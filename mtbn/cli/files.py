@@ -18,7 +18,6 @@ and writes every other character as ``%XX`` (its UTF-8 bytes).
 """
 
 import contextlib
-import errno
 import hashlib
 import json
 import os
@@ -275,18 +274,6 @@ def staged_output(out, command):
         shutil.rmtree(stage, ignore_errors=True)
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _move_file(src, dst):
-    """Replace ``dst`` by ``src`` atomically, also when ``dst`` is on another file system (a mount point)."""
-    try:
-        os.replace(src, dst)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
-        tmp = f"{dst}.mtbn-partial"
-        shutil.copy2(src, tmp)
-        os.replace(tmp, dst)
 
 
 def write_task_outputs(out, stem, dag, network, export=()):

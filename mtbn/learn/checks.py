@@ -8,7 +8,6 @@ of :mod:`mtbn.learn` assume what these functions return.
 """
 
 import warnings
-
 from collections.abc import Mapping
 
 import numpy as np
@@ -86,7 +85,8 @@ register("structure-prior-shape", P,
 register("cv-value", P, "cv must be an integer >= 2; got {value!r}.",
          cause="A cross-validation fold count below 2 or not a whole number.",
          fix="Pass 2 or more folds (5 is the default), or --validation for the paper's single split.")
-register("task-too-few-rows", InvalidDataError, "task {task!r} has {n} row; learning a structure needs at least 2 rows per task.",
+register("task-too-few-rows", InvalidDataError,
+         "task {task!r} has {n} row; learning a structure needs at least 2 rows per task.",
          cause="A task with a single row: no dependence can be measured, and it cannot be held out.",
          fix="Give the task more rows, or leave it out.")
 register("cv-too-many-folds", P,
@@ -174,7 +174,6 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
     req_lists = [("required_edges", required_edges)]
     forb_lists = [("forbidden_edges", forbidden_edges)]
     tier_lists = [("tiers", tiers)]
-    forbidden_outside = None  # edges outside knowledge.search_space
     if knowledge is not None:
         if not all(hasattr(knowledge, a) for a in ("required_edges", "forbidden_edges")):
             raise error("knowledge-type", got=type(knowledge).__name__)
@@ -182,18 +181,15 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
         forb_lists.append(("knowledge.forbidden_edges", knowledge.forbidden_edges))
         tier_lists.append(("knowledge.temporal_order", getattr(knowledge, "temporal_order", None)))
         _check_knowledge_fields(knowledge)
-        space = getattr(knowledge, "search_space", None)
-        if space:
-            allowed = edge_matrix(space, names, "knowledge.search_space")
-            forbidden_outside = ~allowed & ~np.eye(len(names), dtype=bool)
     required = np.zeros((len(names), len(names)), dtype=bool)
     forbidden = required.copy()
     for what, edges in req_lists:
         required |= edge_matrix(edges, names, what)
     for what, edges in forb_lists:
         forbidden |= edge_matrix(edges, names, what)
-    if forbidden_outside is not None:
-        forbidden |= forbidden_outside & ~required
+    space = None if knowledge is None else getattr(knowledge, "search_space", None)
+    if space:  # every edge outside it is forbidden, unless required
+        forbidden |= ~edge_matrix(space, names, "knowledge.search_space") & ~np.eye(len(names), dtype=bool) & ~required
     index = {v: i for i, v in enumerate(names)}
     for what, order in tier_lists:
         if not order:

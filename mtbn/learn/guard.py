@@ -71,24 +71,26 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
         for name, g, e in zip(task_names, d_t, se_t)
     }
     where = f"{n_folds}-fold cross-validation" if n_folds > 1 else "the validation split"
+    verdict = "kept (force_transfer)" if force else "rejected"
+    penalty = format_penalty(grid[chosen])
     if grid[chosen] == 0.0:
         status = "none"
         message = (f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); "
                    "returning the single-task structures")
     elif gain > se and related is not None and related["p_value"] >= related["level"]:
         status = "forced" if force else "rejected"
-        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {format_penalty(grid[chosen])} "
+        message = (f"transfer {verdict}: penalty {penalty} "
                    f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}), but the tasks' variables "
                    "depend on each other no more alike than under random relabelling "
                    f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
                    "not transfer" + ("" if force else "; returning the single-task structures"))
     elif gain > se:
         status = "accepted"
-        message = (f"transfer accepted: penalty {format_penalty(grid[chosen])} beats independent learning by "
+        message = (f"transfer accepted: penalty {penalty} beats independent learning by "
                    f"{gain:.4g} nats per held-out row (SE {se:.2g}) on {where}")
     else:
         status = "forced" if force else "rejected"
-        message = (f"transfer {'kept (force_transfer)' if force else 'rejected'}: penalty {format_penalty(grid[chosen])} "
+        message = (f"transfer {verdict}: penalty {penalty} "
                    f"does not beat independent learning by more than one standard error on {where} "
                    f"(gain {gain:.4g} nats per row, SE {se:.2g})"
                    + ("" if force else "; returning the single-task structures"))

@@ -80,7 +80,8 @@ def read_network(path: Any) -> BayesianNetwork:
     name = str(path).lower()
     if name.endswith((".bif", ".bif.gz")):
         return read_bif(path)
-    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".bifxml": "XMLBIFReader", ".net": "NETReader", ".uai": "UAIReader"}
+    readers = {".xml": "XMLBIFReader", ".xmlbif": "XMLBIFReader", ".bifxml": "XMLBIFReader", ".net": "NETReader",
+               ".uai": "UAIReader"}
     ext = next((e for e in readers if name.endswith(e)), None)
     if ext is None:
         raise error("network-format", path=str(path))

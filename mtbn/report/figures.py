@@ -36,10 +36,10 @@ register("matplotlib-missing", MtbnError, "{what} draws plots, and matplotlib is
 
 def check_matplotlib(what="the report"):
     """Raise the ``matplotlib-missing`` error when matplotlib cannot be imported (before any work)."""
-    import importlib.util
-
-    if importlib.util.find_spec("matplotlib") is None:
-        raise error("matplotlib-missing", what=what)
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise error("matplotlib-missing", what=what) from None
 
 
 # ---------------------------------------------------------------------------

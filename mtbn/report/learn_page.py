@@ -10,7 +10,7 @@ from mtbn._validation import format_penalty
 from mtbn.report.document import _Document
 from mtbn.report.figures import _png
 from mtbn.report.formatting import _edge_text, format_number
-from mtbn.report.structure_figures import plot_tasks
+from mtbn.report.structure_figures import plot_tasks, task_strengths
 from mtbn.report.structures import _tasks_with_edge
 
 __all__ = []
@@ -62,17 +62,6 @@ def _penalty_path_section(doc, result):
               row_classes={i: "chosen" for i, p in enumerate(result.penalty_path) if p.penalty == selected})
 
 
-def _strengths(bootstrap, names):
-    """Per task, ``{(parent, child): frequency}`` of the bootstrap replicates (None without a bootstrap)."""
-    if bootstrap is None:
-        return None
-    out = {}
-    for name in names:
-        tab = bootstrap.strength(name)
-        out[name] = {(a, b): s for a, b, s in zip(tab["from"], tab["to"], tab["strength"])}
-    return out
-
-
 def _differing_edges_section(doc, names, graphs, strength):
     """The edges some tasks have and others do not, rarest first, with their bootstrap frequencies."""
     having = _tasks_with_edge({n: graphs[n].edges(names=True) for n in names})
@@ -117,7 +106,7 @@ def _learn_page(result, bootstrap=None, options=None):
               _task_rows(result, names, graphs), numeric=(1, 2, 3, 4, 6))
     _penalty_path_section(doc, result)
     doc.heading("Structures")
-    strength = _strengths(bootstrap, names)
+    strength = task_strengths(bootstrap, names)  # None without a bootstrap
     doc.figure(lambda: _png(plot_tasks(graphs, strength=strength)), "the tasks' structures",
                "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one)"
                + ("; its width, how often the bootstrap replicates have it." if strength else "."))

@@ -227,7 +227,7 @@ def _edge_strengths(value, task):
     return out
 
 
-def _task_strengths(strength, names):
+def task_strengths(strength, names):
     """Per task of ``names``, its ``{(from, to): strength}``: from a BootstrapResult or a per-task mapping."""
     if strength is None:
         return None
@@ -277,7 +277,7 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     else:
         axes = list(axes)
         fig = axes[0].figure
-    strengths = _task_strengths(strength, names)
+    strengths = task_strengths(strength, names)
     for ax, t in zip(axes, names):
         groups = _sharing_groups(parts[t][1], count, palette, k, None if strengths is None else strengths[t])
         _draw_structure(ax, nodes, pos, groups, f"{t} ({len(parts[t][1])} edges)")

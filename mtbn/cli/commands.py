@@ -143,9 +143,10 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
 
 def _write_learned(args, done, out):
     """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
-    for t, task in enumerate(done.taskset.tasks):
-        files.write_task_outputs(out, done.stems[task.name], done.result.graphs[t], done.result.networks[t],
-                                 args.export)
+    no_bif = [task.name for t, task in enumerate(done.taskset.tasks)
+              if not files.write_task_outputs(out, done.stems[task.name], done.result.graphs[t],
+                                              done.result.networks[t], args.export)]
+    done.summary["no_bif"] = no_bif
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -169,6 +170,8 @@ def _print_learned(done, seconds, written):
     for name, info in summary["tasks"].items():
         files_note = "" if info["file_stem"] == name else f" (files {info['file_stem']}.*)"
         print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}{files_note}")
+    if summary.get("no_bif"):
+        print(files.bif_note(summary["no_bif"]))
 
 
 # ---------------------------------------------------------------------------
@@ -325,7 +328,8 @@ def cmd_select(args):
         )
 
     def write(res, out, options, stems):
-        files.write_task_outputs(out, stems[res.principal], res.graph, res.network)
+        if not files.write_task_outputs(out, stems[res.principal], res.graph, res.network):
+            print(files.bif_note([res.principal]))
         return write_selection_report(res, out, options)
 
     def summarise(res, seconds, _):
@@ -357,8 +361,10 @@ def cmd_cluster(args):
         )
 
     def write(res, out, options, stems):
-        for name in res.relatedness.names:
-            files.write_task_outputs(out, stems[name], res.graphs[name], res.networks[name])
+        no_bif = [name for name in res.relatedness.names
+                  if not files.write_task_outputs(out, stems[name], res.graphs[name], res.networks[name])]
+        if no_bif:
+            print(files.bif_note(no_bif))
         return write_clustering_report(res, out, options)
 
     def summarise(res, seconds, _):

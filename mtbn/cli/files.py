@@ -30,7 +30,7 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.messages import register
 
 __all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "staged_output",
-           "write_task_outputs", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER"]
+           "write_task_outputs", "bif_note", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER"]
 
 #: The file every command writes into its ``--out`` folder (the command, the mtbn version, the files written):
 #: only a folder that holds it may be replaced, with ``--overwrite``.
@@ -277,18 +277,31 @@ def staged_output(out, command):
 
 
 def write_task_outputs(out, stem, dag, network, export=()):
-    """``out/<stem>.bif``, ``out/<stem>.bifxml``, ``out/<stem>.edges.csv`` and ``out/<stem>.<format>`` for each
-    ``export`` format.
+    """``out/<stem>.bifxml``, ``out/<stem>.edges.csv``, ``out/<stem>.bif`` when BIF can hold the network, and
+    ``out/<stem>.<format>`` for each ``export`` format; returns whether ``.bif`` was written.
 
     ``stem`` is the task's :func:`task_file_stem`, never the raw task name.
-    The XMLBIF file keeps every variable name and state label exactly (other
-    readers return them as the user gave them); BIF cannot hold spaces and
-    punctuation in names, so there they are percent-encoded.
+    The XMLBIF file keeps every variable name and state label exactly
+    (pgmpy's ``XMLBIFReader`` and pyAgrum return them as the user gave them).
+    BIF is written only when every name and label is a token that pgmpy and
+    pyAgrum read back unchanged (:func:`mtbn.networks.bif_portable`): a
+    file other tools would read with other names is not written at all.
     """
-    from mtbn.networks import write_bif, write_xmlbif
+    from mtbn.networks import bif_portable, write_bif, write_xmlbif
 
-    write_bif(network, os.path.join(out, f"{stem}.bif"))  # first: it refuses labels BIF cannot hold
+    portable = bif_portable(network)
+    if portable:
+        write_bif(network, os.path.join(out, f"{stem}.bif"))
     write_xmlbif(network, os.path.join(out, f"{stem}.bifxml"))
     dag.write(os.path.join(out, f"{stem}.edges.csv"))
     for fmt in export:
         dag.write(os.path.join(out, f"{stem}.{fmt}"))
+    return portable
+
+
+def bif_note(names):
+    """The line printed when the tasks ``names`` got no ``.bif`` file ("" when every task got one)."""
+    if not names:
+        return ""
+    return (f"note: no .bif for {', '.join(map(repr, names))}: a name or label BIF readers would change "
+            "(spaces, punctuation, 5-7, 1.5, ...); the .bifxml files hold them exactly")

@@ -38,7 +38,7 @@ The package's modules: :mod:`~mtbn.networks.model` (the class),
 """
 
 from mtbn.networks.bif import read_bif
-from mtbn.networks.bif_write import write_bif
+from mtbn.networks.bif_write import bif_portable, write_bif
 from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
 from mtbn.networks.io import SHIPPED_NETWORKS, load_network, read_network
@@ -55,6 +55,7 @@ __all__ = [
     "read_bif",
     "read_network",
     "write_bif",
+    "bif_portable",
     "write_xmlbif",
     "load_network",
     "to_pgmpy",

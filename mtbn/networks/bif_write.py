@@ -17,13 +17,47 @@ import numpy as np
 
 from mtbn.networks.bif import _ENCODING_PROPERTY, _bif_encode
 
-__all__ = ["write_bif"]
+__all__ = ["write_bif", "bif_portable"]
 
 _UNSAFE_RE = re.compile(r'[{}()\[\],;|"\t\n\r\f\v]|//|/\*|  ')
 
 
 def _bif_safe(text):
     return bool(text) and text == text.strip() and not _UNSAFE_RE.search(text) and "%" not in text
+
+
+#: A token every BIF reader we know returns unchanged (pgmpy, pyAgrum, R bnlearn): an integer, or ASCII letters,
+#: digits and ``_`` with single inner ``-`` or ``.`` after the first letter. pyAgrum's lexer rejects more than the
+#: format does (``1.5``, ``5-7``, ``1e3``, ``a+b``, any non-ASCII letter), so a token that reads as a non-integer
+#: number is out too (checked against pyAgrum 3.3.1 in tests/test_interop.py).
+_PORTABLE_RE = re.compile(r"-?[0-9]+|[0-9]*[A-Za-z_][A-Za-z0-9_]*(?:[-.][A-Za-z0-9_]+)*")
+
+
+def _portable(text):
+    if not _PORTABLE_RE.fullmatch(text):
+        return False
+    if re.fullmatch(r"-?[0-9]+", text):
+        return True
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False
+
+
+def bif_portable(network):
+    """Whether every name and label of ``network`` is a BIF token that pgmpy and pyAgrum read back unchanged.
+
+    When it is not, :func:`write_bif` still writes a file (percent-encoded,
+    read back exactly by :func:`~mtbn.networks.read_bif`), but other tools
+    would show the encoded names; XMLBIF (:func:`write_xmlbif`) holds any
+    name. The command line writes ``.bif`` only for portable networks.
+
+    >>> from mtbn.networks import load_network
+    >>> bif_portable(load_network("asia"))
+    True
+    """
+    return all(_portable(t) for t in list(network.names) + [x for st in network.states for x in st])
 
 
 def _bif_text(network):

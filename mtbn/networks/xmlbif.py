@@ -37,6 +37,22 @@ def _checked(text, name, what):
     return text
 
 
+# Whitespace that XML readers may drop or normalise (pyAgrum strips leading and trailing spaces and reads
+# raw line breaks loosely) is written as character references. Each goes through a control character that
+# _checked refuses in user text, so it cannot clash with it: ElementTree would escape a "&#..;" written directly.
+_PLACEHOLDERS = {"\t": "\x01", "\n": "\x02", "\r": "\x03", " ": "\x04"}
+_REFERENCES = ((b"\x01", b"&#9;"), (b"\x02", b"&#10;"), (b"\x03", b"&#13;"), (b"\x04", b"&#32;"))
+
+
+def _protected(text):
+    """``text`` with tabs, line breaks and its leading and trailing spaces as placeholders."""
+    core = text.strip(" ")
+    lead = len(text) - len(text.lstrip(" "))
+    trail = len(text) - lead - len(core)
+    body = "".join(c if c == " " else _PLACEHOLDERS.get(c, c) for c in core)
+    return "\x04" * lead + body + "\x04" * trail
+
+
 def _xmlbif_bytes(network):
     """The XMLBIF 0.3 document of a network, UTF-8 encoded."""
     root = ET.Element("BIF", VERSION="0.3")
@@ -44,20 +60,21 @@ def _xmlbif_bytes(network):
     ET.SubElement(net, "NAME").text = "unknown"
     for name, states in zip(network.names, network.states):
         var = ET.SubElement(net, "VARIABLE", TYPE="nature")
-        ET.SubElement(var, "NAME").text = _checked(name, name, "name")
+        ET.SubElement(var, "NAME").text = _protected(_checked(name, name, "name"))
         for state in states:
-            ET.SubElement(var, "OUTCOME").text = _checked(state, name, "state")
+            ET.SubElement(var, "OUTCOME").text = _protected(_checked(state, name, "state"))
     for name, parents, cpt in zip(network.names, network.parents, network.cpts):
         definition = ET.SubElement(net, "DEFINITION")
-        ET.SubElement(definition, "FOR").text = name
+        ET.SubElement(definition, "FOR").text = _protected(name)
         for p in parents:
-            ET.SubElement(definition, "GIVEN").text = network.names[p]
+            ET.SubElement(definition, "GIVEN").text = _protected(network.names[p])
         # Parent configurations in row-major order (first GIVEN slowest), the child's states fastest.
         ET.SubElement(definition, "TABLE").text = " ".join(map(repr, cpt.ravel().tolist()))
     ET.indent(root)  # whitespace between elements only: no element's text changes
     text = ET.tostring(root, encoding="utf-8", xml_declaration=True)
-    # ElementTree writes a carriage return raw, and XML parsers read a raw one as a newline.
-    return text.replace(b"\r", b"&#13;")
+    for placeholder, reference in _REFERENCES:
+        text = text.replace(placeholder, reference)
+    return text
 
 
 def write_xmlbif(network, path):

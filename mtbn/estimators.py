@@ -12,7 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mtbn.exceptions import InvalidParameterError, NotFittedError
+from mtbn.exceptions import InvalidParameterError, NotFittedError, not_fitted
 from mtbn.learn import as_discrete_data, learn_structure, learn_structures
 from mtbn.messages import error, register
 
@@ -40,7 +40,7 @@ class _Estimator:
     def __getattr__(self, name):
         # Only called when normal lookup fails: a fitted attribute before fit.
         if name in type(self)._fitted:
-            raise error("not-fitted", estimator=type(self).__name__)
+            raise not_fitted(str(error("not-fitted", estimator=type(self).__name__)))
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __sklearn_is_fitted__(self):
@@ -50,7 +50,8 @@ class _Estimator:
         from sklearn.utils import InputTags, Tags, TargetTags
 
         # Inputs are DataFrames of state labels (categorical, strings), not numeric arrays.
-        return Tags(estimator_type=None, target_tags=TargetTags(required=False), requires_fit=True,
+        # A density estimator: score(X) is the mean log-likelihood of rows (scikit-learn's "density_estimator").
+        return Tags(estimator_type="density_estimator", target_tags=TargetTags(required=False), requires_fit=True,
                     input_tags=InputTags(two_d_array=False, categorical=True, string=True,
                                          dict=self._takes_dict, allow_nan=False))
 
@@ -72,7 +73,7 @@ class _Estimator:
 
     def _check_fitted(self, attr):
         if attr not in self.__dict__:
-            raise error("not-fitted", estimator=type(self).__name__)
+            raise not_fitted(str(error("not-fitted", estimator=type(self).__name__)))
 
     def _fit_params(self, **overrides):
         """The constructor's parameters, with the fit-time arguments given (not None) taking precedence."""
@@ -252,6 +253,7 @@ class MultitaskStructureLearner(_Estimator):
         prior: str = "paired",
         penalty: Any = "auto",
         reversal: str | None = None,
+        scoring: str = "bdeu",
         equivalent_sample_size: float = 1.0,
         max_parents: int | None = None,
         cv: int = 5,
@@ -283,6 +285,7 @@ class MultitaskStructureLearner(_Estimator):
         self.prior = prior
         self.penalty = penalty
         self.reversal = reversal
+        self.scoring = scoring
         self.equivalent_sample_size = equivalent_sample_size
         self.max_parents = max_parents
         self.cv = cv
@@ -319,6 +322,7 @@ class MultitaskStructureLearner(_Estimator):
         params = self._fit_params(task_column=task_column, required_edges=required_edges,
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
         n_bootstrap = params.pop("n_bootstrap")
+        params["score"] = params.pop("scoring")
         res = learn_structures(tasks, **params)
         self.task_column_ = params["task_column"]
         self.__dict__.pop("_networks_cache", None)

@@ -38,8 +38,38 @@ class CycleError(MtbnError, ValueError):
 # State errors -------------------------------------------------------------
 
 
-class NotFittedError(MtbnError, AttributeError):
-    """An estimator was used before ``fit`` was called."""
+class NotFittedError(MtbnError, ValueError, AttributeError):
+    """An estimator was used before ``fit`` was called.
+
+    Like scikit-learn's ``NotFittedError`` it is a ``ValueError`` and an
+    ``AttributeError``; when scikit-learn is imported, the error raised is
+    also an instance of ``sklearn.exceptions.NotFittedError`` (see
+    :func:`not_fitted`), so ``except sklearn.exceptions.NotFittedError``
+    catches it. mtbn does not import scikit-learn itself.
+    """
+
+
+_SKLEARN_FLAVOURS: dict = {}
+
+
+def not_fitted(message):
+    """A :class:`NotFittedError` with ``message``; also scikit-learn's ``NotFittedError`` once scikit-learn is imported.
+
+    >>> isinstance(not_fitted("not fitted"), (NotFittedError, ValueError, AttributeError))
+    True
+    """
+    import sys
+
+    if "sklearn" not in sys.modules:
+        return NotFittedError(message)
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    cls = _SKLEARN_FLAVOURS.get(SklearnNotFittedError)
+    if cls is None:
+        cls = type("NotFittedError", (NotFittedError, SklearnNotFittedError),
+                   {"__module__": __name__, "__reduce__": lambda self: (not_fitted, self.args)})
+        _SKLEARN_FLAVOURS[SklearnNotFittedError] = cls
+    return cls(message)
 
 
 # Warnings -------------------------------------------------------------------

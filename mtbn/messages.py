@@ -83,8 +83,8 @@ def markdown():
         "`python -m mtbn.messages > docs/errors.md`; do not edit by hand.",
         "",
         "Every error is one line. In Python it is raised as the class shown: mtbn's own classes "
-        "subclass `mtbn.exceptions.MtbnError` (and `ValueError`, or `AttributeError` for "
-        "`NotFittedError`); a few checks of internal arguments raise a plain `TypeError` or "
+        "subclass `mtbn.exceptions.MtbnError` (and `ValueError`; `NotFittedError` is a `ValueError` and "
+        "an `AttributeError`, and once scikit-learn is imported also scikit-learn's `NotFittedError`); a few checks of internal arguments raise a plain `TypeError` or "
         "`ValueError`. The `mtbn` command prints `mtbn: error: <message>` and exits with status 2, "
         "naming the option you typed where the library names an argument; messages marked *option* "
         "come from parsing an option and read `mtbn COMMAND: error: argument --OPTION: <message>`. "

@@ -604,3 +604,26 @@ def test_warm_start_walks_the_grid_from_the_previous_point():
     assert [g.parents for g in warm.penalty_path[0].graphs] == [g.parents for g in cold.penalty_path[0].graphs]
     best = max(p.validation_log_likelihood for p in warm.penalty_path)
     assert warm.penalty in [p.penalty for p in warm.penalty_path if p.validation_log_likelihood == best]
+
+
+def test_bic_at_penalty_zero_equals_single_task_bic_learning():
+    # Issue 34 item 8: the multitask learner takes the single-task learner's scores.
+    from mtbn.score import BICScore
+
+    tasks = asia_tasks(n=300, k=3, seed=4)
+    res = learn_structures(tasks, score="bic", penalty=0.0, n_restarts=0)
+    bdeu = learn_structures(tasks, penalty=0.0, n_restarts=0)
+    assert any(g.parents != h.parents for g, h in zip(res.graphs, bdeu.graphs))  # the score was used
+    for d, g, ll in zip(tasks.values(), res.graphs, res.task_log_likelihoods):
+        alone = learn_structure(d, score="bic", n_restarts=0)
+        assert g.parents == alone.graph.parents
+        scorer = BICScore(d)
+        assert ll == pytest.approx(sum(scorer.local_score(v, sorted(ps)) for v, ps in enumerate(g.parents)), rel=1e-12)
+
+
+def test_bic_joint_search_couples_the_tasks():
+    tasks = asia_tasks(n=300, k=3, seed=4)
+    free = learn_structures(tasks, score="bic", penalty=0.0, n_restarts=0)
+    tied = learn_structures(tasks, score="bic", penalty=1.0, n_restarts=0)
+    assert len({frozenset(g.edges()) for g in free.graphs}) > 1
+    assert len({frozenset(g.edges()) for g in tied.graphs}) == 1

@@ -77,8 +77,8 @@ def test_fitted_learners_pass_check_is_fitted_pickle_and_clone(asia_frames):
 def test_estimators_take_every_learn_structures_option(asia_frames):
     import inspect
 
-    api = set(inspect.signature(learn_structures).parameters) - {"tasks"}
-    assert api <= set(MultitaskStructureLearner().get_params())
+    api = set(inspect.signature(learn_structures).parameters) - {"tasks", "score"}
+    assert api | {"scoring"} <= set(MultitaskStructureLearner().get_params())
     single_api = set(inspect.signature(learn_structure).parameters) - {"data", "scorer", "perturbation", "score"}
     assert single_api | {"scoring"} <= set(StructureLearner().get_params())  # score is the method; scoring the name
     # constructor and fit-time constraints give the same result; fit-time arguments win
@@ -152,3 +152,30 @@ def test_repr_features_and_a_random_state_object_follow_scikit_learn():
     assert again.graph_.edges() == est.graph_.edges()  # the same RandomState state, the same result
     with pytest.raises(NotFittedError):
         StructureLearner().n_features_in_
+
+
+def test_not_fitted_is_scikit_learns_not_fitted_error_too():
+    import pickle
+
+    est = StructureLearner()
+    for read in (lambda: est.graph_, lambda: est.score(None)):
+        with pytest.raises(sklearn.exceptions.NotFittedError) as info:
+            read()
+        assert isinstance(info.value, (NotFittedError, ValueError, AttributeError))
+        assert type(pickle.loads(pickle.dumps(info.value))) is type(info.value)
+
+
+def test_without_scikit_learn_not_fitted_stays_mtbns_own():
+    code = ("import sys, mtbn\n"
+            "try:\n    mtbn.StructureLearner().graph_\n"
+            "except mtbn.NotFittedError as e:\n"
+            "    print(type(e).__mro__[1].__name__, isinstance(e, ValueError), 'sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.split()
+    assert out == ["MtbnError", "True", "False"]
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS, ids=IDS)
+def test_estimator_type_is_density_estimator(estimator):
+    # score(X) is the mean log-likelihood of rows, as scikit-learn's density estimators (KernelDensity) score.
+    assert estimator.__sklearn_tags__().estimator_type == "density_estimator"
+    assert not sklearn.base.is_classifier(estimator) and not sklearn.base.is_regressor(estimator)

@@ -94,7 +94,8 @@ def _learn(args, progress):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
         res = learn_structures(
-            taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, equivalent_sample_size=args.ess,
+            taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, score=args.score,
+            equivalent_sample_size=args.ess,
             max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
             n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
             random_state=args.seed, n_jobs=args.jobs, progress=progress, **constraints)
@@ -112,7 +113,7 @@ def _bootstrap(args, taskset, res, progress):
 
     boot = bootstrap_structures(
         taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty if args.prior != "none" else 0.0,
-        reversal=args.reversal, equivalent_sample_size=args.ess, max_parents=args.max_parents,
+        reversal=args.reversal, score=args.score, equivalent_sample_size=args.ess, max_parents=args.max_parents,
         n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
         random_state=args.seed, n_jobs=args.jobs, progress=progress)
     return boot, {name: boot.averaged_network(name) for name in taskset.names}

@@ -172,7 +172,10 @@ def _add_learn_prior(p):
 
 
 def _add_learn_search(p):
-    """The joint search: parents, starts, restarts."""
+    """The joint search: score, parents, starts, restarts."""
+    p.add_argument("--score", default="bdeu", choices=["bdeu", "bic"],
+                   help="each task's structure score: bdeu (default, the paper's) or bic; the penalty selection "
+                   "and the CPTs use BDeu parameters (--ess) either way")
     p.add_argument("--max-parents", default=None, type=values.nonneg_int, metavar="K",
                    help="maximum number of parents per variable (default: no limit)")
     p.add_argument("--start", default="auto", choices=list(STARTS),

@@ -61,7 +61,7 @@ from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
-from mtbn.score import make_scorer
+from mtbn.score import SCORES, make_scorer
 from mtbn.selection import RULES, fit_networks, heldout_scores, holdout_splits, kfold_splits
 
 STARTS = ("auto", "single-task", "identical", "empty")
@@ -73,6 +73,7 @@ def learn_structures(
     prior: str = "paired",
     penalty: Any = "auto",
     reversal: str | None = None,
+    score: str = "bdeu",
     equivalent_sample_size: float = 1.0,
     max_parents: int | None = None,
     start: Any = "auto",
@@ -121,6 +122,13 @@ def learn_structures(
     reversal : {"double", "single"}, optional
         How many differences an edge reversal counts as (default: "double"
         for Paired as in the paper, "single" for Edit).
+    score : {"bdeu", "bic"}, default "bdeu"
+        Each task's structure score: the BDeu marginal likelihood (the
+        paper's), or BIC (log-likelihood at the maximum-likelihood
+        parameters minus ``log(N)/2`` per free parameter), which the prior
+        combines with in the same way (eq. 2.5 with log P(D|G) replaced by
+        BIC). The held-out scores of the penalty selection and the fitted
+        CPTs use BDeu parameters with ``equivalent_sample_size`` either way.
     equivalent_sample_size : float, default 1.0
     max_parents : int, optional
     start : {"auto", "single-task", "identical", "empty"} or list of graphs
@@ -209,7 +217,7 @@ def learn_structures(
     MultitaskResult
     """
     problem = _validate(
-        tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal,
+        tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal, score=score,
         equivalent_sample_size=equivalent_sample_size, max_parents=max_parents, start=start, cv=cv,
         validation=validation, selection_rule=selection_rule, force_transfer=force_transfer,
         penalty_grid=penalty_grid, warm_start=warm_start, solver=solver, pair_weights=pair_weights,
@@ -221,7 +229,7 @@ def learn_structures(
     seeds = _seed(problem)
     say = reporter(progress)
     ts = problem.taskset
-    scorers = Shared(make_scorer(d, "bdeu", problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
+    scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
     path, transfer, chosen = [], None, problem.penalty
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
@@ -244,6 +252,7 @@ class _Problem:
     penalty: Any  # a float, or "auto"
     prior: PriorSpec
     settings: SearchSettings  # of the final search (all joint restarts)
+    score: str
     ess: float
     start: Any
     n_restarts: int
@@ -262,7 +271,7 @@ class _Problem:
         return not np.any(self.taskset.local_index < 0)
 
 
-def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample_size, max_parents, start, cv,
+def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent_sample_size, max_parents, start, cv,
               validation, selection_rule, force_transfer, penalty_grid, warm_start, solver, pair_weights,
               edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
               tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
@@ -275,6 +284,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample
         prior, penalty = "edit", 0.0
     if penalty != "auto":
         check_penalty(penalty)
+    check_option("score", score, SCORES)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     max_parents = check_max_parents(max_parents)
     check_option("solver", solver, SOLVERS)
@@ -297,7 +307,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, equivalent_sample
     settings = SearchSettings(ts.local_index, required, forbidden, max_parents=max_parents, edge_log_prior=edge_prior,
                               solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
                               n_restarts=n_joint_restarts)
-    problem = _Problem(ts, penalty, spec, settings, ess, start, n_restarts, grid, rule, cv, validation, warm_start,
+    problem = _Problem(ts, penalty, spec, settings, score, ess, start, n_restarts, grid, rule, cv, validation, warm_start,
                        force_transfer, n_jobs, rng)
     _check_start(problem)
     return problem
@@ -391,7 +401,7 @@ def _identical_start(problem, seeds, datasets, restarts):
     s, names = problem.settings, problem.taskset.variables
     sub = make_taskset(datasets)
     order = [names.index(v) for v in sub.variables]
-    shared, _ = identical_search(sub, ess=sub.n_tasks * problem.ess, max_parents=s.max_parents,
+    shared, _ = identical_search(sub, ess=sub.n_tasks * problem.ess, score=problem.score, max_parents=s.max_parents,
                                  required=s.required[np.ix_(order, order)], forbidden=s.forbidden[np.ix_(order, order)],
                                  n_restarts=restarts, rng=seeds.identical)
     return [as_parent_sets(shared, d.names) for d in datasets]
@@ -443,7 +453,7 @@ def _search_folds(problem, seeds, trains, say):
     for f, train in enumerate(trains):
         if len(trains) > 1:
             say(f"fold {f + 1}/{len(trains)}: starts")
-        scorers = Shared(make_scorer(d, "bdeu", problem.ess) for d in train)
+        scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
         starts, stl = _starts(problem, seeds, train, scorers, min(problem.n_restarts, SELECTION_RESTARTS), say)
         problems.append((scorers, starts, stl is not None))
     settings = replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))

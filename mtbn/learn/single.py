@@ -166,7 +166,7 @@ def single_task_starts(scorers, *, max_parents, required, forbidden, n_restarts,
         return out
 
 
-def identical_search(ts, *, ess, max_parents=None, required=None, forbidden=None, tabu_length=10,
+def identical_search(ts, *, ess, score="bdeu", max_parents=None, required=None, forbidden=None, tabu_length=10,
                      max_tabu_iter=10, n_restarts=50, rng=None):
     """The TSK search on a TaskSet over shared variables; returns (shared DAG, SearchResult).
 
@@ -192,7 +192,7 @@ def identical_search(ts, *, ess, max_parents=None, required=None, forbidden=None
         forb[:n, :n] = forbidden
     start = [{n} | set(np.flatnonzero(req[:n, v]).tolist()) for v in range(n)] + [set()]
     mp = None if max_parents is None else max_parents + 1
-    scorer = make_scorer(stacked, "bdeu", ess)
+    scorer = make_scorer(stacked, score, ess)
     res = hill_climb(
         scorer, start, max_parents=mp, required=req, forbidden=forb,
         tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,

@@ -309,7 +309,7 @@ def test_learn_non_utf8_csv_is_a_one_line_error(tmp_path):
 DOCUMENTED_OPTIONS = {
     "learn": ["--out", "--prior", "--penalty", "--reversal", "--validation", "--ess", "--seed", "--max-parents",
               "--restarts", "--jobs", "--dropna", "--progress"],
-    "demo": ["--trials", "--rows", "--jobs", "--seed", "--out"],
+    "demo": ["--trials", "--tasks", "--rows", "--jobs", "--seed", "--out"],
     "bench": ["--tasks", "--pdel", "--train", "--validation", "--trials", "--methods", "--penalty", "--seed",
               "--jobs", "--out", "--test-rows", "--restarts", "--progress", "--no-plots"],
     "relatedness": ["--measure", "--out", "--penalty", "--folds", "--ess", "--seed", "--jobs", "--restarts",

@@ -186,13 +186,13 @@ def cmd_demo(args):
 
     out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
     _claim_bench_out(out, args.overwrite)
-    print(f"mtbn demo: the perturbed ALARM benchmark (5 related tasks, each edge deleted with probability 0.05, "
-          f"1000 rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
+    print(f"mtbn demo: the perturbed ALARM benchmark ({args.tasks} related tasks, each edge deleted with "
+          f"probability 0.05, {args.rows} rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
           f"multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation with the negative-transfer "
           f"guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
           flush=True)
     return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
-                      penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=5, p_del=0.05,
+                      penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=0.05,
                       n_train=args.rows, validation=50, n_test=20000, n_restarts=20, n_jobs=args.jobs,
                       progress=progress_for(args, always=True), plots=True)
 

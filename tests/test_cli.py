@@ -388,7 +388,7 @@ LIBRARY_DEFAULTS = {
                                                              "seed": "random_state"}),
                     ("mtbn.relatedness:indirect_relatedness", {"folds": "n_folds", "ess": "equivalent_sample_size"})],
     "select": [("mtbn.relatedness:select_tasks", {
-        "measure": "measure", "n": "n", "selection_validation": "selection_validation", "penalty": "penalty",
+        "n": "n", "selection_validation": "selection_validation", "penalty": "penalty",
         "validation": "validation", "relatedness_penalty": "relatedness_penalty", "ess": "equivalent_sample_size",
         "restarts": "n_restarts", "max_tasks": "max_tasks", "folds": "n_folds", "noise_floor": "noise_floor",
         "seed": "random_state"})],
@@ -408,6 +408,8 @@ LIBRARY_DEFAULTS = {
 def test_cli_defaults_are_the_librarys(command):
     import importlib
 
+    from mtbn.relatedness import select_tasks
+
     cli = _defaults(command)
     for target, options in LIBRARY_DEFAULTS[command]:
         module, name = target.split(":")
@@ -419,6 +421,8 @@ def test_cli_defaults_are_the_librarys(command):
             if arg == "noise_floor" and expected is True:
                 expected = 10  # True = the noise floor with 10 replicates (mtbn.relatedness.noise_floor)
             assert cli[dest] == expected, (command, dest, arg)
+    if command == "select":  # --measure unset: the API's "direct", or the measure of the --from run
+        assert cli["measure"] is None and _signature_defaults(select_tasks)["measure"] == "direct"
     # Not compared: --jobs 1 is the API's n_jobs=None (one process); relatedness --noise-floor 10 computes
     # the floor that direct_relatedness leaves out by default (select and cluster compute it too).
 

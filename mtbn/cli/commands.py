@@ -16,7 +16,7 @@ from collections import namedtuple
 from mtbn._validation import format_penalty
 from mtbn.cli import files
 from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
-from mtbn.cli.values import penalty_list
+from mtbn.cli.values import _usage_error, penalty_list
 
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
 
@@ -271,8 +271,8 @@ def _short(value):
 
 
 def _task_command(args, compute, write, summarise):
-    """The skeleton of ``relatedness``, ``select`` and ``cluster``: read one task per CSV file,
-    ``compute(tasks, progress)``, ``write(result, folder, options, stems)`` the report (``stems``: each
+    """The skeleton of ``relatedness``, ``select`` and ``cluster``: read one task per CSV file (and with
+    ``--from``, the distances of an earlier run), ``compute(tasks, progress, relatedness or None)``, ``write(result, folder, options, stems)`` the report (``stems``: each
     task's file stem), ``summarise``."""
     options = dict(_options_of(args), inputs=list(args.csv))
     stems = {}
@@ -280,7 +280,12 @@ def _task_command(args, compute, write, summarise):
     def work(progress):
         tasks = read_named_tasks(args.csv, args.dropna, progress)
         stems.update(files.task_file_stems([t.name for t in tasks]))  # refuses clashing names before the work
-        return compute(tasks, progress)
+        options["task_rows"] = {t.name: t.n_samples for t in tasks}
+        rel = None
+        if args.from_dir is not None:
+            rel, note = files.read_from(args.from_dir, tasks)
+            print(note, flush=True)
+        return compute(tasks, progress, rel)
 
     def write_report(res, out, progress):
         progress("writing the report")
@@ -294,7 +299,14 @@ def cmd_relatedness(args):
     from mtbn.relatedness import direct_relatedness, indirect_relatedness
     from mtbn.report import write_relatedness_report
 
-    def compute(tasks, progress):
+    if args.measure is None and args.from_dir is None:
+        raise _usage_error("measure-required")
+
+    def compute(tasks, progress, rel):
+        if rel is not None:
+            from mtbn.relatedness.measures import check_relatedness
+
+            return check_relatedness(rel, [t.name for t in tasks], args.measure or rel.measure, "--measure")
         progress(f"{args.measure} relatedness of {len(tasks)} task(s)")
         if args.measure == "direct":
             return direct_relatedness(tasks, penalty=args.penalty, n_restarts=args.restarts, random_state=args.seed,
@@ -304,9 +316,9 @@ def cmd_relatedness(args):
                                     n_restarts=args.restarts, random_state=args.seed, n_jobs=args.jobs)
 
     def summarise(rel, seconds, paths):
-        print(f"{args.measure} relatedness of {len(rel.names)} task(s) in {seconds:.2f} s; "
+        print(f"{rel.measure} relatedness of {len(rel.names)} task(s) in {seconds:.2f} s; "
               f"wrote {', '.join(os.path.basename(p) for p in paths.values())} to {args.out}")
-        reading = " (row = task being explained, column = structure source)" if args.measure == "indirect" else ""
+        reading = " (row = task being explained, column = structure source)" if rel.measure == "indirect" else ""
         print(f"distance, smaller = more related{reading}:")
         print(rel.distance.to_string(float_format=_short))
 
@@ -319,9 +331,10 @@ def cmd_select(args):
     from mtbn.relatedness import select_tasks
     from mtbn.report import write_selection_report
 
-    def compute(tasks, progress):
+    def compute(tasks, progress, rel):
         return select_tasks(
-            tasks, args.principal, measure=args.measure, n=args.n, selection_validation=args.selection_validation,
+            tasks, args.principal, measure=args.measure or (rel.measure if rel is not None else "direct"),
+            relatedness=rel, n=args.n, selection_validation=args.selection_validation,
             penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
             equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
             n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs,
@@ -353,9 +366,9 @@ def cmd_cluster(args):
     from mtbn.relatedness import cluster_tasks
     from mtbn.report import write_clustering_report
 
-    def compute(tasks, progress):
+    def compute(tasks, progress, rel):
         return cluster_tasks(
-            tasks, n_clusters=args.n, selection_validation=args.selection_validation, penalty=args.penalty,
+            tasks, n_clusters=args.n, relatedness=rel, selection_validation=args.selection_validation, penalty=args.penalty,
             validation=args.validation, relatedness_penalty=args.relatedness_penalty,
             equivalent_sample_size=args.ess, n_restarts=args.restarts, max_clusters=args.max_clusters,
             noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,

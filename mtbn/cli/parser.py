@@ -91,10 +91,20 @@ def _add_measure(p, *, required):
     from mtbn.relatedness import MEASURES
 
     if required:
-        p.add_argument("--measure", required=True, choices=list(MEASURES), help="relatedness measure")
+        p.add_argument("--measure", default=None, choices=list(MEASURES),
+                       help="relatedness measure (required unless --from is given)")
     else:
-        p.add_argument("--measure", default="direct", choices=list(MEASURES),
-                       help="relatedness measure used to order the tasks (default direct)")
+        p.add_argument("--measure", default=None, choices=list(MEASURES),
+                       help="relatedness measure used to order the tasks (default direct, or the measure of --from)")
+    _add_from(p)
+
+
+def _add_from(p):
+    p.add_argument("--from", dest="from_dir", default=None, metavar="DIR",
+                   help="reuse the distances of an earlier run instead of learning the relatedness structures "
+                   "again: the --out folder of 'mtbn relatedness' (its distances and noise floor, as they are) or "
+                   "of 'mtbn learn' (the direct distance between the structures it wrote, at its penalty; no "
+                   "noise floor). Same CSV files, same rows.")
 
 
 def _add_folds(p, help):
@@ -363,6 +373,7 @@ def _add_cluster(sub):
     _add_selection(p, "within each cluster", "rows per task held out to choose the number of clusters with --n auto")
     p.add_argument("--max-clusters", default=None, type=values.nonneg_int, metavar="K",
                    help="largest number of clusters tried by --n auto (default: all)")
+    _add_from(p)
     _add_noise_floor(p)
     _add_search(p)
     _add_run(p)

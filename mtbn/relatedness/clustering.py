@@ -16,7 +16,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 from mtbn.relatedness.learning import GroupLearner, curve_records
-from mtbn.relatedness.measures import RelatednessResult, direct_relatedness
+from mtbn.relatedness.measures import RelatednessResult, check_relatedness, direct_relatedness
 from mtbn.selection import RULES, fit_networks, heldout_scores, hold_out
 
 register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' or an integer in [1, {k}]; got {value!r}.",
@@ -80,7 +80,8 @@ def average_link_clusters(distance, n_clusters):
 
 def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
                   relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50, max_clusters=None,
-                  noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None, progress=None):
+                  noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None, progress=None,
+                  relatedness=None):
     """Cluster tasks (average link on the direct distance) and learn within each cluster.
 
     ``n_clusters="auto"`` chooses the number of clusters by the mean
@@ -92,7 +93,12 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     ``selection_rule="one-se"`` (default) takes the largest number of
     clusters whose validation log-likelihood is within one paired standard
     error of the best (toward less transfer, as for the penalty); ``"max"``
-    the best.
+    the best. ``relatedness``: direct distances computed before on these
+    tasks (what :func:`direct_relatedness` returned, or
+    :meth:`RelatednessResult.from_dict` of a ``relatedness.json``), used as
+    they are, floor included, instead of learning the relatedness structures
+    again (they were then computed on every row, the held-out rows
+    included; ``relatedness_penalty`` and ``noise_floor`` do not apply).
 
     Returns
     -------
@@ -104,6 +110,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         raise error("n-clusters-value", k=k, value=n_clusters)
     check_n_jobs(n_jobs)
     check_option("selection_rule", selection_rule, RULES)
+    check_relatedness(relatedness, names, "direct", "cluster_tasks")
     say = reporter(progress)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
     full = dict(zip(names, ts.tasks))
@@ -112,10 +119,12 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         for name, d in full.items():
             rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4])
             train[name], held_out[name] = hold_out(d, selection_validation, rng, name, "selection_validation")
-    say(f"direct relatedness of {k} tasks")
-    rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
-                             equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts, random_state=seed,
-                             noise_floor=noise_floor, n_jobs=n_jobs)
+    rel = relatedness
+    if rel is None:
+        say(f"direct relatedness of {k} tasks")
+        rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
+                                 equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
+                                 random_state=seed, noise_floor=noise_floor, n_jobs=n_jobs)
     learn = _ClusterLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
                             train, names)
     curve = []

@@ -82,11 +82,113 @@ class RelatednessResult:
         return pd.DataFrame({"replicate": [str(i) for i in range(len(reps))] + ["floor"],
                              "largest_distance": reps + [self.floor]})
 
+    def to_dict(self):
+        """JSON-ready record (``relatedness.json``): every field but ``search``, read back by
+        :meth:`from_dict` with the same distances, floor and structures.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from mtbn.graph import DAG
+        >>> g = {"a": DAG.from_edges(["x", "y"], [("x", "y")]), "b": DAG.empty(["x", "y"])}
+        >>> d = pd.DataFrame([[0.0, 1.0], [1.0, 0.0]], index=["a", "b"], columns=["a", "b"])
+        >>> rel = RelatednessResult("direct", ("a", "b"), d, g, floor=0.0)
+        >>> back = RelatednessResult.from_dict(rel.to_dict())
+        >>> back.distance.equals(rel.distance), back.graphs == rel.graphs, back.floor
+        (True, True, 0.0)
+        """
+        def matrix(frame):
+            return None if frame is None else [[float(x) for x in row] for row in np.asarray(frame, dtype=float)]
+
+        return {
+            "measure": self.measure,
+            "names": list(self.names),
+            "distance": matrix(self.distance),
+            "log_likelihood": matrix(self.log_likelihood),
+            "structures": {name: {"variables": list(g.names), "edges": [list(e) for e in g.edges(names=True)]}
+                           for name, g in self.graphs.items()},
+            "floor": None if self.floor is None else float(self.floor),
+            "null_max": None if self.null_max is None else [float(x) for x in self.null_max],
+            "interval": None if self.interval is None else [matrix(f) for f in self.interval],
+            "n_boot": int(self.n_boot),
+        }
+
+    @classmethod
+    def from_dict(cls, record):
+        """The result :meth:`to_dict` recorded (``search`` is not kept: None)."""
+        import pandas as pd
+
+        from mtbn.graph import DAG
+
+        names = tuple(record["names"])
+
+        def frame(values):
+            return None if values is None else pd.DataFrame(values, index=list(names), columns=list(names),
+                                                             dtype=float)
+
+        graphs = {name: DAG.from_edges(s["variables"], [tuple(e) for e in s["edges"]])
+                  for name, s in record["structures"].items()}
+        floor = record.get("floor")
+        return cls(record["measure"], names, frame(record["distance"]), graphs,
+                   log_likelihood=frame(record.get("log_likelihood")),
+                   floor=None if floor is None else float(floor),
+                   null_max=None if record.get("null_max") is None else np.asarray(record["null_max"], dtype=float),
+                   interval=None if record.get("interval") is None else tuple(frame(v) for v in record["interval"]),
+                   n_boot=int(record.get("n_boot", 0)))
+
+    @classmethod
+    def from_structures(cls, graphs, *, reversal="single"):
+        """Direct distances between given structures (a dict name -> DAG), e.g. those a ``learn`` run wrote:
+        the edit distance between every two, with no floor.
+
+        Examples
+        --------
+        >>> from mtbn.graph import DAG
+        >>> g = {"a": DAG.from_edges(["x", "y", "z"], [("x", "y"), ("y", "z")]),
+        ...      "b": DAG.from_edges(["x", "y", "z"], [("y", "x")])}
+        >>> float(RelatednessResult.from_structures(g).distance.loc["a", "b"])  # x-y reversed, y -> z gone
+        2.0
+        """
+        import pandas as pd
+
+        names = list(graphs)
+        D = _distance_matrix([graphs[n].edges(names=True) for n in names], reversal)
+        return cls("direct", tuple(names), pd.DataFrame(D, index=names, columns=names), dict(graphs))
+
     def from_task(self, name):
         """Distances from task ``name`` to every other task (a pandas Series)."""
         if name not in self.names:
             raise error("unknown-task", task=name, names=", ".join(map(repr, self.names)))
         return self.distance.loc[name].drop(name)
+
+
+register("relatedness-tasks", InvalidParameterError,
+         "relatedness= is over the tasks {given}, not the tasks given ({names}).",
+         cause="The precomputed distances belong to another set of tasks (a task added, removed or renamed).",
+         fix="Compute the relatedness of these tasks, or pass the tasks it was computed on.")
+register("relatedness-measure", InvalidParameterError,
+         "the precomputed distances are of the {given} measure, but {where} asks for the {measure} measure.",
+         cause="The precomputed distances come from another relatedness measure than the one asked for.",
+         fix="Ask for the measure the distances were computed with, or compute the one you want.")
+
+
+def check_relatedness(rel, names, measure, where):
+    """``rel`` (a precomputed :class:`RelatednessResult`, or None) checked against the tasks and the measure."""
+    if rel is None:
+        return None
+    if not isinstance(rel, RelatednessResult):
+        raise error("relatedness-type", got=type(rel).__name__)
+    if set(rel.names) != set(names) or len(rel.names) != len(names):
+        raise error("relatedness-tasks", given=", ".join(map(repr, rel.names)), names=", ".join(map(repr, names)))
+    if rel.measure != measure:
+        raise error("relatedness-measure", given=rel.measure, where=where, measure=measure)
+    return rel
+
+
+register("relatedness-type", InvalidParameterError, "relatedness= must be a RelatednessResult; got {got}.",
+         cause="Precomputed distances were passed in another form.",
+         fix="Pass what direct_relatedness or indirect_relatedness returned (or RelatednessResult.from_dict of a "
+         "relatedness.json).")
 
 
 def _mask_pairs(free_edges):

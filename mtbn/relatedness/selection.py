@@ -19,7 +19,14 @@ from mtbn.messages import error, register
 from mtbn.networks import fit_parameters
 from mtbn.progress import reporter
 from mtbn.relatedness.learning import GroupLearner, curve_records
-from mtbn.relatedness.measures import MEASURES, RelatednessResult, direct_relatedness, gap_size, indirect_relatedness
+from mtbn.relatedness.measures import (
+    MEASURES,
+    RelatednessResult,
+    check_relatedness,
+    direct_relatedness,
+    gap_size,
+    indirect_relatedness,
+)
 from mtbn.selection import RULES, heldout_scores, hold_out
 
 register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",
@@ -109,7 +116,7 @@ class SelectionResult:
 def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
                  validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50,
                  max_tasks=None, n_folds=10, noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None,
-                 progress=None):
+                 progress=None, relatedness=None):
     """Select related tasks for a principal task and learn its network with them.
 
     Parameters
@@ -143,12 +150,22 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         ``n="auto"``: the smallest N whose validation log-likelihood is within
         one paired standard error of the best (toward less transfer, as for
         the penalty), or the best N.
+    relatedness : RelatednessResult, optional
+        Distances computed before on these tasks with the measure
+        ``measure`` (what :func:`direct_relatedness` or
+        :func:`indirect_relatedness` returned, or
+        :meth:`RelatednessResult.from_dict` of a ``relatedness.json``): used
+        as they are, noise floor included, instead of learning the
+        relatedness structures again. They were then computed on every row,
+        the rows held out to choose N included; ``relatedness_penalty``,
+        ``n_folds`` and ``noise_floor`` do not apply.
 
     Returns
     -------
     SelectionResult
     """
     ts, n = _check_selection(tasks, principal, measure, n, selection_rule, n_jobs)
+    check_relatedness(relatedness, ts.names, measure, "select_tasks")
     say = reporter(progress)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
     datasets = dict(zip(ts.names, ts.tasks))
@@ -157,12 +174,15 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     if n == "auto":  # rows of the principal that choose N, apart from those that choose the penalty
         datasets[principal], held_out = hold_out(full, selection_validation, np.random.default_rng([seed, 3]),
                                                  principal, "selection_validation")
-    say(f"{measure} relatedness of {len(ts.names)} tasks")
-    if measure == "direct":
+    if relatedness is not None:
+        rel = relatedness
+    elif measure == "direct":
+        say(f"{measure} relatedness of {len(ts.names)} tasks")
         rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
                                  equivalent_sample_size=equivalent_sample_size, noise_floor=noise_floor,
                                  n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
     else:
+        say(f"{measure} relatedness of {len(ts.names)} tasks")
         rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
                                    n_folds=n_folds, n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
     dist = rel.from_task(principal)

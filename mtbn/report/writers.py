@@ -144,11 +144,15 @@ def write_selection_report(result, out_dir, options=None):
 
 
 def write_relatedness_report(result, out_dir, options=None):
-    """Write ``distance.csv`` (and ``loglik.csv`` for the indirect measure), ``report.html`` and
-    ``report.md`` to ``out_dir`` (created if missing). Returns a dict of the paths written."""
+    """Write ``distance.csv`` (and ``loglik.csv`` for the indirect measure), ``relatedness.json``
+    (:meth:`RelatednessResult.to_dict` and the options: what ``select_tasks(relatedness=...)``, ``mtbn select
+    --from`` and ``mtbn cluster --from`` read back), ``report.html`` and ``report.md`` to ``out_dir`` (created
+    if missing). Returns a dict of the paths written."""
     doc = _page(result, RelatednessResult, "write_relatedness_report", options)
     os.makedirs(out_dir, exist_ok=True)
     paths = _write_matrices(result, out_dir)
+    paths["relatedness"] = _write_json(out_dir, "relatedness.json",
+                                       dict(result.to_dict(), options=dict(options or {})))
     paths.update(_write_pages(doc, out_dir, options))
     return paths
 

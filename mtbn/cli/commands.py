@@ -86,7 +86,8 @@ def _learn(args, progress):
     from mtbn.learn import learn_structures
 
     t0 = time.perf_counter()
-    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress)
+    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
+                           discretize=files.discretize_option(args))
     stems = files.task_file_stems(taskset.names)  # refuses clashing names before the work
     constraints = read_constraints(args.require, args.forbid, args.tiers)
     # One learner for every prior: --prior none runs the same single-task
@@ -148,6 +149,7 @@ def _write_learned(args, done, out):
               if not files.write_task_outputs(out, done.stems[task.name], done.result.graphs[t],
                                               done.result.networks[t], args.export)]
     done.summary["no_bif"] = no_bif
+    files.write_discretization(out, done.taskset.discretization)
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -275,10 +277,11 @@ def _task_command(args, compute, write, summarise):
     ``--from``, the distances of an earlier run), ``compute(tasks, progress, relatedness or None)``, ``write(result, folder, options, stems)`` the report (``stems``: each
     task's file stem), ``summarise``."""
     options = dict(_options_of(args), inputs=list(args.csv))
-    stems = {}
+    stems, discretization = {}, []
 
     def work(progress):
-        tasks = read_named_tasks(args.csv, args.dropna, progress)
+        tasks, cuts = read_named_tasks(args.csv, args.dropna, progress, files.discretize_option(args))
+        discretization.append(cuts)
         stems.update(files.task_file_stems([t.name for t in tasks]))  # refuses clashing names before the work
         options["task_rows"] = {t.name: t.n_samples for t in tasks}
         rel = None
@@ -289,6 +292,7 @@ def _task_command(args, compute, write, summarise):
 
     def write_report(res, out, progress):
         progress("writing the report")
+        files.write_discretization(out, discretization[0])
         return write(res, out, options, stems)
 
     return _run_in_out_folder(args, work, write_report, summarise, plots=True)

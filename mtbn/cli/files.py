@@ -31,7 +31,7 @@ from mtbn.messages import register
 
 __all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "staged_output",
            "write_task_outputs", "bif_note", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER",
-           "read_from"]
+           "read_from", "discretize_option", "write_discretization"]
 
 #: The file every command writes into its ``--out`` folder (the command, the mtbn version, the files written):
 #: only a folder that holds it may be replaced, with ``--overwrite``.
@@ -129,26 +129,92 @@ def task_file_stems(names):
 # ---------------------------------------------------------------------------
 
 
-def read_named_tasks(paths, dropna, progress=None):
-    """Read one task per CSV file, named by the file stem (names must be unique); ``progress`` sees each file read."""
-    from mtbn.data import read_csv
-
+def _task_names(paths):
+    """The task names of one-task-per-file inputs (the file stems), refused when two are the same."""
     names = [os.path.splitext(os.path.basename(p))[0] for p in paths]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise _usage_error("duplicate-task-file", name=dupes[0])
-    return [read_csv(p, dropna=dropna, progress=progress) for p in paths]
+    return names
 
 
-def read_taskset(paths, *, dropna, task_column, progress=None):
+def read_named_tasks(paths, dropna, progress=None, discretize=None):
+    """Read one task per CSV file, named by the file stem (names must be unique); ``progress`` sees each file read.
+
+    Returns the list of tasks and the :class:`~mtbn.data.discretization.Discretization` applied (None without
+    ``discretize``, see :func:`discretize_option`).
+    """
+    from mtbn.data import read_csv
+
+    names = _task_names(paths)
+    if discretize is None:
+        return [read_csv(p, dropna=dropna, progress=progress) for p in paths], None
+    ts = _discretized_taskset({n: _frame(p, n, progress) for n, p in zip(names, paths)}, dropna, discretize)
+    return list(ts.tasks), ts.discretization
+
+
+def read_taskset(paths, *, dropna, task_column, progress=None, discretize=None):
     """The tasks of ``mtbn learn``: one per CSV file, or one per value of ``task_column`` of one file."""
     from mtbn.data import make_taskset, read_csv
+    from mtbn.data.taskset import as_named_items
 
     if task_column is None:
-        return make_taskset(read_named_tasks(paths, dropna, progress))
+        if discretize is None:
+            return make_taskset(read_named_tasks(paths, dropna, progress)[0])
+        return _discretized_taskset({n: _frame(p, n, progress) for n, p in zip(_task_names(paths), paths)}, dropna,
+                                    discretize)
     if len(paths) != 1:
         raise _usage_error("task-column-one-file", n=len(paths))
-    return make_taskset(read_csv(paths[0], dropna=dropna, progress=progress).to_dataframe(), task_column=task_column)
+    if discretize is None:
+        return make_taskset(read_csv(paths[0], dropna=dropna, progress=progress).to_dataframe(),
+                            task_column=task_column)
+    stem = os.path.splitext(os.path.basename(paths[0]))[0]
+    return _discretized_taskset(dict(as_named_items(_frame(paths[0], stem, progress), task_column)), dropna,
+                                discretize)
+
+
+def _frame(path, name, progress):
+    from mtbn.data.csvfile import read_csv_frame
+
+    return read_csv_frame(path, name=name, progress=progress)
+
+
+def discretize_option(args):
+    """``--discretize METHOD[:K]|FILE.json``, ``--discretize-columns`` and ``--discretize-per-task`` as one value
+    for :func:`read_named_tasks` and :func:`read_taskset` (None without ``--discretize``)."""
+    spec = getattr(args, "discretize", None)
+    if spec is None:
+        return None
+    if spec.endswith(".json") or os.path.isfile(spec):
+        from mtbn.data.discretization import Discretization
+
+        try:
+            with open(spec, encoding="utf-8") as fh:
+                spec = Discretization.from_dict(json.load(fh))
+        except (OSError, ValueError) as exc:
+            raise _usage_error("discretize-file", path=spec, reason=getattr(exc, "strerror", None) or exc) from None
+    columns = [c.strip() for c in args.discretize_columns.split(",") if c.strip()] if args.discretize_columns else None
+    return spec, columns, args.discretize_per_task
+
+
+def _discretized_taskset(frames, dropna, option):
+    """The tasks of ``frames`` (name -> DataFrame of strings) with their columns discretised by ``option``."""
+    import dataclasses
+
+    from mtbn.data import make_taskset
+    from mtbn.data.discretization import apply_discretization
+
+    spec, columns, per_task = option
+    frames, result = apply_discretization(frames, spec, columns=columns, per_task=per_task)
+    return dataclasses.replace(make_taskset(frames, dropna=dropna), discretization=result)
+
+
+def write_discretization(out, discretization):
+    """``discretization.json`` in ``out`` (nothing without a discretisation)."""
+    if discretization is None:
+        return
+    with open(os.path.join(out, "discretization.json"), "w", encoding="utf-8") as fh:
+        json.dump(discretization.to_dict(), fh, indent=2)
 
 
 def _read_table(path, option, columns):
@@ -186,6 +252,9 @@ def read_constraints(require, forbid, tiers):
 # --from: the structures and distances of an earlier run
 # ---------------------------------------------------------------------------
 
+register("discretize-file", _UsageError, "--discretize {path!r}: cannot read it as a discretization.json ({reason})",
+         cause="--discretize was given a file that is not a discretization.json an mtbn run wrote.",
+         fix="Give METHOD[:K] (e.g. quantile:3), or the discretization.json of an earlier run.")
 register("measure-required", _UsageError, "--measure is required (direct or indirect) unless --from is given",
          cause="mtbn relatedness needs to know which measure to compute.",
          fix="Add --measure direct or --measure indirect, or --from DIR to reuse an earlier run's structures.")

@@ -72,6 +72,21 @@ def _add_tasks(p):
     p.add_argument("--overwrite", action="store_true", help=HELP["overwrite"])
 
 
+def _add_discretize(p):
+    """How continuous columns are cut into states (the same cut points in every task)."""
+    p.add_argument("--discretize", default=None, metavar="METHOD[:K]|FILE",
+                   help="cut continuous columns into K ranges (default 3) with cut points computed once on all "
+                   "tasks pooled: quantile (equal frequency) or interval (equal width); or FILE, the "
+                   "discretization.json of an earlier run, to apply its cut points. Written to "
+                   "DIR/discretization.json")
+    p.add_argument("--discretize-columns", default=None, metavar="COL1,COL2",
+                   help="the columns to discretise (default: the numeric columns that look continuous: some "
+                   "values not whole, more than 20 distinct)")
+    p.add_argument("--discretize-per-task", action="store_true",
+                   help="compute the cut points in each task on its own (states then mean different ranges in "
+                   "different tasks; warns)")
+
+
 def _add_run(p, *, jobs_help=HELP["jobs"], jobs_default=1, jobs_metavar="N"):
     """How a run is seeded and parallelised: --seed, --jobs, --scheduler."""
     p.add_argument("--seed", default=0, type=values.seed, help=HELP["seed"])
@@ -85,6 +100,7 @@ def _add_search(p, *, restarts_help=HELP["restarts"]):
     p.add_argument("--restarts", default=50, type=values.nonneg_int, help=restarts_help)
     p.add_argument("--dropna", action="store_true", help=HELP["dropna"])
     p.add_argument("--progress", action="store_true", help=HELP["progress"])
+    _add_discretize(p)
 
 
 def _add_measure(p, *, required):

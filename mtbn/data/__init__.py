@@ -28,7 +28,8 @@ rows; nothing is dropped silently.
 The package's modules, one job each: :mod:`~mtbn.data.discrete` (the
 :class:`DiscreteData` container and the ordering of state labels),
 :mod:`~mtbn.data.frames` (a DataFrame into codes and state lists),
-:mod:`~mtbn.data.csvfile` (a CSV file into a DataFrame of verbatim strings)
+:mod:`~mtbn.data.csvfile` (a CSV file into a DataFrame of verbatim strings),
+:mod:`~mtbn.data.discretization` (continuous columns cut into ranges shared by all tasks)
 and :mod:`~mtbn.data.taskset` (several tasks aligned into a :class:`TaskSet`).
 pandas is imported lazily, inside the functions of ``frames``, ``csvfile``
 and ``taskset`` and in :meth:`DiscreteData.to_dataframe`.
@@ -36,6 +37,7 @@ and ``taskset`` and in :meth:`DiscreteData.to_dataframe`.
 
 from mtbn.data.csvfile import read_csv
 from mtbn.data.discrete import MAX_STATES, DiscreteData
+from mtbn.data.discretization import Discretization, discretize
 from mtbn.data.frames import from_dataframe
 from mtbn.data.taskset import TaskSet, as_named_items, make_taskset
 
@@ -45,5 +47,7 @@ __all__ = [
     "from_dataframe",
     "read_csv",
     "make_taskset",
+    "discretize",
+    "Discretization",
     "MAX_STATES",
 ]

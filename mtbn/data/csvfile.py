@@ -26,7 +26,7 @@ from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -71,6 +71,17 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     ``chunksize`` rows) and ``"coding NAME: ROWS rows x COLUMNS columns"``;
     the result does not depend on ``chunksize``.
     """
+    path = os.fspath(path)
+    if name is None:
+        name = os.path.splitext(os.path.basename(path))[0]
+    df = read_csv_frame(path, name=name, progress=progress, chunksize=chunksize)
+    reporter(progress)(f"coding {name}: {df.shape[0]} rows x {df.shape[1]} columns")
+    return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
+
+
+def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
+    """The cells of a CSV file as a DataFrame of verbatim strings (header names stripped), checked as
+    :func:`read_csv` checks them, before any coding (e.g. to discretise columns first)."""
     import pandas as pd
 
     if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
@@ -114,6 +125,5 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None
     df.columns = [h.strip() for h in header]
-    say(f"coding {name}: {df.shape[0]} rows x {df.shape[1]} columns")
-    return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
+    return df
 

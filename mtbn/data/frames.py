@@ -27,9 +27,11 @@ _MAX_FLOAT_STATES = 20
 D = InvalidDataError
 register("continuous-column", D,
          "task {task!r}, column {column!r}: a numeric column with {n_distinct} distinct values (more than {limit}) "
-         "looks continuous; discretise it first (e.g. with pandas.cut) so that each value is a state label.",
+         "looks continuous; discretise it first with cut points shared by all tasks (the command line's "
+         "--discretize quantile; in Python, the discretize argument of make_taskset).",
          cause="A column of numbers with many distinct values: mtbn learns discrete networks only.",
-         fix="Bin the column into a few ranges (pandas.cut or qcut) or drop it; small integer codes are fine.")
+         fix="Discretise it with cut points shared by all tasks (--discretize METHOD[:K], discretize=), bin it "
+         "yourself, or drop it; small integer codes are fine.")
 register("not-a-dataframe", D, "task {task!r}: expected a pandas DataFrame; got {kind}.",
          cause="A task was given as something other than a pandas DataFrame.",
          fix="Pass a DataFrame (one column per variable), a CSV path to read_csv, or a TaskSet.")

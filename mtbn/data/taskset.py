@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,12 +70,16 @@ class TaskSet:
     local_index : ndarray of shape (n_tasks, n_variables), int64
         ``local_index[t, v]`` is the column of global variable ``v`` in task
         ``t``, or -1 where the task lacks the variable.
+    discretization : Discretization or None
+        The cut points of the columns ``make_taskset(discretize=...)``
+        discretised (:mod:`mtbn.data.discretization`).
     """
 
     tasks: tuple
     variables: tuple
     states: tuple
     local_index: np.ndarray
+    discretization: Any = None
 
     def __sizeof__(self):
         return object.__sizeof__(self) + sum(t.__sizeof__() for t in self.tasks)
@@ -161,7 +166,8 @@ def as_named_items(tasks, task_column=None):
 
 
 
-def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_column: str | None = None) -> TaskSet:
+def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_column: str | None = None,
+                 discretize: Any = None) -> TaskSet:
     """Integer-code several related tasks with one state list per variable.
 
     Parameters
@@ -180,6 +186,13 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
         Drop incomplete rows instead of raising.
     task_column : str, optional
         See ``tasks``.
+    discretize : str, tuple or Discretization, optional
+        Discretise continuous DataFrame columns first: ``"quantile"``,
+        ``"interval:5"``, ``("quantile", 4)`` (cut points computed on all
+        tasks pooled, :func:`mtbn.data.discretize`), or the
+        :class:`~mtbn.data.discretization.Discretization` of an earlier run (its
+        cut points applied to these tasks). The cut points are kept in the
+        result's ``discretization``.
 
     Returns
     -------
@@ -196,13 +209,26 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
     items = as_named_items(tasks, task_column)
     if not items:
         raise error("no-tasks")
+    items, discretization = _discretized(items, discretize)
     coded, given_order = _code_tasks(items, states, dropna)
     for d in coded:
         if d.n_samples == 0 or d.n_vars == 0:
             raise error("empty-task", task=d.name)
     variables, column = _global_variables(coded)
     union = _global_states(coded, variables, dict(states or {}), given_order)
-    return _align(coded, variables, column, union)
+    ts = _align(coded, variables, column, union)
+    return ts if discretization is None else dataclasses.replace(ts, discretization=discretization)
+
+
+def _discretized(items, spec):
+    """The items with their DataFrames discretised by ``spec`` (coded tasks as they are), and the cut points."""
+    from mtbn.data.discretization import apply_discretization
+
+    if spec is None:
+        return items, None
+    frames = {name: obj for name, obj in items if not isinstance(obj, DiscreteData)}
+    done, result = apply_discretization(frames, spec)
+    return [(name, done.get(name, obj)) for name, obj in items], result
 
 
 def _code_tasks(items, states, dropna):

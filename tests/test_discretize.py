@@ -1,0 +1,164 @@
+"""Discretisation with cut points shared by all tasks (issue 31 item 1).
+
+Truths used: cut points computed by hand (numpy's linear quantile: the value
+at position q * (n - 1) of the sorted pooled values, interpolated), equal
+widths computed by hand, ``numpy.quantile`` on the pooled column of CSV
+files (for the command line), and the refusal of continuous columns without
+discretisation.
+"""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.cli import main
+from mtbn.data import make_taskset
+from mtbn.data.discretization import Discretization, discretize, interval_labels, parse_discretize
+from mtbn.exceptions import DataWarning, InvalidDataError, InvalidParameterError
+from tests.test_cli import _assert_one_line_error, _run_cli
+
+
+def test_quantile_cut_points_are_the_pooled_quantiles_by_hand():
+    a = pd.DataFrame({"x": [1.0, 2.0, 3.0, 4.0]})
+    b = pd.DataFrame({"x": [5.0, 6.0, 7.0, 8.0]})
+    frames, d = discretize({"a": a, "b": b}, "quantile:4", columns=["x"])
+    # pooled 1..8; positions 0.25*7 = 1.75, 0.5*7 = 3.5, 0.75*7 = 5.25 -> 2.75, 4.5, 6.25
+    assert d.cuts == {"x": (2.75, 4.5, 6.25)}
+    assert frames["a"]["x"].tolist() == ["(-inf, 2.75]", "(-inf, 2.75]", "(2.75, 4.5]", "(2.75, 4.5]"]
+    assert frames["b"]["x"].tolist() == ["(4.5, 6.25]", "(4.5, 6.25]", "(6.25, inf)", "(6.25, inf)"]
+    # every task has every label, in increasing order
+    assert list(frames["a"]["x"].cat.categories) == interval_labels((2.75, 4.5, 6.25))
+
+
+def test_interval_cut_points_are_equal_widths_by_hand():
+    frames, d = discretize({"a": pd.DataFrame({"x": [1.0, 2.0]}), "b": pd.DataFrame({"x": [7.0, 10.0]})},
+                           "interval", n_bins=3, columns=["x"])
+    assert d.cuts == {"x": (4.0, 7.0)}  # 1 + 9/3, 1 + 2 * 9/3
+    assert frames["b"]["x"].tolist() == ["(4, 7]", "(7, inf)"]  # a value on a cut point falls below it
+
+
+def test_ties_merge_cut_points_and_a_constant_column_has_one_range():
+    _, d = discretize({"a": pd.DataFrame({"x": [1.0, 1, 1, 1, 1, 2, 3], "c": [5.0] * 7})}, "quantile:3",
+                      columns=["x", "c"])
+    # positions 2 and 4 of the sorted values are both 1: one cut point; a constant column has none
+    assert d.cuts == {"x": (1.0,), "c": ()}
+    assert d.labels("c") == ["(-inf, inf)"]
+    # a cut point at the largest value would leave an empty top range: dropped
+    _, d = discretize({"a": pd.DataFrame({"x": [0.0, 9, 9, 9]})}, "quantile:2", columns=["x"])
+    assert d.cuts == {"x": ()}
+
+
+def test_default_columns_are_the_continuous_ones_only():
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"y": rng.normal(size=60), "n": np.arange(60) % 30, "few": rng.choice([0.5, 1.5], 60),
+                          "txt": rng.choice(["u", "v"], 60)})
+    frames, d = discretize([frame], "quantile")
+    assert d.columns == ["y"]  # integers, few decimal values and text are left alone
+    assert frames["task0"]["n"].equals(frame["n"]) and frames["task0"]["txt"].equals(frame["txt"])
+    _, d = discretize([frame], "quantile", columns=["n"])  # an integer column when asked
+    assert d.cuts == {"n": tuple(float(c) for c in np.quantile(frame["n"], [1 / 3, 2 / 3]))}
+
+
+def test_pooled_labels_mean_the_same_range_in_every_task():
+    rng = np.random.default_rng(1)
+    tasks = {"low": pd.DataFrame({"y": rng.normal(0, 1, 200)}), "high": pd.DataFrame({"y": rng.normal(3, 1, 200)})}
+    ts = make_taskset(tasks, discretize="quantile:3")
+    pooled = np.concatenate([tasks["low"]["y"], tasks["high"]["y"]])
+    assert ts.discretization.cuts["y"] == tuple(float(c) for c in np.quantile(pooled, [1 / 3, 2 / 3]))
+    counts = {t.name: np.bincount(t.codes[:, 0], minlength=3) for t in ts.tasks}
+    assert counts["low"][0] > counts["low"][2] and counts["high"][2] > counts["high"][0]
+    assert sum(c.sum() for c in counts.values()) == 400
+
+
+def test_per_task_cut_points_warn_and_label_ranks():
+    tasks = {"a": pd.DataFrame({"x": [1.0, 2, 3, 4]}), "b": pd.DataFrame({"x": [10.0, 20, 30, 40]})}
+    with pytest.warns(DataWarning, match="per task"):
+        frames, d = discretize(tasks, "quantile:2", columns=["x"], per_task=True)
+    assert d.cuts == {"a": {"x": (2.5,)}, "b": {"x": (25.0,)}}
+    assert frames["a"]["x"].tolist() == frames["b"]["x"].tolist() == ["bin 1 of 2", "bin 1 of 2", "bin 2 of 2",
+                                                                       "bin 2 of 2"]
+
+
+def test_missing_cells_stay_missing():
+    frame = pd.DataFrame({"x": [1.0, np.nan, 3.0, 4.0] * 6, "z": ["a", "b"] * 12})
+    frames, d = discretize([frame], "interval:2", columns=["x"])
+    assert frames["task0"]["x"].isna().sum() == 6
+    with pytest.raises(InvalidDataError, match="missing values"):
+        make_taskset(frames)
+    assert make_taskset(frames, dropna=True).tasks[0].n_samples == 18
+
+
+def test_record_round_trips_and_applies_to_new_data():
+    rng = np.random.default_rng(2)
+    tasks = {"a": pd.DataFrame({"y": rng.normal(size=50)}), "b": pd.DataFrame({"y": rng.normal(size=50)})}
+    frames, d = discretize(tasks, "quantile:4")
+    back = Discretization.from_dict(json.loads(json.dumps(d.to_dict())))
+    assert back == d
+    assert back.transform(tasks["a"], "a")["y"].tolist() == frames["a"]["y"].tolist()
+    new = pd.DataFrame({"y": [-10.0, 10.0]})
+    assert make_taskset({"new": new}, discretize=back).tasks[0].states[0] == tuple(d.labels("y"))
+
+
+def test_bad_requests_name_what_is_wrong():
+    for spec in ("median", "quantile:1", "quantile:x", 3):
+        with pytest.raises(InvalidParameterError, match="discretize must be METHOD"):
+            parse_discretize(spec)
+    with pytest.raises(InvalidDataError, match="task 'a', column 'x'.*'high' is not a number"):
+        discretize({"a": pd.DataFrame({"x": ["1", "high"]})}, columns=["x"])
+    with pytest.raises(InvalidParameterError, match="column 'nope' is in no task"):
+        discretize({"a": pd.DataFrame({"x": [1.0]})}, columns=["nope"])
+    with pytest.raises(InvalidParameterError, match="discretization record"):
+        Discretization.from_dict({"method": "quantile"})
+
+
+# ---------------------------------------------------------------------------
+# The command line
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def continuous_csvs(tmp_path_factory):
+    """Two tasks over a chain x -> y -> z of continuous measurements (y shifted in the second)."""
+    folder = tmp_path_factory.mktemp("continuous")
+    paths = []
+    for t, shift in enumerate((0.0, 1.0)):
+        rng = np.random.default_rng(t)
+        x = rng.normal(size=300)
+        y = x + shift + 0.5 * rng.normal(size=300)
+        z = y + 0.5 * rng.normal(size=300)
+        path = folder / f"cond{t}.csv"
+        pd.DataFrame({"x": x.round(3), "y": y.round(3), "z": z.round(3)}).to_csv(path, index=False)
+        paths.append(str(path))
+    return paths
+
+
+def test_learn_discretizes_with_pooled_cut_points_and_writes_them(tmp_path, continuous_csvs):
+    out = tmp_path / "L"
+    assert main(["learn", *continuous_csvs, "--discretize", "quantile:3", "--prior", "none", "--restarts", "0",
+                 "--out", str(out)]) == 0
+    record = json.loads((out / "discretization.json").read_text())
+    pooled = pd.concat([pd.read_csv(p) for p in continuous_csvs])
+    for column in "xyz":
+        expected = [float(c) for c in np.quantile(pooled[column], [1 / 3, 2 / 3])]
+        assert record["columns"][column]["cut_points"] == expected
+    summary = json.loads((out / "summary.json").read_text())
+    assert all(info["n_edges"] >= 2 for info in summary["tasks"].values())  # the chain is found
+    # the recorded cut points apply to other data unchanged
+    again = tmp_path / "L2"
+    assert main(["learn", continuous_csvs[0], "--discretize", str(out / "discretization.json"), "--prior", "none",
+                 "--restarts", "0", "--out", str(again)]) == 0
+    assert json.loads((again / "discretization.json").read_text()) == record
+
+
+def test_relatedness_takes_discretize_and_continuous_data_without_it_is_refused(tmp_path, continuous_csvs):
+    out = tmp_path / "R"
+    assert main(["relatedness", *continuous_csvs, "--measure", "direct", "--noise-floor", "0", "--restarts", "0",
+                 "--discretize", "interval:4", "--out", str(out)]) == 0
+    assert json.loads((out / "discretization.json").read_text())["method"] == "interval"
+    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--out", str(tmp_path / "x")))
+    assert "looks continuous" in line and "--discretize quantile" in line
+    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--discretize", "median",
+                                           "--out", str(tmp_path / "y")))
+    assert "discretize must be METHOD" in line

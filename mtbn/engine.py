@@ -169,8 +169,20 @@ def job(function):
     return delayed(_Job(function, os.getpid()))
 
 
-def run_jobs(calls, *, n_jobs, tick=None):
-    """The results of ``calls`` (made by :func:`job`), in their order; ``tick()`` as each job finishes.
+def local_workers(n_jobs, n_items):
+    """The number of worker processes :func:`parallel` starts on this machine for ``n_items`` jobs, or None
+    when the active joblib backend runs elsewhere (Dask), where the cluster decides."""
+    from joblib.parallel import get_active_backend
+
+    backend, configured = get_active_backend()
+    if not _runs_locally(backend):
+        return None
+    return worker_count(configured if n_jobs is None else n_jobs, n_items)
+
+
+def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
+    """The results of ``calls`` (made by :func:`job`), in their order; ``tick()`` as each job finishes
+    (``tick(sizes[i])`` with ``sizes``, for jobs that each do ``sizes[i]`` units of work).
 
     The jobs run through :func:`parallel` in any order, so a progress bar
     moves with every job that finishes rather than waiting for the slowest
@@ -182,7 +194,7 @@ def run_jobs(calls, *, n_jobs, tick=None):
     for i, result in parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed):
         out[i] = result
         if tick is not None:
-            tick()
+            tick() if sizes is None else tick(sizes[i])
     return out
 
 

@@ -333,6 +333,29 @@ def test_tasks_with_a_missing_variable(prior):
             assert any("either" in e for e in e0)
 
 
+def test_grid_chunks_cover_every_point_once():
+    from mtbn.learn.grid import _chunks
+
+    assert _chunks(5, None) == _chunks(5, 1) == [[0], [1], [2], [3], [4]]  # Dask / one process: a job per point
+    assert _chunks(5, 2) == [[0, 2, 4], [1, 3]]  # interleaved: cheap and costly penalties in every chunk
+    assert _chunks(2, 8) == [[0], [1]]
+    for n, w in [(14, 2), (14, 3), (13, 4), (1, 2)]:
+        assert sorted(i for c in _chunks(n, w) for i in c) == list(range(n))
+
+
+@pytest.mark.slow
+def test_parallel_cv_grid_gives_identical_results():
+    """5-fold CV with two workers: each fold's points run in chunks, with the same results as in one process."""
+    tasks = asia_tasks(n=200, k=3, seed=9)
+    kw = dict(penalty_grid=[0.0, 0.5, 0.9, 0.99, 1.0], n_restarts=0, force_transfer=True)
+    a = learn_structures(tasks, n_jobs=1, **kw)
+    b = learn_structures(tasks, n_jobs=2, **kw)
+    assert a.penalty == b.penalty and a.log_score == b.log_score
+    assert [g.parents for g in a.graphs] == [g.parents for g in b.graphs]
+    for p, q in zip(a.penalty_path, b.penalty_path):
+        assert p.validation_log_likelihood == q.validation_log_likelihood
+
+
 @pytest.mark.slow
 def test_parallel_grid_gives_identical_results():
     tasks = asia_tasks(n=200, k=3, seed=9)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import zlib
 
-from mtbn.engine import job, run_jobs
+from mtbn.engine import job, local_workers, run_jobs
 from mtbn.joint import multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.progress import reporter
@@ -121,13 +121,37 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     """
     if not warm_start:
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
+        chunks = _chunks(len(grid), local_workers(n_jobs, len(grid) * len(problems)))
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
-            flat = run_jobs((job(run_penalty)(scorers, starts, prior, delta, settings, base=base,
-                                              starts_are_optima=optima)
-                             for scorers, starts, optima in problems for delta in grid), n_jobs=n_jobs, tick=tick)
-        return [flat[i * len(grid):(i + 1) * len(grid)] for i in range(len(problems))]
+            done = run_jobs((job(run_penalties)(scorers, starts, prior, [grid[i] for i in points], settings,
+                                                base=base, starts_are_optima=optima)
+                             for scorers, starts, optima in problems for points in chunks), n_jobs=n_jobs,
+                            tick=tick, sizes=[len(points) for _ in problems for points in chunks])
+        out = []
+        for p in range(len(problems)):
+            results = [None] * len(grid)
+            for points, found in zip(chunks, done[p * len(chunks):(p + 1) * len(chunks)]):
+                for i, r in zip(points, found):
+                    results[i] = r
+            out.append(results)
+        return out
     return [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
             for scorers, starts, optima in problems]
+
+
+def _chunks(n_points, workers):
+    """The grid points of one problem split into jobs: one per point where the cluster decides (``workers``
+    None); with local workers, ``workers`` interleaved chunks (points ``i, i + workers, ...``), so that a
+    worker keeps one copy of the problem's scorers, and the score cache it fills, across its points
+    (each job ships its own copy). In one process (one worker) the scorers are shared anyway."""
+    if workers is None or workers <= 1:
+        return [[i] for i in range(n_points)]
+    return [list(range(i, n_points, workers)) for i in range(min(workers, n_points))]
+
+
+def run_penalties(scorers, starts, prior, penalties, settings, **kwargs):
+    """:func:`run_penalty` at each of ``penalties`` in turn, on the same scorers (one job of :func:`search_grid`)."""
+    return [run_penalty(scorers, starts, prior, delta, settings, **kwargs) for delta in penalties]
 
 
 def _warm_grid(scorers, starts, grid, prior, settings, *, base, starts_are_optima, say):

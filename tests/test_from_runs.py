@@ -180,3 +180,16 @@ def test_from_refuses_other_tasks_other_rows_and_other_folders(tmp_path, csvs, r
     line = _assert_one_line_error(_run_cli("relatedness", *csvs, "--out", str(tmp_path / "w")))
     assert "--measure is required" in line
     assert not any((tmp_path / x).exists() for x in "xyzw")
+
+
+def test_relatedness_select_and_cluster_write_the_same_distances(tmp_path, csvs, rel_dir):
+    """Issue 31 item 4: the same files, measure, seed and options give byte-identical distance files."""
+    common = ["--restarts", "1", "--noise-floor", "2"]
+    assert main(["select", *csvs, "--principal", "a0", *common, "--out", str(tmp_path / "S")]) == 0
+    assert main(["cluster", *csvs, *common, "--out", str(tmp_path / "C")]) == 0
+    reference = (rel_dir / "distance.csv").read_bytes()  # mtbn relatedness --measure direct with the same options
+    assert (tmp_path / "S" / "distance.csv").read_bytes() == reference
+    assert (tmp_path / "C" / "distance.csv").read_bytes() == reference
+    floor = json.loads((rel_dir / "relatedness.json").read_text())["floor"]
+    assert json.loads((tmp_path / "S" / "selected.json").read_text())["noise_floor"] == floor
+    assert json.loads((tmp_path / "C" / "clusters.json").read_text())["noise_floor"] == floor

@@ -97,8 +97,10 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     tasks (what :func:`direct_relatedness` returned, or
     :meth:`RelatednessResult.from_dict` of a ``relatedness.json``), used as
     they are, floor included, instead of learning the relatedness structures
-    again (they were then computed on every row, the held-out rows
-    included; ``relatedness_penalty`` and ``noise_floor`` do not apply).
+    again (``relatedness_penalty`` and ``noise_floor`` then do not apply).
+    Either way the distances come from every row, the held-out ones
+    included, so that they equal those of :func:`direct_relatedness` with
+    the same arguments.
 
     Returns
     -------
@@ -112,6 +114,12 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     check_option("selection_rule", selection_rule, RULES)
     check_relatedness(relatedness, names, "direct", "cluster_tasks")
     say = reporter(progress)
+    rel = relatedness
+    if rel is None:  # on every row with random_state as given: the distances of direct_relatedness() itself
+        say(f"direct relatedness of {k} tasks")
+        rel = direct_relatedness(list(ts.tasks), penalty=relatedness_penalty,
+                                 equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
+                                 random_state=random_state, noise_floor=noise_floor, n_jobs=n_jobs)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
     full = dict(zip(names, ts.tasks))
     train, held_out = dict(full), {}
@@ -119,12 +127,6 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         for name, d in full.items():
             rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4])
             train[name], held_out[name] = hold_out(d, selection_validation, rng, name, "selection_validation")
-    rel = relatedness
-    if rel is None:
-        say(f"direct relatedness of {k} tasks")
-        rel = direct_relatedness(list(train.values()), penalty=relatedness_penalty,
-                                 equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
-                                 random_state=seed, noise_floor=noise_floor, n_jobs=n_jobs)
     learn = _ClusterLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
                             train, names)
     curve = []

@@ -156,9 +156,10 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         :func:`indirect_relatedness` returned, or
         :meth:`RelatednessResult.from_dict` of a ``relatedness.json``): used
         as they are, noise floor included, instead of learning the
-        relatedness structures again. They were then computed on every row,
-        the rows held out to choose N included; ``relatedness_penalty``,
-        ``n_folds`` and ``noise_floor`` do not apply.
+        relatedness structures again; ``relatedness_penalty``, ``n_folds``
+        and ``noise_floor`` then do not apply. Either way the distances come
+        from every row (those held out to choose N included), so that they
+        equal those of :func:`relatedness` with the same arguments.
 
     Returns
     -------
@@ -167,6 +168,11 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     ts, n = _check_selection(tasks, principal, measure, n, selection_rule, n_jobs)
     check_relatedness(relatedness, ts.names, measure, "select_tasks")
     say = reporter(progress)
+    rel = relatedness
+    if rel is None:  # on every row with random_state as given: the distances of relatedness() itself
+        say(f"{measure} relatedness of {len(ts.names)} tasks")
+        rel = _task_distances(ts.tasks, measure, relatedness_penalty, equivalent_sample_size, noise_floor,
+                              n_folds, n_restarts, random_state, n_jobs)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
     datasets = dict(zip(ts.names, ts.tasks))
     full = datasets[principal]
@@ -174,17 +180,6 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     if n == "auto":  # rows of the principal that choose N, apart from those that choose the penalty
         datasets[principal], held_out = hold_out(full, selection_validation, np.random.default_rng([seed, 3]),
                                                  principal, "selection_validation")
-    if relatedness is not None:
-        rel = relatedness
-    elif measure == "direct":
-        say(f"{measure} relatedness of {len(ts.names)} tasks")
-        rel = direct_relatedness(list(datasets.values()), penalty=relatedness_penalty,
-                                 equivalent_sample_size=equivalent_sample_size, noise_floor=noise_floor,
-                                 n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
-    else:
-        say(f"{measure} relatedness of {len(ts.names)} tasks")
-        rel = indirect_relatedness(list(datasets.values()), equivalent_sample_size=equivalent_sample_size,
-                                   n_folds=n_folds, n_jobs=n_jobs, n_restarts=n_restarts, random_state=seed)
     dist = rel.from_task(principal)
     order, n_min = _order(rel, dist, principal, ts.names)
     gap = gap_size([dist[x] for x in order])
@@ -205,6 +200,15 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     return SelectionResult(principal, order, {x: float(dist[x]) for x in order}, n_sel, order[:n_sel], how, curve,
                            gap, graph, network, stl_graph, rel, pen, n_within_noise=n_min,
                            rule=selection_rule)
+
+
+def _task_distances(tasks, measure, penalty, ess, noise_floor, n_folds, n_restarts, random_state, n_jobs):
+    """The distances of ``mtbn relatedness`` (same rows, seed and defaults), for select and cluster."""
+    if measure == "direct":
+        return direct_relatedness(list(tasks), penalty=penalty, equivalent_sample_size=ess, noise_floor=noise_floor,
+                                  n_jobs=n_jobs, n_restarts=n_restarts, random_state=random_state)
+    return indirect_relatedness(list(tasks), equivalent_sample_size=ess, n_folds=n_folds, n_jobs=n_jobs,
+                                n_restarts=n_restarts, random_state=random_state)
 
 
 def _check_n(n):

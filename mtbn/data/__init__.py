@@ -29,7 +29,8 @@ The package's modules, one job each: :mod:`~mtbn.data.discrete` (the
 :class:`DiscreteData` container and the ordering of state labels),
 :mod:`~mtbn.data.frames` (a DataFrame into codes and state lists),
 :mod:`~mtbn.data.csvfile` (a CSV file into a DataFrame of verbatim strings),
-:mod:`~mtbn.data.discretization` (continuous columns cut into ranges shared by all tasks)
+:mod:`~mtbn.data.discretization` (continuous columns cut into ranges shared by all tasks),
+:mod:`~mtbn.data.shipped` (the real data shipped with mtbn)
 and :mod:`~mtbn.data.taskset` (several tasks aligned into a :class:`TaskSet`).
 pandas is imported lazily, inside the functions of ``frames``, ``csvfile``
 and ``taskset`` and in :meth:`DiscreteData.to_dataframe`.
@@ -39,6 +40,7 @@ from mtbn.data.csvfile import read_csv
 from mtbn.data.discrete import MAX_STATES, DiscreteData
 from mtbn.data.discretization import Discretization, discretize
 from mtbn.data.frames import from_dataframe
+from mtbn.data.shipped import load_sachs_conditions
 from mtbn.data.taskset import TaskSet, as_named_items, make_taskset
 
 __all__ = [
@@ -49,5 +51,6 @@ __all__ = [
     "make_taskset",
     "discretize",
     "Discretization",
+    "load_sachs_conditions",
     "MAX_STATES",
 ]

@@ -1213,6 +1213,89 @@ def not_reproduced(sections):
                       "Generated from the tests above, plus what was not run.", "", "\n\n".join(items), ""])
 
 
+def _skeleton(edges):
+    return {frozenset(e) for e in edges}
+
+
+def sachs():
+    """The nine Sachs conditions: held-out log-likelihood of STL, MTL and POOLED, and the arcs per condition."""
+    from mtbn.data.shipped import SACHS_INTERVENTIONS, load_sachs_conditions
+
+    command = "`python experiments/sachs_conditions.py` (about a minute on 2 cores)"
+    head = "## Real data: the nine Sachs et al. (2005) signalling conditions (issue 31)"
+    path = os.path.join(OUT, "sachs", "heldout.csv")
+    if not os.path.exists(path) or not os.path.exists(os.path.join(OUT, "sachs", "structures.json")):
+        return "\n".join([head, "", f"Command: {command}. Not run yet.", ""])
+    d = pd.read_csv(path)
+    cfg = _json("sachs", "config.json")
+    record = _json("sachs", "structures.json")
+    folds = d["fold"].nunique()
+    text = [head, "", f"Command: {command}. `mtbn.data.load_sachs_conditions()`: 11 proteins and phospholipids in "
+            f"single T cells, nine conditions (707-913 cells), no true network per condition. {folds}-fold "
+            f"cross-validation within each condition (seed {cfg['seed']}); per fold, quantile cut points "
+            f"({cfg['bins']} bins) computed on the training rows of all conditions pooled; STL "
+            "(`prior=\"none\"`), MTL (the default learner) and POOLED (one network, structure and parameters, "
+            "on all conditions' training rows) score each condition's held-out rows. Mean held-out "
+            "log-likelihood per row (higher is better) over the "
+            f"{len(d)} condition x fold cells:", "",
+            "| method | mean held-out log-likelihood per row |", "|---|---|"]
+    text += [f"| {m.upper()} | {d[m].mean():.4f} |" for m in ("stl", "mtl", "pooled")]
+    pairs = [("mtl", "stl"), ("mtl", "pooled"), ("stl", "pooled")]
+    tests = [paired_comparison(d[a], d[b]) for a, b in pairs]
+    adjusted = holm([t["p_t"] for t in tests])
+    text += ["", "Paired differences over the condition x fold cells (first minus second; the cells of one "
+             "condition share its data, so the interval is optimistic), 95% t interval, Holm-corrected t-test:",
+             "", "| comparison | mean difference [95% CI] | p (t) | p (Holm) |", "|---|---|---|---|"]
+    text += [f"| {a.upper()} - {b.upper()} | {t['mean_diff']:+.4f} [{t['ci_low']:+.4f}, {t['ci_high']:+.4f}] | "
+             f"{_p(t['p_t'])} | {_p(h)} |" for (a, b), t, h in zip(pairs, tests, adjusted)]
+    per = d.groupby("condition", sort=False)[["stl", "mtl", "pooled"]].mean()
+    text += ["", "Per condition (mean over folds):", "", "| condition | STL | MTL | POOLED | MTL - STL |",
+             "|---|---|---|---|---|"]
+    text += [f"| {c} | {r.stl:.4f} | {r.mtl:.4f} | {r.pooled:.4f} | {r.mtl - r.stl:+.4f} |" for c, r in per.iterrows()]
+    penalties = sorted(set(d["mtl_penalty"]))
+    status = sorted(set(d["mtl_transfer"]))
+    consensus = _skeleton(load_sachs_conditions().consensus)
+    base = "1-cd3cd28"
+    text += ["", f"The default learner's penalty per fold: {', '.join(f'{p:.10g}' for p in penalties)} "
+             f"(guard: {', '.join(status)}). On all rows: penalty {record['penalty']:.10g}; "
+             f"{record['transfer']}.", "",
+             f"Arcs learned on all rows, against the general-stimulation condition `{base}` (added / lost) and the "
+             "intervened variables (arcs added or lost that touch them), with the adjacencies shared with the "
+             "18-arc consensus network:", "",
+             "| condition | intervened | STL arcs | STL +/- vs base | STL changes at target | MTL arcs | "
+             "MTL +/- vs base | MTL consensus adjacencies |", "|---|---|---|---|---|---|---|---|"]
+    for name, (_, targets, effect) in SACHS_INTERVENTIONS.items():
+        row = [name, f"{effect} {', '.join(targets)}".strip() or "none"]
+        for method in ("stl", "mtl"):
+            edges = {tuple(e) for e in record[method][name]}
+            ref = {tuple(e) for e in record[method][base]}
+            changed = (edges - ref) | (ref - edges)
+            row += [str(len(edges)), f"+{len(edges - ref)} / -{len(ref - edges)}"]
+            if method == "stl":
+                row.append(str(sum(1 for e in changed if set(e) & set(targets))) if targets else "")
+            else:
+                row.append(f"{len(_skeleton(edges) & consensus)} of {len(edges)}")
+        text.append("| " + " | ".join(row) + " |")
+    mtl_sets = {frozenset(tuple(e) for e in edges) for edges in record["mtl"].values()}
+    targeted = [n for n, (_, t, _) in SACHS_INTERVENTIONS.items() if t]
+    touched = [n for n in targeted
+               if any(set(e) & set(SACHS_INTERVENTIONS[n][1])
+                      for e in {tuple(x) for x in record["stl"][n]} ^ {tuple(x) for x in record["stl"][base]})]
+    icam = {tuple(x) for x in record["stl"]["2-cd3cd28-icam2"]} ^ {tuple(x) for x in record["stl"][base]}
+    if len(mtl_sets) == 1:
+        text += ["", "What this shows. The default learner shares one structure across all nine conditions and "
+                 "gains held-out likelihood over learning each alone, while pooling the rows into one network is "
+                 "far worse: the interventions change the distributions (the parameters) much more than the "
+                 "arcs the data can resolve at these sizes. Because the structures are identical, the default "
+                 "says nothing about where the conditions differ; it does not reproduce differences at the "
+                 f"intervened proteins. Single-task learning changes arcs at the target in {len(touched)} of "
+                 f"{len(targeted)} intervened conditions ({', '.join(touched) or 'none'}), but it also changes "
+                 f"{len(icam)} arcs in the condition without a target (`2-cd3cd28-icam2`): changes of that size "
+                 "happen by chance, so they are not evidence either."]
+    text.append("")
+    return "\n".join(text)
+
+
 def build():
     hours = 0.0
     for folder in ([os.path.join("problems", p) for p in PROBLEMS]
@@ -1242,7 +1325,7 @@ def build():
         if claims is not None:
             sections.append((title + (f" ({INTERIM})" if claims.interim else ""), claims))
     tail = not_reproduced(sections)
-    return "\n".join([head, s25, s25c, s24, ssw, s27, ssp, s210, s211, seeds(), beyond(), tail])
+    return "\n".join([head, s25, s25c, s24, ssw, s27, ssp, s210, s211, seeds(), beyond(), sachs(), tail])
 
 
 def main():

@@ -1259,8 +1259,8 @@ def sachs():
     text += ["", f"The default learner's penalty per fold: {', '.join(f'{p:.10g}' for p in penalties)} "
              f"(guard: {', '.join(status)}). On all rows: penalty {record['penalty']:.10g}; "
              f"{record['transfer']}.", "",
-             f"Arcs learned on all rows, against the general-stimulation condition `{base}` (added / lost) and the "
-             "intervened variables (arcs added or lost that touch them), with the adjacencies shared with the "
+             f"Arcs learned on all rows, against the general-stimulation condition `{base}` (added / lost, a "
+             "reversed arc counting once in each) and the intervened variables (arcs added or lost that touch them), with the adjacencies shared with the "
              "18-arc consensus network:", "",
              "| condition | intervened | STL arcs | STL +/- vs base | STL changes at target | MTL arcs | "
              "MTL +/- vs base | MTL consensus adjacencies |", "|---|---|---|---|---|---|---|---|"]

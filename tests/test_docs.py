@@ -25,4 +25,5 @@ def test_guide_examples(page, tmp_path, monkeypatch):
 
 
 def test_the_guide_has_its_pages():
-    assert {"data.rst", "penalty.rst", "relatedness.rst", "bootstrap.rst", "paper.rst", "scaling.rst"} <= set(PAGES)
+    assert {"data.rst", "penalty.rst", "relatedness.rst", "bootstrap.rst", "paper.rst", "scaling.rst",
+            "sachs.rst"} <= set(PAGES)

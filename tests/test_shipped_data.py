@@ -8,7 +8,10 @@ phosphorylation of p44/42 (ERK) downstream of MEK, so their medians drop far
 below the general-stimulation condition's.
 """
 
+import json
+
 import numpy as np
+import pytest
 
 from mtbn.data import load_sachs_conditions, make_taskset
 
@@ -40,3 +43,24 @@ def test_discretised_jointly_every_variable_has_three_states():
     assert ts.n_tasks == 9 and ts.variables == tuple(VARIABLES)
     assert all(len(s) == 3 for s in ts.states)
     assert all(len(ts.discretization.cuts[v]) == 2 for v in VARIABLES)
+
+
+@pytest.mark.slow
+def test_learn_discretizes_the_nine_condition_files(tmp_path):
+    """Issue 31: `mtbn learn --discretize quantile:3 --out DIR <the nine files>` writes nine networks with three
+    states per variable, and the cut points."""
+    from mtbn.cli import main
+    from mtbn.networks import read_network
+
+    paths = []
+    for name, frame in load_sachs_conditions().tasks.items():
+        paths.append(str(tmp_path / f"{name}.csv"))
+        frame.to_csv(paths[-1], index=False)
+    out = tmp_path / "out"
+    assert main(["learn", "--discretize", "quantile:3", "--out", str(out), *paths]) == 0
+    for name in ROWS:
+        net = read_network(str(out / f"{name}.bifxml"))
+        assert sorted(net.names) == sorted(VARIABLES) and all(len(s) == 3 for s in net.states)
+    record = json.loads((out / "discretization.json").read_text())
+    assert record["method"] == "quantile" and sorted(record["columns"]) == sorted(VARIABLES)
+    assert all(len(c["cut_points"]) == 2 for c in record["columns"].values())

@@ -327,18 +327,18 @@ def discretize(tasks: Any, method: Any = "quantile", n_bins: int | None = None, 
         return {c: np.concatenate([v[~m] for v, m in (_numbers(f[c], n, c, strict=True) for n, f in group
                                                         if c in f.columns)]) for c in columns}
 
+    cuts: dict[str, Any] = {}
     if per_task:
         warnings.warn("discretize: cut points computed per task, so a state means a different range of values in "
                       "each task and the tasks' structures are less comparable; pooled cut points (the default) "
                       "avoid this", DataWarning, stacklevel=2)
-        cuts = {}
         for name, frame in items:
             per = values_of([(name, frame)])
             cuts[name] = {c: _cut_points(v, spec_method, spec_bins) if len(v) else () for c, v in per.items()
                           if c in frame.columns}
     else:
         pooled = values_of(items)
-        cuts = {c: _cut_points(v, spec_method, spec_bins) if len(v) else () for c, v in pooled.items()}
+        cuts.update((c, _cut_points(v, spec_method, spec_bins) if len(v) else ()) for c, v in pooled.items())
     result = Discretization(spec_method, spec_bins, cuts, per_task)
     return {name: result.transform(frame, name) for name, frame in items}, result
 

@@ -10,7 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["SachsConditions", "load_sachs_conditions", "SACHS_INTERVENTIONS"]
+__all__ = ["SachsConditions", "load_sachs_conditions", "SACHS_INTERVENTIONS", "shipped_bytes"]
+
+
+def shipped_bytes(filename):
+    """The bytes of a file of the shipped data: the installed package ``mtbn.datasets``, else (a source
+    checkout, where ``data/`` is not a package) the repository's ``data/`` folder."""
+    from pathlib import Path
+
+    try:
+        from importlib.resources import files
+
+        return (files("mtbn.datasets") / filename).read_bytes()
+    except (ImportError, OSError, TypeError, ValueError):
+        return (Path(__file__).resolve().parents[2] / "data" / filename).read_bytes()
 
 #: The nine conditions of Sachs et al. (2005): ``name -> (treatment, intervened variables, effect)``;
 #: effect is "inhibits", "activates" or "" (general stimulation only). From the paper's Table 1.
@@ -72,14 +85,12 @@ def load_sachs_conditions() -> SachsConditions:
     18
     """
     import io
-    from importlib.resources import files
 
     import pandas as pd
 
-    folder = files("mtbn.datasets")
-    frame = pd.read_csv(io.BytesIO((folder / "sachs_conditions.csv.gz").read_bytes()), compression="gzip")
+    frame = pd.read_csv(io.BytesIO(shipped_bytes("sachs_conditions.csv.gz")), compression="gzip")
     tasks = {name: part.drop(columns="condition").reset_index(drop=True)
              for name, part in frame.groupby("condition", sort=False)}
-    edges = pd.read_csv(io.BytesIO((folder / "sachs_consensus_edges.csv").read_bytes()), dtype=str)
+    edges = pd.read_csv(io.BytesIO(shipped_bytes("sachs_consensus_edges.csv")), dtype=str)
     consensus = [(str(a), str(b)) for a, b in edges[["Cause", "Effect"]].itertuples(index=False)]
     return SachsConditions(tasks, dict(SACHS_INTERVENTIONS), consensus, _DESCRIPTION)

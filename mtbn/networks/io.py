@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 
+from mtbn.data.shipped import shipped_bytes
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.networks.bif import read_bif
@@ -20,14 +21,7 @@ SHIPPED_NETWORKS = ("alarm", "asia", "insurance", "sachs", "hepar2", "win95pts",
 
 def _shipped_bytes(name):
     """Bytes of a shipped ``<name>.bif.gz`` (package resources, else the repo's data/)."""
-    filename = f"{name}.bif.gz"
-    try:
-        from importlib.resources import files
-
-        return (files("mtbn.datasets") / filename).read_bytes()
-    except (ImportError, OSError, TypeError, ValueError):
-        fallback = Path(__file__).resolve().parents[2] / "data" / filename
-        return fallback.read_bytes()
+    return shipped_bytes(f"{name}.bif.gz")
 
 
 register("network-format", InvalidParameterError,

@@ -1,0 +1,93 @@
+"""Partially pooled parameters (issue 32, first step): mtbn.networks.shared_fitting.fit_shared_parameters.
+
+Truths used: :func:`mtbn.networks.fit_parameters` on each task alone (strength 0) and on all rows pooled
+(strength inf, and to 1e-9 at a very large strength), and posterior means computed by hand with exact
+fractions on a two-task, two-state example.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn.data import make_taskset
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG
+from mtbn.networks import fit_parameters, log_likelihood, sample
+from mtbn.networks.shared_fitting import fit_shared_parameters
+
+
+@pytest.fixture(scope="module")
+def asia_tasks(asia):
+    return make_taskset({f"t{i}": sample(asia, 200 + 100 * i, random_state=i).to_dataframe() for i in range(3)})
+
+
+def _row_probabilities(net, data):
+    return np.exp(log_likelihood(net, data, per_row=True))
+
+
+def test_strength_zero_is_each_task_alone(asia, asia_tasks):
+    graphs = [DAG.from_edges(asia.names, [("smoke", "lung"), ("lung", "either"), ("tub", "either")]),
+              DAG.from_edges(asia.names, [("smoke", "bronc"), ("bronc", "dysp"), ("either", "dysp")]),
+              DAG.from_edges(asia.names, [("lung", "either"), ("tub", "either"), ("smoke", "lung")])]
+    shared = fit_shared_parameters(graphs, asia_tasks, strength=0, equivalent_sample_size=2.0)
+    for g, d, net in zip(graphs, asia_tasks.tasks, shared):
+        alone = fit_parameters(g, d, equivalent_sample_size=2.0)
+        assert np.allclose(_row_probabilities(net, d), _row_probabilities(alone, d), rtol=0, atol=1e-12)
+
+
+def test_large_strength_is_the_pooled_estimate(asia, asia_tasks):
+    g = DAG.from_edges(asia.names, [("smoke", "lung"), ("smoke", "bronc"), ("lung", "either"), ("tub", "either"),
+                                    ("either", "xray"), ("bronc", "dysp"), ("either", "dysp")])
+    everyone = make_taskset({"all": pd.concat([d.to_dataframe() for d in asia_tasks.tasks], ignore_index=True)},
+                            states=dict(zip(asia_tasks.variables, asia_tasks.states))).tasks[0]
+    pooled = fit_parameters(g, everyone)
+    for strength, tol in ((float("inf"), 1e-12), (1e13, 1e-9)):
+        for d, net in zip(asia_tasks.tasks, fit_shared_parameters([g] * 3, asia_tasks, strength=strength)):
+            assert np.allclose(_row_probabilities(net, d), _row_probabilities(pooled, d), rtol=0, atol=tol)
+
+
+def test_posterior_means_by_hand_on_two_tasks():
+    # x -> y, both binary; task a: (x, y) rows 00 00 01 11, task b: 10 11 11 11 00
+    a = pd.DataFrame({"x": list("0001"), "y": list("0011")})
+    b = pd.DataFrame({"x": list("11110"), "y": list("01110")})
+    g = DAG.from_edges(["x", "y"], [("x", "y")])
+    nets = fit_shared_parameters([g, g], {"a": a, "b": b}, strength=2, equivalent_sample_size=1.0)
+    ess, s = Fraction(1), Fraction(2)
+
+    def theta(own, pool, q, r=2):
+        centre = [(m + ess / (q * r)) / (sum(pool) + ess / q) for m in pool]
+        return [(n + ess / (q * r) + s * c) / (sum(own) + ess / q + s) for n, c in zip(own, centre)]
+
+    # y | x: a has x=0 -> y (2, 1), x=1 -> (0, 1); b has x=0 -> (1, 0), x=1 -> (1, 3)
+    expect_a = [theta([2, 1], [3, 1], 2), theta([0, 1], [1, 4], 2)]
+    expect_b = [theta([1, 0], [3, 1], 2), theta([1, 3], [1, 4], 2)]
+    for net, expect in ((nets[0], expect_a), (nets[1], expect_b)):
+        y = net.names.index("y")
+        assert np.allclose(net.cpts[y], np.array(expect, dtype=float), rtol=0, atol=1e-15)
+    # x (no parents): a (3, 1), b (1, 4)
+    assert np.allclose(nets[0].cpts[nets[0].names.index("x")], [float(v) for v in theta([3, 1], [4, 5], 1)])
+
+
+def test_a_family_of_one_task_is_pooled_with_itself_only():
+    a = pd.DataFrame({"x": list("0011"), "y": list("0101")})
+    b = pd.DataFrame({"x": list("0101"), "y": list("0111")})
+    ga, gb = DAG.from_edges(["x", "y"], [("x", "y")]), DAG.empty(["x", "y"])
+    ts = make_taskset({"a": a, "b": b})
+    net = fit_shared_parameters([ga, gb], ts, strength=float("inf"))[0]
+    alone = fit_parameters(ga, ts.tasks[0])
+    assert np.allclose(net.cpts[1], alone.cpts[1], rtol=0, atol=1e-15)  # y | x exists in task a only
+
+
+@pytest.mark.parametrize("strength", [-1, float("nan"), "big", True])
+def test_bad_strength_is_refused(strength):
+    g = DAG.empty(["x"])
+    with pytest.raises(InvalidParameterError, match="strength must be a number >= 0"):
+        fit_shared_parameters([g], {"a": pd.DataFrame({"x": ["u", "v"]})}, strength=strength)
+
+
+def test_one_graph_per_task():
+    with pytest.raises(InvalidParameterError, match="1 structure\\(s\\) for 2 task\\(s\\)"):
+        fit_shared_parameters([DAG.empty(["x"])], {"a": pd.DataFrame({"x": ["u"]}),
+                                                   "b": pd.DataFrame({"x": ["v"]})}, strength=1)

@@ -91,3 +91,25 @@ def test_one_graph_per_task():
     with pytest.raises(InvalidParameterError, match="1 structure\\(s\\) for 2 task\\(s\\)"):
         fit_shared_parameters([DAG.empty(["x"])], {"a": pd.DataFrame({"x": ["u"]}),
                                                    "b": pd.DataFrame({"x": ["v"]})}, strength=1)
+
+
+def test_strength_choice_scores_strength_zero_as_independent_fits(asia, asia_tasks):
+    from mtbn.networks.shared_fitting import choose_sharing_strength
+
+    g = DAG.from_edges(asia.names, [("smoke", "lung"), ("lung", "either"), ("either", "xray")])
+    best, scores = choose_sharing_strength([g] * 3, asia_tasks, grid=[0, 10, float("inf")], n_folds=3,
+                                           random_state=4)
+    # the folds as documented: a permutation per task from one seed drawn from random_state
+    seed = int(np.random.default_rng(4).integers(0, 2**31 - 1))
+    total = n = 0.0
+    for t, d in enumerate(asia_tasks.tasks):
+        parts = np.array_split(np.random.default_rng([seed, t]).permutation(d.n_samples), 3)
+        for f in range(3):
+            train = d.take(np.sort(np.concatenate(parts[:f] + parts[f + 1:])))
+            test = d.take(np.sort(parts[f]))
+            total += log_likelihood(fit_parameters(g, train), test) * test.n_samples
+            n += test.n_samples
+    assert scores[0.0] == pytest.approx(total / n, abs=1e-12)
+    assert best == max(scores, key=scores.get) and set(scores) == {0.0, 10.0, float("inf")}
+    with pytest.raises(InvalidParameterError, match="n_folds must be an integer >= 2"):
+        choose_sharing_strength([g] * 3, asia_tasks, n_folds=1)

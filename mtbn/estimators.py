@@ -227,7 +227,8 @@ class MultitaskStructureLearner(_Estimator):
     ``networks_`` (name -> pgmpy DiscreteBayesianNetwork with CPTs),
     ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
     ``log_score_``, ``penalty_path_``, ``transfer_`` (the negative-transfer
-    guard's verdict, see :class:`MultitaskResult`), ``n_iter_``,
+    guard's verdict, see :class:`MultitaskResult`), ``sharing_strength_``
+    (with ``parameter_sharing``), ``n_iter_``,
     ``search_result_``, ``result_``; with ``n_bootstrap=B > 0`` also
     ``bootstrap_`` (:class:`mtbn.bootstrap.BootstrapResult`: B replicates
     at the chosen penalty, see :func:`mtbn.bootstrap.bootstrap_structures`).
@@ -281,6 +282,7 @@ class MultitaskStructureLearner(_Estimator):
         n_jobs: int | None = None,
         progress: Any = None,
         n_bootstrap: int = 0,
+        parameter_sharing: Any = None,
     ):
         self.prior = prior
         self.penalty = penalty
@@ -313,6 +315,7 @@ class MultitaskStructureLearner(_Estimator):
         self.n_jobs = n_jobs
         self.progress = progress
         self.n_bootstrap = n_bootstrap
+        self.parameter_sharing = parameter_sharing
 
     def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
@@ -331,7 +334,8 @@ class MultitaskStructureLearner(_Estimator):
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
-            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty))
+            boot = {k: v for k, v in params.items() if k != "parameter_sharing"}  # structures only
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(boot, penalty=res.penalty))
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))
@@ -341,6 +345,7 @@ class MultitaskStructureLearner(_Estimator):
         self.log_score_ = res.log_score
         self.penalty_path_ = res.penalty_path_records()
         self.transfer_ = res.transfer
+        self.sharing_strength_ = res.sharing_strength
         self.n_iter_ = res.search.n_iter
         self.n_tasks_ = len(res.task_names)
         return self

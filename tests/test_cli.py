@@ -383,7 +383,7 @@ LIBRARY_DEFAULTS = {
         "prior": "prior", "penalty": "penalty", "reversal": "reversal", "ess": "equivalent_sample_size",
         "max_parents": "max_parents", "start": "start", "cv": "cv", "validation": "validation",
         "force_transfer": "force_transfer", "restarts": "n_restarts", "joint_restarts": "n_joint_restarts",
-        "seed": "random_state", "task_column": "task_column"})],
+        "seed": "random_state", "task_column": "task_column", "share_parameters": "parameter_sharing"})],
     "relatedness": [("mtbn.relatedness:direct_relatedness", {"penalty": "penalty", "restarts": "n_restarts",
                                                              "seed": "random_state"}),
                     ("mtbn.relatedness:indirect_relatedness", {"folds": "n_folds", "ess": "equivalent_sample_size"})],

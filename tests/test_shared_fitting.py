@@ -113,3 +113,46 @@ def test_strength_choice_scores_strength_zero_as_independent_fits(asia, asia_tas
     assert best == max(scores, key=scores.get) and set(scores) == {0.0, 10.0, float("inf")}
     with pytest.raises(InvalidParameterError, match="n_folds must be an integer >= 2"):
         choose_sharing_strength([g] * 3, asia_tasks, n_folds=1)
+
+
+# ---------------------------------------------------------------------------
+# In the learner and on the command line
+# ---------------------------------------------------------------------------
+
+
+def test_learner_parameter_sharing_changes_the_cpts_not_the_structures(asia_tasks):
+    from mtbn.learn import learn_structures
+    from mtbn.networks.shared_fitting import STRENGTH_GRID
+
+    kw = dict(penalty=0.9, n_restarts=0, n_joint_restarts=0)
+    alone = learn_structures(asia_tasks, **kw)
+    pooled = learn_structures(asia_tasks, parameter_sharing=float("inf"), **kw)
+    assert alone.sharing_strength is None and pooled.sharing_strength == float("inf")
+    assert [g.parents for g in alone.graphs] == [g.parents for g in pooled.graphs]
+    expected = fit_shared_parameters(alone.graphs, asia_tasks, strength=float("inf"))
+    for net, ref, d in zip(pooled.networks, expected, asia_tasks.tasks):
+        assert np.array_equal(_row_probabilities(net, d), _row_probabilities(ref, d))
+    auto = learn_structures(asia_tasks, parameter_sharing="auto", **kw)
+    assert auto.sharing_strength in STRENGTH_GRID
+    with pytest.raises(InvalidParameterError, match="parameter_sharing must be None, 'auto' or a strength"):
+        learn_structures(asia_tasks, parameter_sharing=-2, **kw)
+
+
+def test_cli_share_parameters(tmp_path, asia):
+    import json
+
+    from mtbn.cli import main
+    from tests.test_cli import _run_cli
+
+    paths = []
+    for i in range(2):
+        paths.append(str(tmp_path / f"t{i}.csv"))
+        sample(asia, 200, random_state=i).to_dataframe().to_csv(paths[-1], index=False)
+    out = tmp_path / "out"
+    assert main(["learn", *paths, "--penalty", "0.9", "--restarts", "0", "--joint-restarts", "0",
+                 "--share-parameters", "inf", "--out", str(out)]) == 0
+    assert json.loads((out / "summary.json").read_text())["sharing_strength"] == "inf"
+    proc = _run_cli("learn", *paths, "--share-parameters", "-1", "--out", str(tmp_path / "x"))
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "--share-parameters: must be 'auto' or a strength >= 0" in lines[0]

@@ -99,7 +99,8 @@ def _learn(args, progress):
             equivalent_sample_size=args.ess,
             max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
             n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
-            random_state=args.seed, n_jobs=args.jobs, progress=progress, **constraints)
+            random_state=args.seed, n_jobs=args.jobs, progress=progress, parameter_sharing=args.share_parameters,
+            **constraints)
     if args.prior != "none" and res.transfer is not None:
         print(res.transfer["message"])
     boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
@@ -128,6 +129,9 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
         summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
                                        "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
                                        "file_stem": stems[task.name]}
+    if res.sharing_strength is not None:
+        strength = res.sharing_strength
+        summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
     if args.prior != "none":
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:

@@ -202,6 +202,10 @@ def _add_learn_search(p):
     p.add_argument("--score", default="bdeu", choices=["bdeu", "bic"],
                    help="each task's structure score: bdeu (default, the paper's) or bic; the penalty selection "
                    "and the CPTs use BDeu parameters (--ess) either way")
+    p.add_argument("--share-parameters", default=None, type=values.sharing, metavar="auto|STRENGTH",
+                   help="shrink each task's CPTs toward the pooled CPT of the tasks sharing each family: 'auto' "
+                   "(strength by 5-fold cross-validation) or a strength (0 = each task alone, inf = pooled); "
+                   "default: each task's CPTs alone. The structures do not change")
     p.add_argument("--max-parents", default=None, type=values.nonneg_int, metavar="K",
                    help="maximum number of parents per variable (default: no limit)")
     p.add_argument("--start", default="auto", choices=list(STARTS),

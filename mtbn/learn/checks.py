@@ -377,3 +377,19 @@ def task_start(parents, data, local_index, required, forbidden, max_parents, wha
     """
     req, forb = local_constraints(data, local_index, required, forbidden)
     return check_constraints(parents, req, forb, data.names, max_parents, what)
+
+
+register("parameter-sharing-value", InvalidParameterError,
+         "parameter_sharing must be None, 'auto' or a strength >= 0 (inf = pooled); got {value!r}.",
+         cause="The parameter-sharing option is neither off, automatic nor a number of pseudo-counts.",
+         fix="Pass None (each task's CPTs alone, the default), 'auto' (strength by cross-validation) or a number.")
+
+
+def check_sharing(value):
+    """``parameter_sharing`` checked: None, "auto" or a float >= 0."""
+    if value is None or value == "auto":
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or np.isnan(value) or value < 0:
+        raise error("parameter-sharing-value", value=value)
+    return float(value)

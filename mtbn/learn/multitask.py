@@ -34,6 +34,7 @@ from mtbn.engine import Shared
 from mtbn.exceptions import TransferWarning
 from mtbn.joint import SOLVERS
 from mtbn.learn.checks import (
+    check_sharing,
     as_parent_sets,
     check_counts,
     check_cv,
@@ -62,6 +63,7 @@ from mtbn.messages import error
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
+from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.selection import RULES, fit_networks, heldout_scores, holdout_splits, kfold_splits
 
 STARTS = ("auto", "single-task", "identical", "empty")
@@ -100,6 +102,7 @@ def learn_structures(
     n_jobs: int | None = None,
     task_column: str | None = None,
     progress: Any = None,
+    parameter_sharing: Any = None,
 ) -> MultitaskResult:
     """Learn the structures of several related tasks jointly (paper Section 2.3).
 
@@ -211,11 +214,21 @@ def learn_structures(
         ``True``: a line per stage on stderr, and a bar per counted stage on
         a terminal or in a notebook; a callable is called with a short
         message at each stage (see :func:`mtbn.progress.reporter`).
+    parameter_sharing : None, "auto" or float, optional
+        The CPTs of the final structures: each task alone (None, the
+        default), or shrunk toward the pooled CPT of the tasks sharing each
+        family with this strength (:func:`mtbn.networks.fit_shared_parameters`;
+        ``"auto"``: chosen by 5-fold cross-validation,
+        :func:`mtbn.networks.choose_sharing_strength`). The structures do
+        not change. Helps where the tasks' parameters are alike
+        (docs/design.md); not the default until the robustness suite has
+        measured it.
 
     Returns
     -------
     MultitaskResult
     """
+    sharing = check_sharing(parameter_sharing)
     problem = _validate(
         tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal, score=score,
         equivalent_sample_size=equivalent_sample_size, max_parents=max_parents, start=start, cv=cv,
@@ -237,11 +250,24 @@ def learn_structures(
         path, scores, best, n_folds = _choose_penalty(problem, seeds, say)
         transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, say)
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
+    networks, strength = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
     return MultitaskResult(
-        task_names=ts.names, graphs=search.graphs, networks=fit_networks(search.graphs, ts.tasks, problem.ess),
+        task_names=ts.names, graphs=search.graphs, networks=networks,
         penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
-        penalty_path=path, search=search, single_task=stl, transfer=transfer,
+        penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
     )
+
+
+def _fit_cpts(graphs, ts, ess, sharing, seeds, say):
+    """The CPTs of the final structures: each task alone, or shrunk toward the pooled CPTs
+    (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None)``."""
+    if sharing is None:
+        return fit_networks(graphs, ts.tasks, ess), None
+    strength = sharing
+    if sharing == "auto":
+        say("parameter sharing: strength by 5-fold cross-validation")
+        strength, _ = choose_sharing_strength(graphs, ts, equivalent_sample_size=ess, random_state=[seeds.base, 6])
+    return fit_shared_parameters(graphs, ts, strength=strength, equivalent_sample_size=ess), float(strength)
 
 
 @dataclass(frozen=True, eq=False)

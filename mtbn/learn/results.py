@@ -52,6 +52,10 @@ class MultitaskResult:
         ``selected_penalty``; ``gain`` and ``se`` of the selected penalty
         over delta = 0 in nats per held-out row; ``tasks``: the same per
         task with a verdict "helped", "hurt" or "unclear").
+    sharing_strength : float or None
+        With ``parameter_sharing``: the strength the CPTs were shrunk with
+        toward the pooled CPTs (:func:`mtbn.networks.fit_shared_parameters`);
+        None when each task's CPTs were fitted alone.
     """
 
     task_names: tuple
@@ -64,6 +68,7 @@ class MultitaskResult:
     search: Any
     single_task: "list | None" = None
     transfer: "dict | None" = None
+    sharing_strength: "float | None" = None
 
     def penalty_path_records(self):
         """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""

@@ -193,9 +193,9 @@ def cmd_demo(args):
     out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
     _claim_bench_out(out, args.overwrite)
     print(f"mtbn demo: the perturbed ALARM benchmark ({args.tasks} related tasks, each edge deleted with "
-          f"probability 0.05, {args.rows} rows per task), {args.trials} trials on {args.jobs} job(s); STL vs IDENTICAL vs POOLED vs "
-          f"multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation with the negative-transfer "
-          f"guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
+          f"probability 0.05, {args.rows} rows per task), {args.trials} trials on {args.jobs} job(s); STL vs "
+          f"IDENTICAL vs POOLED vs multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation "
+          f"with the negative-transfer guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
           flush=True)
     return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
                       penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=0.05,
@@ -278,8 +278,8 @@ def _short(value):
 
 def _task_command(args, compute, write, summarise):
     """The skeleton of ``relatedness``, ``select`` and ``cluster``: read one task per CSV file (and with
-    ``--from``, the distances of an earlier run), ``compute(tasks, progress, relatedness or None)``, ``write(result, folder, options, stems)`` the report (``stems``: each
-    task's file stem), ``summarise``."""
+    ``--from``, the distances of an earlier run), ``compute(tasks, progress, relatedness or None)``,
+    ``write(result, folder, options, stems)`` the report (``stems``: each task's file stem), ``summarise``."""
     options = dict(_options_of(args), inputs=list(args.csv))
     stems, discretization = {}, []
 
@@ -376,7 +376,8 @@ def cmd_cluster(args):
 
     def compute(tasks, progress, rel):
         return cluster_tasks(
-            tasks, n_clusters=args.n, relatedness=rel, selection_validation=args.selection_validation, penalty=args.penalty,
+            tasks, n_clusters=args.n, relatedness=rel, selection_validation=args.selection_validation,
+            penalty=args.penalty,
             validation=args.validation, relatedness_penalty=args.relatedness_penalty,
             equivalent_sample_size=args.ess, n_restarts=args.restarts, max_clusters=args.max_clusters,
             noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,

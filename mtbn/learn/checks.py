@@ -18,6 +18,7 @@ from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidPa
 from mtbn.graph import DAG, cycle_text, find_cycle, nodes_and_edges
 from mtbn.joint import local_constraints
 from mtbn.messages import error, register
+from mtbn.networks.shared_fitting import is_strength
 
 
 def as_discrete_data(data, *, name="data", dropna=False):
@@ -389,7 +390,6 @@ def check_sharing(value):
     """``parameter_sharing`` checked: None, "auto" or a float >= 0."""
     if value is None or value == "auto":
         return value
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or np.isnan(value) or value < 0:
+    if not is_strength(value):
         raise error("parameter-sharing-value", value=value)
     return float(value)

@@ -34,11 +34,11 @@ from mtbn.engine import Shared
 from mtbn.exceptions import TransferWarning
 from mtbn.joint import SOLVERS
 from mtbn.learn.checks import (
-    check_sharing,
     as_parent_sets,
     check_counts,
     check_cv,
     check_grid,
+    check_sharing,
     check_task_overlap,
     check_task_rows,
     check_validation,
@@ -60,10 +60,10 @@ from mtbn.learn.guard import check_transfer, one_task_verdict
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
 from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error
+from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
-from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.selection import RULES, fit_networks, heldout_scores, holdout_splits, kfold_splits
 
 STARTS = ("auto", "single-task", "identical", "empty")

@@ -95,13 +95,23 @@ def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0
     """
     ts = make_taskset(tasks)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
-    if isinstance(strength, bool) or not isinstance(strength, (int, float, np.integer, np.floating)) \
-            or math.isnan(strength) or strength < 0:
+    if not is_strength(strength):
         raise error("sharing-strength", value=strength)
+    return _shrunk(_counted(graphs, ts), strength, ess)
+
+
+def is_strength(value):
+    """Whether ``value`` is a sharing strength: a real number >= 0, infinity included."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating)) \
+        and not math.isnan(value) and value >= 0
+
+
+def _counted(graphs, ts):
+    """Every task's family counts (parents in name order, so that tasks sharing a family count alike) and the
+    pooled counts of each family: ``(per task: (graph, data, [(key, counts, arities, r)]), pooled)``."""
     graphs = list(graphs)
     if len(graphs) != ts.n_tasks:
         raise error("sharing-graphs", n_graphs=len(graphs), n_tasks=ts.n_tasks)
-    # Every task's families, parents in name order so that tasks sharing a family count alike.
     families = []
     pooled: dict = {}
     for graph, data in zip(graphs, ts.tasks):
@@ -115,6 +125,12 @@ def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0
             pooled[key] = pooled.get(key, 0.0) + counts
             mine.append((key, counts, arities, r))
         families.append((graph, data, mine))
+    return families, pooled
+
+
+def _shrunk(counted, strength, ess):
+    """The networks of :func:`fit_shared_parameters` from :func:`_counted`'s counts."""
+    families, pooled = counted
     networks = []
     for graph, data, mine in families:
         parents, cpts = [], []
@@ -172,6 +188,10 @@ def choose_sharing_strength(graphs, tasks, *, grid=STRENGTH_GRID, n_folds=5, equ
     smallest = min(d.n_samples for d in ts.tasks)
     if isinstance(n_folds, bool) or not isinstance(n_folds, (int, np.integer)) or not 2 <= n_folds <= smallest:
         raise error("sharing-folds", n_rows=smallest, value=n_folds)
+    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
+    for g in grid:
+        if not is_strength(g):
+            raise error("sharing-strength", value=g)
     grid = sorted(float(g) for g in grid)
     seed = int(np.random.default_rng(random_state).integers(0, 2**31 - 1))
     folds = [np.array_split(np.random.default_rng([seed, t]).permutation(d.n_samples), n_folds)
@@ -184,8 +204,9 @@ def choose_sharing_strength(graphs, tasks, *, grid=STRENGTH_GRID, n_folds=5, equ
         train = make_taskset([d.take(k) for d, k in zip(ts.tasks, kept)])
         tests = [d.take(h) for d, h in zip(ts.tasks, held)]
         n_rows += sum(t.n_samples for t in tests)
+        counted = _counted(graphs, train)  # once per fold; each strength only reweighs the counts
         for g in grid:
-            nets = fit_shared_parameters(graphs, train, strength=g, equivalent_sample_size=equivalent_sample_size)
+            nets = _shrunk(counted, g, ess)
             total[g] += sum(log_likelihood(net, t) * t.n_samples for net, t in zip(nets, tests))
     scores = {g: total[g] / n_rows for g in grid}
     best = max(grid, key=lambda g: (scores[g], -g))

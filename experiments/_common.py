@@ -13,3 +13,12 @@ def progress(message):
 
 def jobs():
     return int(os.environ.get("MTBN_JOBS", "2"))
+
+
+def write_out(relative, text):
+    """Write ``text`` to ``OUT/relative`` (folders made as needed) and print it."""
+    path = os.path.join(OUT, relative)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+    print(text)

@@ -21,7 +21,7 @@ import os
 
 import numpy as np
 import pandas as pd
-from _common import OUT, jobs, progress
+from _common import OUT, jobs, progress, write_out
 
 from mtbn.evaluate import run_benchmark
 from mtbn.stats import paired_comparison
@@ -128,11 +128,7 @@ def main():
             else:
                 results = cell(problem, n, args.trials)
             rows.append(summarise_cell(problem, n, results))
-    text = table(rows) + "\n"
-    os.makedirs(os.path.join(OUT, "robustness"), exist_ok=True)
-    with open(os.path.join(OUT, "robustness", "table.md"), "w") as f:
-        f.write(text)
-    print(text)
+    write_out(os.path.join("robustness", "table.md"), table(rows) + "\n")
 
 
 if __name__ == "__main__":

@@ -263,6 +263,7 @@ class MultitaskStructureLearner(_Estimator):
         force_transfer: bool = False,
         penalty_grid: Sequence[float] | None = None,
         warm_start: bool = False,
+        penalty_search: str = "refine",
         solver: str = "auto",
         pair_weights: Any = None,
         start: Any = "auto",
@@ -296,6 +297,7 @@ class MultitaskStructureLearner(_Estimator):
         self.force_transfer = force_transfer
         self.penalty_grid = penalty_grid
         self.warm_start = warm_start
+        self.penalty_search = penalty_search
         self.solver = solver
         self.pair_weights = pair_weights
         self.start = start

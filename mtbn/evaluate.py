@@ -277,7 +277,8 @@ def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
             warnings.simplefilter("ignore", TransferWarning)
             res = learn_structures(run.train, prior=prior, reversal=reversal, penalty="auto", validation=split,
                                    force_transfer=split is not None, equivalent_sample_size=run.ess,
-                                   penalty_grid=penalty_grid, n_restarts=run.n_restarts, random_state=learn_seed)
+                                   penalty_grid=penalty_grid, n_restarts=run.n_restarts, random_state=learn_seed,
+                                   penalty_search="grid" if split is not None else "refine")
         if method in methods:
             run.record_fitted(method, res.graphs, time.perf_counter() - t0, res.penalty, res.transfer["status"])
         if method == "mtl-paper" and oracle:

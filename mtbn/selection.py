@@ -43,9 +43,11 @@ from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood
 
 __all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores",
-           "fit_networks"]
+           "fit_networks", "SEARCHES", "search_candidates"]
 
 RULES = ("max", "one-se")
+#: How many of an ordered list of candidates :func:`search_candidates` scores.
+SEARCHES = ("refine", "grid")
 TIE = 1e-12
 
 
@@ -62,6 +64,9 @@ register("no-candidates", InvalidParameterError, "no candidates to choose from."
 register("nothing-held-out", InvalidParameterError, "no task has held-out rows to score the candidates on.",
          cause="Every task is too small (one row) to hold rows out for validation.",
          fix="Give a penalty instead of 'auto' (e.g. --penalty 0.5), or more rows.")
+register("candidate-search", InvalidParameterError, "search must be one of {searches}; got {value!r}.",
+         cause="An unknown way of going through the candidates of a choice by held-out log-likelihood.",
+         fix="Use 'refine' (every other candidate, then the neighbours of the best and the chosen one) or 'grid'.")
 register("selection-rule", InvalidParameterError, "rule must be one of {rules}; got {value!r}.",
          cause="An unknown rule for choosing among candidates.",
          fix="Use 'one-se' (the simplest candidate within one standard error of the best) or 'max'.")
@@ -208,3 +213,44 @@ def heldout_scores(candidates, trains, held_out, ess):
     n_tasks = len(trains[0])
     return ValidationScores([[np.concatenate([split[c][t] for split in rows]) for t in range(n_tasks)]
                              for c in range(len(candidates[0]))])
+
+
+def search_candidates(n, score, rule="one-se", search="refine"):
+    """Score candidates ``0..n-1`` (ordered from the simplest) in rounds, and choose one by ``rule``.
+
+    ``search="grid"`` scores all of them in one round. ``"refine"`` scores
+    every other candidate (both ends included), then, round by round, the
+    unscored neighbours of the best candidate and the one before the chosen
+    one, until none is left: the rule is applied to the candidates scored,
+    which include every candidate next to the best and next to the chosen
+    one. On a curve that rises to one peak and then falls (or stays flat),
+    the best and the choice of ``"max"`` are those of the whole grid; the
+    one-SE choice differs from the whole grid's only when a skipped
+    candidate below the chosen one is within one SE of the best.
+
+    Parameters
+    ----------
+    n : int
+        Number of candidates.
+    score : callable
+        ``score(indices)`` -> the held-out rows of those candidates
+        (``rows[c][t]`` as for :class:`ValidationScores`), in that order.
+    rule, search : str
+
+    Returns
+    -------
+    (list of int, ValidationScores)
+        The indices scored, in increasing order, and their scores (in that order).
+    """
+    if search not in SEARCHES:
+        raise error("candidate-search", searches=SEARCHES, value=search)
+    rows = {}
+    todo = list(range(n)) if search == "grid" else sorted(set(range(0, n, 2)) | {n - 1})
+    while todo:
+        for i, r in zip(todo, score(todo)):
+            rows[i] = r
+        done = sorted(rows)
+        scores = ValidationScores([rows[i] for i in done])
+        best, chosen = done[scores.best()], done[scores.choose(rule)]
+        todo = sorted(i for i in {best - 1, best + 1, chosen - 1} if 0 <= i < n and i not in rows)
+    return done, scores

@@ -650,3 +650,38 @@ def test_bic_joint_search_couples_the_tasks():
     tied = learn_structures(tasks, score="bic", penalty=1.0, n_restarts=0)
     assert len({frozenset(g.edges()) for g in free.graphs}) > 1
     assert len({frozenset(g.edges()) for g in tied.graphs}) == 1
+
+
+# --- penalty_search (issue 30) ---
+
+def _sachs_tasks(rows=300, k=3, seed=5):
+    from mtbn.benchmarks import make_problem
+
+    rng = np.random.default_rng(seed)
+    return {f"t{t}": sample(n, rows, random_state=rng).to_dataframe()
+            for t, n in enumerate(make_problem("sachs", n_tasks=k, random_state=rng))}
+
+
+def test_refined_penalty_search_searches_a_subset_with_both_ends_and_chooses_among_it():
+    import warnings
+
+    tasks = _sachs_tasks()
+    kw = dict(n_restarts=2, n_joint_restarts=1, cv=3, force_transfer=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = learn_structures(tasks, penalty_search="grid", **kw)
+        fine = learn_structures(tasks, **kw)
+    grid = [p.penalty for p in full.penalty_path]
+    searched = [p.penalty for p in fine.penalty_path]
+    assert len(grid) == 13 and grid == sorted(grid)
+    assert set(searched) < set(grid) and searched[0] == 0.0 and searched[-1] == 1.0
+    assert fine.penalty in searched
+    # a point searched by both gets the same held-out score: same folds, same searches
+    same = {p.penalty: p.validation_log_likelihood for p in full.penalty_path}
+    for p in fine.penalty_path:
+        assert p.validation_log_likelihood == pytest.approx(same[p.penalty], abs=1e-12)
+
+
+def test_penalty_search_is_checked_by_name():
+    with pytest.raises(InvalidParameterError, match="penalty_search"):
+        learn_structures(_sachs_tasks(rows=50, k=2), penalty_search="bisect")

@@ -11,7 +11,8 @@ from mtbn.learn import learn_structures
 from mtbn.networks import sample
 from mtbn.progress import Reporter
 
-KW = dict(cv=2, penalty_grid=(0.0, 0.9, 0.999), n_restarts=1, n_joint_restarts=0, random_state=0)
+KW = dict(cv=2, penalty_grid=(0.0, 0.9, 0.999), n_restarts=1, n_joint_restarts=0, random_state=0,
+          penalty_search="grid")
 
 
 class FakeBar:
@@ -60,6 +61,17 @@ def test_every_counted_stage_of_learn_ticks_once_per_job(bars, n_jobs):
     assert [(b.kwargs["desc"], b.n) for b in bars if b is not grid[0]] == [("single-task searches", 2)] * 3
     assert all(b.closed and b.n == b.kwargs["total"] for b in bars)
     assert res.penalty in KW["penalty_grid"]
+
+
+def test_each_round_of_the_refined_search_is_a_counted_stage(bars):
+    lines = []
+    kw = dict(KW, penalty_search="refine", penalty_grid=(0.0, 0.9, 0.99, 0.999, 0.9999))
+    res = learn_structures(_tasks(), progress=Reporter(callback=lines.append, bars=True), **kw)
+    rounds = [b for b in bars if b.kwargs["desc"] == "penalty grid x folds"]
+    # first round: points 0, 2, 4 of 5 on 2 folds; later rounds: the points next to the best and the chosen
+    assert rounds[0].kwargs["total"] == 6 and lines.count("penalty grid x folds: 6 searches") == 1
+    assert sum(b.kwargs["total"] for b in rounds) == 2 * len(res.penalty_path)
+    assert all(b.closed and b.n == b.kwargs["total"] for b in bars)
 
 
 def test_results_and_ticks_do_not_depend_on_n_jobs(bars):

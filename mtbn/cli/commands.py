@@ -98,7 +98,7 @@ def _learn(args, progress):
             taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, score=args.score,
             equivalent_sample_size=args.ess,
             max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
-            n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
+            penalty_search=args.penalty_search, n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
             random_state=args.seed, n_jobs=args.jobs, progress=progress, parameter_sharing=args.share_parameters,
             **constraints)
     if args.prior != "none" and res.transfer is not None:

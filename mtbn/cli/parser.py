@@ -192,6 +192,9 @@ def _add_learn_prior(p):
     p.add_argument("--validation", default=None, type=values.validation, metavar="FRACTION_OR_ROWS",
                    help="--penalty auto: the paper's rule instead of --cv: one validation split per task "
                    "(a fraction or a row count; the paper holds out 50 rows), best validation score wins")
+    p.add_argument("--penalty-search", default="refine", choices=["refine", "grid"],
+                   help="--penalty auto: refine (default) searches every other grid point, then the neighbours of "
+                   "the best and the chosen point until none is left; grid searches every point (slower)")
     p.add_argument("--force-transfer", action="store_true",
                    help="keep the multitask result even when it does not beat independent learning on "
                    "held-out rows (the negative-transfer guard otherwise returns the single-task structures)")

@@ -2,9 +2,9 @@
 
 1. :func:`_validate`: every argument checked (:mod:`mtbn.learn.checks`) into a :class:`_Problem`.
 2. :func:`_seed`: one base seed from ``random_state``; per-task streams keyed by the task's name.
-3. :func:`_choose_penalty` (``penalty="auto"``): every grid point learned on every fold's
-   training rows (K-fold CV, or the paper's single validation split) and scored on the held-out
-   rows, then chosen by the rule; the protocol is :mod:`mtbn.selection`'s.
+3. :func:`_choose_penalty` (``penalty="auto"``): grid points learned on every fold's training
+   rows (K-fold CV, or the paper's single validation split) and scored on the held-out rows, in
+   rounds (``penalty_search``), then chosen by the rule; the protocol is :mod:`mtbn.selection`'s.
 4. the guard (:func:`mtbn.learn.guard.check_transfer`): keep the chosen penalty only if it beats
    independent learning; otherwise delta = 0.
 5. :func:`_refit`: the search at the final penalty on all rows, with full settings, and the
@@ -64,7 +64,7 @@ from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_par
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
-from mtbn.selection import RULES, fit_networks, heldout_scores, holdout_splits, kfold_splits
+from mtbn.selection import RULES, SEARCHES, fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
 
 STARTS = ("auto", "single-task", "identical", "empty")
 
@@ -85,6 +85,7 @@ def learn_structures(
     force_transfer: bool = False,
     penalty_grid: Sequence[float] | None = None,
     warm_start: bool = False,
+    penalty_search: str = "refine",
     solver: str = "auto",
     pair_weights: Any = None,
     edge_penalty: Any = None,
@@ -170,12 +171,21 @@ def learn_structures(
         Default :data:`DEFAULT_PENALTY_GRID`: 0, then 1 - delta from 1e-1
         to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1. delta = 0
         is always added. During selection the searches use at most
-        ``SELECTION_RESTARTS`` single-task restarts and
-        ``SELECTION_JOINT_RESTARTS`` joint restarts per start.
+        ``SELECTION_RESTARTS`` single-task (and TSK) restarts,
+        ``SELECTION_JOINT_RESTARTS`` joint restarts per start, and not the
+        empty start of ``start="auto"``.
     warm_start : bool, default False
         Continuation along the grid: each point also starts from its
         neighbours' results, in an upward then a downward pass (sequential;
-        about twice the work). A point never scores below its cold search.
+        about twice the work; every grid point). A point never scores below
+        its cold search.
+    penalty_search : {"refine", "grid"}, default "refine"
+        ``penalty="auto"``: which grid points are searched
+        (:func:`mtbn.selection.search_candidates`). ``"refine"``: every
+        other point (both ends), then the unsearched neighbours of the best
+        and the chosen point, round by round, until none is left (7-10 of
+        the 13 default points); ``"grid"``: every point. The rule is applied
+        to the points searched; ``penalty_path`` lists them.
     solver : {"auto", "exact", "bnb", "exhaustive"}
         Best-neighbour solver (see :mod:`mtbn.joint`).
     pair_weights : (k, k) array, optional
@@ -233,7 +243,7 @@ def learn_structures(
         tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal, score=score,
         equivalent_sample_size=equivalent_sample_size, max_parents=max_parents, start=start, cv=cv,
         validation=validation, selection_rule=selection_rule, force_transfer=force_transfer,
-        penalty_grid=penalty_grid, warm_start=warm_start, solver=solver, pair_weights=pair_weights,
+        penalty_grid=penalty_grid, warm_start=warm_start, penalty_search=penalty_search, solver=solver, pair_weights=pair_weights,
         edge_penalty=edge_penalty, structure_log_prior=structure_log_prior, required_edges=required_edges,
         forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge, n_restarts=n_restarts,
         tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_joint_restarts=n_joint_restarts,
@@ -247,8 +257,8 @@ def learn_structures(
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
-        path, scores, best, n_folds = _choose_penalty(problem, seeds, say)
-        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, say)
+        path, scores, best, n_folds, searched = _choose_penalty(problem, seeds, say)
+        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, searched, say)
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
     networks, strength = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
     return MultitaskResult(
@@ -287,6 +297,7 @@ class _Problem:
     cv: int
     validation: Any
     warm_start: bool
+    penalty_search: str
     force_transfer: bool
     n_jobs: Any
     rng: np.random.Generator
@@ -298,7 +309,7 @@ class _Problem:
 
 
 def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent_sample_size, max_parents, start, cv,
-              validation, selection_rule, force_transfer, penalty_grid, warm_start, solver, pair_weights,
+              validation, selection_rule, force_transfer, penalty_grid, warm_start, penalty_search, solver, pair_weights,
               edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
               tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
     """Step 1: every argument checked, in the order the errors are documented to come."""
@@ -325,6 +336,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
     rule = selection_rule or ("max" if validation is not None else "one-se")
     check_option("selection_rule", rule, RULES)
     grid = check_grid(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
+    check_option("penalty_search", penalty_search, SEARCHES)
     required, forbidden = constraint_matrices(ts.variables, required_edges, forbidden_edges, tiers, knowledge)
     spec = PriorSpec(prior, ts.n_tasks, reversal, pair_weights, edge_penalty_matrix(edge_penalty, ts.variables))
     spec.at(0.0 if penalty == "auto" else penalty)  # validate once, early
@@ -334,7 +346,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
                               solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
                               n_restarts=n_joint_restarts)
     problem = _Problem(ts, penalty, spec, settings, score, ess, start, n_restarts, grid, rule, cv, validation, warm_start,
-                       force_transfer, n_jobs, rng)
+                       penalty_search, force_transfer, n_jobs, rng)
     _check_start(problem)
     return problem
 
@@ -434,23 +446,34 @@ def _identical_start(problem, seeds, datasets, restarts):
 
 
 def _choose_penalty(problem, seeds, say):
-    """Step 3: the grid learned on every fold's training rows, scored on its held-out rows, and chosen.
+    """Step 3: grid points learned on every fold's training rows, scored on its held-out rows, and chosen.
 
-    Returns ``(path, scores, index of the chosen grid point, number of folds)``.
+    Which points are searched is :func:`mtbn.selection.search_candidates`'s
+    (``penalty_search``; every point with ``warm_start``). Returns ``(path,
+    scores, index of the chosen point, number of folds, penalties searched)``,
+    indices into the penalties searched.
     """
     trains, held_out = _split_rows(problem, seeds)
-    per_fold = _search_folds(problem, seeds, trains, say)
-    scores = heldout_scores([[r.graphs for r in fold] for fold in per_fold], trains, held_out, problem.ess)
-    path = [PenaltyPathPoint(delta, float(m), r.graphs, r.log_score, r.n_iter, validation_se=float(se),
-                             se_vs_best=se_best)
-            for delta, r, m, se, se_best in zip(problem.grid, per_fold[0], scores.means, scores.ses,
-                                                scores.ses_vs_best())]
-    return path, scores, scores.choose(problem.rule), len(trains)
+    problems = _fold_problems(problem, seeds, trains, say)
+    grid, found = problem.grid, {}
+
+    def score(points):
+        per_fold = _search_points(problem, seeds, problems, [grid[i] for i in points], say)
+        found.update(zip(points, per_fold[0]))
+        return heldout_scores([[r.graphs for r in fold] for fold in per_fold], trains, held_out, problem.ess).rows
+
+    done, scores = search_candidates(len(grid), score, problem.rule,
+                                     "grid" if problem.warm_start else problem.penalty_search)
+    searched = [grid[i] for i in done]
+    path = [PenaltyPathPoint(delta, float(m), found[i].graphs, found[i].log_score, found[i].n_iter,
+                             validation_se=float(se), se_vs_best=se_best)
+            for delta, i, m, se, se_best in zip(searched, done, scores.means, scores.ses, scores.ses_vs_best())]
+    return path, scores, scores.choose(problem.rule), len(trains), searched
 
 
-def _guard(problem, seeds, scorers, scores, best, n_folds, say):
-    """Step 4: the negative-transfer guard's verdict and the penalty to learn with; warns when it is 0."""
-    grid = problem.grid
+def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say):
+    """Step 4: the negative-transfer guard's verdict and the penalty to learn with (``grid``: the penalties
+    searched); warns when it is 0."""
     transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
                                       force=problem.force_transfer, scorers=scorers,
                                       local_index=problem.taskset.local_index, seed=seeds.relatedness)
@@ -473,17 +496,27 @@ def _split_rows(problem, seeds):
             [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
 
 
-def _search_folds(problem, seeds, trains, say):
-    """Every fold's starts (with the selection's effort), then the search of every (fold, grid point)."""
+def _fold_problems(problem, seeds, trains, say):
+    """Every fold's scorers and starts (with the selection's effort): ``(scorers, starts, starts_are_optima)``.
+
+    The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
+    """
     problems = []
     for f, train in enumerate(trains):
         if len(trains) > 1:
             say(f"fold {f + 1}/{len(trains)}: starts")
         scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
         starts, stl = _starts(problem, seeds, train, scorers, min(problem.n_restarts, SELECTION_RESTARTS), say)
+        if len(starts) > 1:
+            starts = [s for s in starts if s[0] != "empty"]
         problems.append((scorers, starts, stl is not None))
+    return problems
+
+
+def _search_points(problem, seeds, problems, penalties, say):
+    """The search of every (fold, penalty), with the selection's effort: one list of results per fold."""
     settings = replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))
-    return search_grid(problems, problem.grid, problem.prior, settings, base=seeds.base,
+    return search_grid(problems, penalties, problem.prior, settings, base=seeds.base,
                        warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say)
 
 

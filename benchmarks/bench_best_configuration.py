@@ -51,7 +51,7 @@ def main():
                 t0 = time.perf_counter()
                 a = joint._fixing_best_configuration(prior, g, part, L, "exact", joint.TIE_TOLERANCE, ex)
                 t1 = time.perf_counter()
-                b = joint._paired_best_configuration(prior, g, part, L, joint.TIE_TOLERANCE, ex)
+                b = prior.best_configuration(g, part, L, joint.TIE_TOLERANCE, ex)
                 t2 = time.perf_counter()
                 assert a[0] == b[0] and np.isclose(a[1], b[1]), (k, exclude)
                 t_gen += t1 - t0

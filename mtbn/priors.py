@@ -46,7 +46,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import REVERSAL_COSTS
 from mtbn.messages import error, register
 
-__all__ = ["EditPrior", "PairedPrior", "make_prior", "PRIORS", "log1m"]
+__all__ = ["MultitaskPrior", "EditPrior", "PairedPrior", "IndependentPrior", "make_prior", "register_prior", "PRIORS",
+           "log1m"]
 
 
 def log1m(penalty):
@@ -78,8 +79,40 @@ def _distance_matrix(reversal):
     return np.array([[0, 1, 1], [1, 0, rc], [1, rc, 0]], dtype=float)
 
 
-class _PairPrior:
-    """Common parts: penalty, per-edge penalties, the exponent c, distances."""
+class MultitaskPrior:
+    """The protocol of a multitask structure prior: what the joint search calls, and nothing else.
+
+    A prior is one class registered in :data:`PRIORS` (:func:`register_prior`);
+    :func:`make_prior` builds it by name. The joint search (:mod:`mtbn.joint`)
+    never asks which prior it holds: it reads the attributes and calls the
+    methods below, whose defaults here are those of a prior with no special
+    solver. A new prior implements :meth:`log_prior` and :meth:`bound` (and,
+    for speed, :meth:`solve` with ``exact = True``).
+
+    Attributes
+    ----------
+    name : str
+        The registered name.
+    exact : bool
+        :meth:`solve` is an exact, vectorised solver of pair problems
+        (``solver="auto"`` uses it; otherwise branch and bound on :meth:`bound`).
+    has_penalty : bool
+        False for a prior that couples nothing whatever the penalty
+        (``"none"``): the learners then take the penalty as 0 and choose none.
+    takes_weights : bool
+        The constructor takes ``weights=`` (task-pair weights).
+    default_reversal : {"single", "double"}
+        How many differences a reversed edge counts as when not given.
+    weights : ndarray (k, k) or None
+        Task-pair weights, where the prior has them.
+    """
+
+    name = "base"
+    exact = False
+    has_penalty = True
+    takes_weights = False
+    default_reversal = "single"
+    weights = None
 
     def __init__(self, penalty, n_tasks, *, reversal, edge_penalty=None):
         self.penalty = penalty
@@ -92,8 +125,7 @@ class _PairPrior:
         """False when no pair term can be non-zero (penalty 0 everywhere, or all pair weights 0)."""
         if np.all(self.log_factors(n_vars) == 0):
             return False
-        weights = getattr(self, "weights", None)
-        return weights is None or bool(np.any(weights > 0))
+        return self.weights is None or bool(np.any(self.weights > 0))
 
     @property
     def exponent(self):
@@ -108,6 +140,37 @@ class _PairPrior:
         pen = np.maximum(self.edge_penalty, self.edge_penalty.T)[iu, ju]
         return log1m(pen)
 
+    def log_prior(self, states, part, log_factor):
+        """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k) and ``L`` (m,)."""
+        raise NotImplementedError
+
+    def bound(self, part, log_factor):
+        """Branch-and-bound bookkeeping for one pair problem (see the section below)."""
+        raise NotImplementedError
+
+    def solve(self, gains, part, log_factor):
+        """Best objective of each pair problem (only where ``exact``)."""
+        raise NotImplementedError
+
+    def solve_excluding(self, gains, part, log_factor, exclude):
+        """Best objective of each pair problem over the configurations other than ``exclude``, or None.
+
+        None (the default): the search splits the other configurations into
+        ``k`` boxes and calls the solver once per box.
+        """
+        return None
+
+    def best_configuration(self, gains, part, log_factor, tol, exclude=None):
+        """The tie-broken best configuration of one pair problem by a method of the prior's own, or None.
+
+        None (the default): the search fixes the tasks one by one with the
+        solver's values as an oracle (:func:`mtbn.joint.best_configuration`).
+        """
+        return None
+
+    def n_configurations(self, n_pairs):
+        """Configurations an exact solve of ``n_pairs`` pair problems looks at (the search's statistics)."""
+        return 3 * self.n_tasks * n_pairs
 
 
 # ---------------------------------------------------------------------------
@@ -166,7 +229,7 @@ class _PairedBound:
         return 0.0 if partial == 0 else self.unit * partial  # 0 * -inf = 0, as in _times
 
 
-class EditPrior(_PairPrior):
+class EditPrior(MultitaskPrior):
     """The Edit prior (eq. 2.7): ``(1 - delta)`` per edit needed to agree.
 
     Parameters
@@ -237,7 +300,80 @@ def _count_step(V, g, take):
     V[...] = np.where(take[:, None, None], new, V)
 
 
-class PairedPrior(_PairPrior):
+def _shift_add(nxt, gains_t):
+    """One DP step: extend suffix tables by a participating task with the given state gains."""
+    cur = nxt + gains_t[0]
+    cur[1:, :] = np.maximum(cur[1:, :], nxt[:-1, :] + gains_t[1])
+    cur[:, 1:] = np.maximum(cur[:, 1:], nxt[:, :-1] + gains_t[2])
+    return cur
+
+
+def _paired_best_configuration(prior, gains, part, log_factor, tol, exclude=None):
+    """:meth:`PairedPrior.best_configuration` (equal weights), in O(k^3) instead of O(k^4) or more.
+
+    Backward tables ``B[t][n1, n2]`` hold the best gain of tasks ``t..k-1``
+    with ``n1`` of them in state 1 and ``n2`` in state 2 (participating tasks
+    only; the others keep "no edge"), so the best completion of any prefix is
+    one maximisation over ``(n1, n2)`` with the prior's count penalty. With
+    ``exclude``, tables ``E[t]`` do the same over the suffixes that differ
+    from the excluded configuration's. Tasks are then fixed in order to the
+    smallest state whose best completion is within ``tol`` of the best: the
+    same tie rule as the generic path.
+    """
+    k = gains.shape[0]
+    part = np.asarray(part, dtype=bool)
+    neg = -np.inf
+    x = None if exclude is None else [int(v) for v in exclude]
+    B = np.full((k + 1, k + 1, k + 1), neg)
+    B[k, 0, 0] = 0.0
+    E = np.full((k + 1, k + 1, k + 1), neg)  # suffixes that differ from x's (the empty one does not)
+    for t in range(k - 1, -1, -1):
+        if not part[t]:
+            B[t], E[t] = B[t + 1], E[t + 1]
+            continue
+        B[t] = _shift_add(B[t + 1], gains[t])
+        if x is not None:
+            other = np.where(np.arange(3) == x[t], neg, gains[t])  # differ here, anything after
+            same = np.where(np.arange(3) == x[t], gains[t], neg)  # agree here, differ later
+            E[t] = np.maximum(_shift_add(B[t + 1], other), _shift_add(E[t + 1], same))
+    n_part = int(part.sum())
+    # The penalty of every total count pair (c1, c2), once: a prefix with counts (a1, a2) reads the
+    # window pen[a1:a1 + k + 1, a2:a2 + k + 1] (the same values, elementwise, as computing it per call).
+    c1 = np.arange(2 * k + 2)[:, None]
+    c2 = np.arange(2 * k + 2)[None, :]
+    c0 = n_part - c1 - c2
+    pen = prior.log_prior_of_counts(np.maximum(c0, 0), c1, c2, float(log_factor))
+    pen = np.where(c0 >= 0, pen, neg)
+
+    best = float((0.0 + (B[0] if x is None else E[0]) + pen[:k + 1, :k + 1]).max())
+    if not np.isfinite(best):
+        return (), neg
+    G, a1, a2, equal, states = 0.0, 0, 0, x is not None, []
+    finite = np.isfinite(gains)
+    windows = np.empty((3, k + 1, k + 1))
+    for t in range(k):
+        # The best completion with task t in each state, the three at once.
+        p = int(part[t])
+        windows[0] = pen[a1:a1 + k + 1, a2:a2 + k + 1]
+        windows[1] = pen[a1 + p:a1 + p + k + 1, a2:a2 + k + 1]
+        windows[2] = pen[a1:a1 + k + 1, a2 + p:a2 + p + k + 1]
+        tables = np.broadcast_to(B[t + 1], windows.shape)
+        if equal:
+            tables = tables.copy()
+            tables[x[t]] = E[t + 1]
+        with np.errstate(invalid="ignore"):
+            vals = ((G + gains[t])[:, None, None] + tables + windows).reshape(3, -1).max(axis=1)
+        ok = [s for s in range(3) if finite[t, s] and vals[s] >= best - tol]
+        chosen = ok[0] if ok else int(np.argmax(gains[t]))
+        G += gains[t, chosen]
+        a1 += int(chosen == 1 and part[t])
+        a2 += int(chosen == 2 and part[t])
+        equal = equal and chosen == x[t]
+        states.append(chosen)
+    return tuple(states), best
+
+
+class PairedPrior(MultitaskPrior):
     """The Paired prior (eq. 2.8): ``(1 - delta)`` per differing edge per task pair.
 
     The product over task pairs is raised to ``1 / (k - 1)``.
@@ -258,6 +394,8 @@ class PairedPrior(_PairPrior):
     """
 
     name = "paired"
+    takes_weights = True
+    default_reversal = "double"
 
     def __init__(self, penalty, n_tasks, *, reversal="double", weights=None, edge_penalty=None):
         super().__init__(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
@@ -390,6 +528,12 @@ class PairedPrior(_PairPrior):
             _count_step(V[:, :r + 1, :r + 1], g, part[:, t])
         return best
 
+    def best_configuration(self, gains, part, log_factor, tol, exclude=None):
+        """The tie-broken best configuration by count tables (equal weights, two or more tasks), else None."""
+        if np.shape(gains)[0] < 2 or not self.exact:
+            return None
+        return _paired_best_configuration(self, np.asarray(gains, dtype=float), part, log_factor, tol, exclude)
+
     def bound(self, part, log_factor):
         """Branch-and-bound bookkeeping for one pair problem (see :class:`_PairedBound`)."""
         k = self.n_tasks
@@ -403,9 +547,85 @@ class PairedPrior(_PairPrior):
 #: Cells of the count tables one chunk of :meth:`PairedPrior.solve_excluding` may hold (memory bound).
 EXCLUDING_CHUNK = 2**21
 
-#: Registry of priors: name -> class.
-PRIORS = {"paired": PairedPrior, "edit": EditPrior}
+class _NoBound:
+    """Branch-and-bound bookkeeping of a prior without pair terms: 0 along every branch."""
 
+    root = 0.0
+
+    def extend(self, partial, prefix, s):
+        return 0.0
+
+    def value(self, partial):
+        return 0.0
+
+
+class IndependentPrior(MultitaskPrior):
+    """No coupling (``prior="none"``): each task's structure on its own, whatever the penalty.
+
+    ``phi`` is 0 for every configuration, so the joint search is the
+    single-task search of every task (:func:`mtbn.learn.learn_structures`
+    with ``prior="none"`` takes the penalty as 0 and chooses none).
+
+    Examples
+    --------
+    >>> prior = make_prior("none", 0.0, 2)
+    >>> gains = np.array([[[0.0, 2.0, -np.inf], [0.0, -1.0, 0.5]]])
+    >>> float(prior.solve(gains, np.ones((1, 2), dtype=bool), prior.log_factors(2))[0])
+    2.5
+    """
+
+    name = "none"
+    exact = True
+    has_penalty = False
+
+    def __init__(self, penalty, n_tasks, *, reversal="single", edge_penalty=None):
+        super().__init__(0.0, n_tasks, reversal=reversal)
+
+    def is_coupled(self, n_vars):
+        return False
+
+    def log_prior(self, states, part, log_factor):
+        return np.zeros(np.shape(states)[0])
+
+    def solve(self, gains, part, log_factor):
+        return np.where(part, state_max(gains), 0.0).sum(axis=1)
+
+    def bound(self, part, log_factor):
+        return _NoBound()
+
+
+#: Registry of priors: name -> class (:func:`register_prior` adds one).
+PRIORS = {"paired": PairedPrior, "edit": EditPrior, "none": IndependentPrior}
+
+
+def register_prior(name, cls):
+    """Make ``cls`` (a :class:`MultitaskPrior`) available by ``name`` to :func:`make_prior` and every learner.
+
+    The command line's ``--prior`` choices are read from :data:`PRIORS` when
+    its parser is built.
+
+    Examples
+    --------
+    >>> class Harsh(EditPrior):
+    ...     name = "harsh"  # the Edit prior with every edit counted twice
+    ...     def log_prior(self, states, part, log_factor):
+    ...         return 2 * super().log_prior(states, part, log_factor)
+    ...     exact = False  # its own solve would need the doubled edits too: branch and bound instead
+    ...     def bound(self, part, log_factor):
+    ...         return super().bound(part, 2 * log_factor)
+    >>> register_prior("harsh", Harsh)
+    >>> make_prior("harsh", 0.9, 3).name
+    'harsh'
+    >>> del PRIORS["harsh"]
+    """
+    if not (isinstance(cls, type) and issubclass(cls, MultitaskPrior)):
+        raise error("prior-class", name=name)
+    PRIORS[name] = cls
+    return cls
+
+register("prior-class", InvalidParameterError, "prior {name!r}: a prior must be a subclass of MultitaskPrior.",
+         cause="register_prior was given something that is not a MultitaskPrior class.",
+         fix="Subclass mtbn.priors.MultitaskPrior (or EditPrior / PairedPrior) and register the class.")
 register("prior-edge-penalty-shape", InvalidParameterError, "edge_penalty must be a square matrix over the variables.",
          cause="The per-edge penalty matrix is not two-dimensional with as many rows as columns.",
          fix="Pass an n x n matrix (n variables) whose entry [i, j] is the penalty of the pair i, j; NaN keeps the "
@@ -413,8 +633,8 @@ register("prior-edge-penalty-shape", InvalidParameterError, "edge_penalty must b
 register("prior-edge-penalty-range", InvalidParameterError, "edge_penalty values must be in [0, 1].",
          cause="An entry of the per-edge penalty matrix is negative or above 1.",
          fix="Give every entry a value between 0 and 1, or NaN to use the global penalty for that pair.")
-register("prior-weights-edit", InvalidParameterError, "pair weights apply to prior='paired' only.",
-         cause="Task-pair weights were given together with the Edit prior, which has no pairs to weight.",
+register("prior-weights-edit", InvalidParameterError, "prior={name!r} takes no pair weights (prior='paired' does).",
+         cause="Task-pair weights were given together with a prior that has no task pairs to weight (e.g. Edit).",
          fix="Use prior='paired' with the weights, or drop the weights.")
 register("prior-weights-shape", InvalidParameterError,
          "pair weights must be a {k} x {k} matrix (one row and column per task); got shape {shape}.",
@@ -438,9 +658,10 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
         matrix of the wrong shape, asymmetric, negative or not finite.
     """
     check_option("prior", prior, PRIORS)
+    cls = PRIORS[prior]
     penalty = check_penalty(penalty)
     if reversal is None:
-        reversal = "double" if prior == "paired" else "single"
+        reversal = cls.default_reversal
     check_option("reversal", reversal, REVERSAL_COSTS)
     if edge_penalty is not None:
         edge_penalty = np.asarray(edge_penalty, dtype=float)
@@ -450,10 +671,10 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
         if np.any((bad < 0) | (bad > 1)):
             raise error("prior-edge-penalty-range")
         edge_penalty = np.where(np.isnan(edge_penalty), penalty, edge_penalty)
-    if prior == "edit":
+    if not cls.takes_weights:
         if weights is not None:
-            raise error("prior-weights-edit")
-        return EditPrior(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
+            raise error("prior-weights-edit", name=prior)
+        return cls(penalty, n_tasks, reversal=reversal, edge_penalty=edge_penalty)
     if weights is not None:
         w = np.asarray(weights, dtype=float)
         if w.shape != (n_tasks, n_tasks):
@@ -463,4 +684,4 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
         if not np.allclose(w, w.T, rtol=0, atol=1e-12):
             raise error("prior-weights-symmetric")
         weights = w
-    return PairedPrior(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)
+    return cls(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)

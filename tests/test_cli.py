@@ -437,7 +437,7 @@ def test_choices_come_from_the_library_registries():
     def choices(command, dest):
         return next(a.choices for a in _subparsers()[command]._actions if a.dest == dest)
 
-    assert choices("learn", "prior") == [*PRIORS, "none"]
+    assert choices("learn", "prior") == list(PRIORS) and "none" in PRIORS
     assert set(choices("learn", "reversal")) == set(REVERSAL_COSTS)
     for command in ("relatedness", "select"):
         assert choices(command, "measure") == list(MEASURES)

@@ -241,7 +241,7 @@ def _random_pair_problem(rng, k):
 def test_paired_best_configuration_fast_path_equals_enumeration():
     # The O(k^3) path must pick the same tie-broken configuration as brute-force enumeration,
     # with and without an excluded configuration (the tabu phase's "best move that changes something").
-    from mtbn.joint import _best_by_enumeration, _paired_best_configuration
+    from mtbn.joint import _best_by_enumeration
     from mtbn.priors import PairedPrior
 
     rng = np.random.default_rng(11)
@@ -255,7 +255,7 @@ def test_paired_best_configuration_fast_path_equals_enumeration():
         if rng.random() < 0.6:
             exclude = tuple(int(rng.choice([s for s in range(3) if np.isfinite(gains[t, s])] or [0]))
                             for t in range(k))
-        fast = _paired_best_configuration(prior, gains, part, L, 1e-7, exclude)
+        fast = prior.best_configuration(gains, part, L, 1e-7, exclude)
         slow = _best_by_enumeration(prior, gains, part, L, 1e-7, exclude)
         assert fast[0] == slow[0]
         assert fast[1] == slow[1] or np.isclose(fast[1], slow[1])

@@ -475,3 +475,72 @@ def test_paired_solve_excluding_is_the_same_in_chunks(monkeypatch):
     whole = prior.solve_excluding(gains, part, L, exclude)
     monkeypatch.setattr(priors, "EXCLUDING_CHUNK", 1)  # one pair per chunk
     assert np.array_equal(prior.solve_excluding(gains, part, L, exclude), whole)
+
+
+# --- the prior protocol (issue 33): a new prior is one class and one registration ---
+
+def _toy_edit_class():
+    """The Edit prior written from its definition only (eq. 2.7), with no solver of its own."""
+    from mtbn.priors import MultitaskPrior
+
+    class ToyEdit(MultitaskPrior):
+        name = "toy-edit"
+
+        def log_prior(self, states, part, log_factor):
+            states = np.asarray(states)
+            # fewest edits to a consensus z: sum over taking-part tasks of D[s_t, z], minimised over z
+            edits = np.min([np.where(part, self.D[states, z], 0.0).sum(axis=1) for z in range(3)], axis=0)
+            with np.errstate(invalid="ignore"):
+                return np.where(edits == 0, 0.0, np.asarray(log_factor) * edits)
+
+        def bound(self, part, log_factor):
+            D, L = self.D, float(log_factor)
+
+            class Bound:
+                root = (0.0, 0.0, 0.0)
+
+                def extend(self, partial, prefix, s):
+                    return tuple(p + D[s, z] for z, p in enumerate(partial))
+
+                def value(self, partial):
+                    return 0.0 if min(partial) == 0 else L * min(partial)
+
+            return Bound()
+
+    return ToyEdit
+
+
+def test_a_registered_toy_prior_runs_the_joint_search_and_matches_the_edit_prior():
+    from mtbn.learn import learn_structures
+    from mtbn.priors import PRIORS, register_prior
+
+    from mtbn.benchmarks import make_problem
+    from mtbn.networks import sample
+
+    rng = np.random.default_rng(4)
+    nets = make_problem("sachs", n_tasks=3, random_state=rng)
+    tasks = [sample(n, 300, random_state=rng).to_dataframe() for n in nets]
+    register_prior("toy-edit", _toy_edit_class())
+    try:
+        toy = learn_structures(tasks, prior="toy-edit", penalty=0.9, n_restarts=2, n_joint_restarts=2)
+        edit = learn_structures(tasks, prior="edit", penalty=0.9, n_restarts=2, n_joint_restarts=2)
+    finally:
+        del PRIORS["toy-edit"]
+    assert [g.parents for g in toy.graphs] == [g.parents for g in edit.graphs]
+    assert toy.log_score == pytest.approx(edit.log_score, abs=1e-9)
+    assert toy.search.solver == "bnb"  # no exact solver declared: branch and bound on its bound
+
+
+def test_register_prior_refuses_what_is_not_a_prior():
+    from mtbn.priors import register_prior
+
+    with pytest.raises(InvalidParameterError, match="'odd'.*MultitaskPrior"):
+        register_prior("odd", dict)
+
+
+def test_the_independent_prior_is_registered_and_takes_the_penalty_as_zero():
+    from mtbn.priors import PRIORS, IndependentPrior
+
+    assert PRIORS["none"] is IndependentPrior
+    prior = make_prior("none", 0.7, 3)
+    assert prior.penalty == 0.0 and not prior.is_coupled(5) and prior.exponent == 1.0

@@ -17,6 +17,7 @@ from mtbn._validation import format_penalty
 from mtbn.cli import files
 from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import _usage_error, penalty_list
+from mtbn.priors import PRIORS
 
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
 
@@ -101,7 +102,7 @@ def _learn(args, progress):
             penalty_search=args.penalty_search, n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
             random_state=args.seed, n_jobs=args.jobs, progress=progress, parameter_sharing=args.share_parameters,
             **constraints)
-    if args.prior != "none" and res.transfer is not None:
+    if res.transfer is not None:  # penalty auto with a prior that has one
         print(res.transfer["message"])
     boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
@@ -114,7 +115,7 @@ def _bootstrap(args, taskset, res, progress):
     from mtbn.bootstrap import bootstrap_structures
 
     boot = bootstrap_structures(
-        taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty if args.prior != "none" else 0.0,
+        taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty,
         reversal=args.reversal, score=args.score, equivalent_sample_size=args.ess, max_parents=args.max_parents,
         n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
         random_state=args.seed, n_jobs=args.jobs, progress=progress)
@@ -132,7 +133,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
-    if args.prior != "none":
+    if PRIORS[args.prior].has_penalty:
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:
             summary["penalty_path_structures_learned_on"] = (

@@ -313,7 +313,7 @@ def read_from(path, tasks):
         rel = RelatednessResult.from_dict(record)
         return rel, f"{rel.measure} distances from {path} (mtbn relatedness), not recomputed"
     graphs = {n: DAG.from_edges(by_name[n].names, [tuple(e) for e in record["tasks"][n]["edges"]]) for n in given}
-    penalty = record.get("penalty", 0.0) if record.get("options", {}).get("prior") != "none" else 0.0
+    penalty = record.get("penalty", 0.0)  # absent for --prior none
     return (RelatednessResult.from_structures(graphs),
             f"direct distances between the structures of {path} (mtbn learn, penalty {penalty:.10g}; no noise floor), "
             "not relearned")

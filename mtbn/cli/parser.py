@@ -177,7 +177,7 @@ def _add_learn_prior(p):
     from mtbn.graph import REVERSAL_COSTS
     from mtbn.priors import PRIORS
 
-    p.add_argument("--prior", default="paired", choices=[*PRIORS, "none"],
+    p.add_argument("--prior", default="paired", choices=list(PRIORS),
                    help="multitask prior: paired (default), edit, or none (independent single-task learning)")
     p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
                    help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it by --cv K-fold "

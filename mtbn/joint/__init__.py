@@ -49,7 +49,6 @@ from mtbn.joint.configuration import (
     ENUMERATION_LIMIT,
     _best_by_enumeration,
     _fixing_best_configuration,
-    _paired_best_configuration,
     best_configuration,
 )
 from mtbn.joint.gains import _edged_pairs, _IncrementalGains, _one_pair_gains, _pair_gains, _TaskView, local_constraints

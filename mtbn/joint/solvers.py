@@ -109,8 +109,8 @@ register("joint-exact-solver", InvalidParameterError,
 def resolve_solver(prior, solver):
     """The concrete solver for ``solver`` ("auto" -> exact where it applies)."""
     if solver == "auto":
-        return "exact" if getattr(prior, "exact", False) else "bnb"
-    if solver == "exact" and not getattr(prior, "exact", False):
+        return "exact" if prior.exact else "bnb"
+    if solver == "exact" and not prior.exact:
         raise error("joint-exact-solver")
     return solver
 
@@ -157,10 +157,12 @@ def solve_excluding(prior, gains, part, log_factor, exclude, solver="auto", stat
     """
     gains = np.asarray(gains, dtype=float)
     exclude = np.asarray(exclude, dtype=np.int64)
-    if resolve_solver(prior, solver) == "exact" and hasattr(prior, "solve_excluding"):
-        if stats is not None:
-            stats["n_configurations"] += 2 * prior.n_configurations(gains.shape[0])
-        return prior.solve_excluding(gains, part, np.asarray(log_factor, dtype=float), exclude)
+    if resolve_solver(prior, solver) == "exact":
+        found = prior.solve_excluding(gains, part, np.asarray(log_factor, dtype=float), exclude)
+        if found is not None:
+            if stats is not None:
+                stats["n_configurations"] += 2 * prior.n_configurations(gains.shape[0])
+            return found
     m, k, _ = gains.shape
     rows = np.arange(m)
     best = np.full(m, -np.inf)

@@ -314,11 +314,11 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
               tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
     """Step 1: every argument checked, in the order the errors are documented to come."""
     ts = make_taskset(tasks, task_column=task_column)
-    check_option("prior", prior, list(PRIORS) + ["none"])
-    if prior != "none":
+    check_option("prior", prior, PRIORS)
+    if PRIORS[prior].has_penalty:
         check_task_overlap(ts)
-    if prior == "none":
-        prior, penalty = "edit", 0.0
+    else:
+        penalty = 0.0
     if penalty != "auto":
         check_penalty(penalty)
     check_option("score", score, SCORES)
@@ -394,8 +394,12 @@ def _seed(problem):
     return _Seeds(base, keys, searches)
 
 
-def _starts(problem, seeds, datasets, scorers, restarts, say):
-    """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start)."""
+def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True):
+    """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start).
+
+    ``coupled=False`` (a search that couples no pair): ``start="auto"`` gives the single-task start alone,
+    the one such a search uses.
+    """
     start = problem.start
     if not isinstance(start, str):
         return [("given", _given_starts(problem, datasets))], None
@@ -408,6 +412,8 @@ def _starts(problem, seeds, datasets, scorers, restarts, say):
                                  n_restarts=restarts, seeds=seeds.searches, local_index=s.local_index,
                                  n_jobs=problem.n_jobs, say=say)
         out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
+    if start == "auto" and not coupled:
+        return out, stl
     if start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1:
         say("identical-structure (TSK) search")
         out.append(("identical", _identical_start(problem, seeds, datasets, restarts)))
@@ -522,7 +528,9 @@ def _search_points(problem, seeds, problems, penalties, say):
 
 def _refit(problem, seeds, scorers, penalty, say):
     """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results)."""
-    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say)
+    s = problem.settings
+    coupled = s.edge_log_prior is not None or problem.prior.at(penalty).is_coupled(s.local_index.shape[1])
+    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled)
     say(f"multitask search at penalty {format_penalty(penalty)} on all rows")
     search = run_penalty(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
                          starts_are_optima=stl is not None)

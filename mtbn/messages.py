@@ -40,7 +40,7 @@ class Message:
 REGISTRY: "dict[str, Message]" = {}
 
 # The modules whose messages the documentation lists, in the order of the layers.
-MODULES = ("_validation", "engine", "data", "score", "graph", "priors", "search", "joint", "selection", "networks",
+MODULES = ("_validation", "engine", "data", "score", "graph", "priors", "search", "joint", "heldout", "networks",
            "learn", "estimators", "metrics", "stats", "bootstrap", "relatedness", "benchmarks", "evaluate", "report", "cli")
 
 

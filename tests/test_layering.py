@@ -50,7 +50,7 @@ LAYERS = [
     {"score", "priors", "networks"},
     {"search"},
     {"joint", "metrics", "stats"},
-    {"learn", "selection"},
+    {"learn", "heldout"},
     {"bootstrap"},
     {"estimators"},
     {"benchmarks"},
@@ -77,3 +77,62 @@ def test_every_subpackage_is_installed():
     folders = {"mtbn." + os.path.relpath(folder, PACKAGE).replace(os.sep, ".")
                for folder, _, files in os.walk(PACKAGE) if folder != PACKAGE and "__init__.py" in files}
     assert folders <= listed, sorted(folders - listed)
+
+
+# --- docs/design.md's import facts, checked against the contracts and the code (issue 33) ---
+
+DESIGN = os.path.join(os.path.dirname(PACKAGE), "docs", "design.md")
+
+
+def _design_text():
+    with open(DESIGN, encoding="utf-8") as fh:
+        return fh.read()
+
+
+def _contract_layers():
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    with open(os.path.join(os.path.dirname(PACKAGE), "pyproject.toml"), "rb") as fh:
+        contracts = tomllib.load(fh)["tool"]["importlinter"]["contracts"]
+    layers = next(c["layers"] for c in contracts if c["type"] == "layers")
+    return [{m.strip() for m in layer.split(":")} for layer in layers]
+
+
+def test_the_layers_here_are_the_import_linter_contract():
+    top_first = [set(layer) - {"__init__"} for layer in reversed(LAYERS)]
+    assert top_first == _contract_layers()
+
+
+def test_the_design_diagram_lists_the_contract_layers_top_first():
+    block = _design_text().split("```\n", 2)[1]
+    rows = [line.split("  ")[0] for line in block.splitlines() if line and not line.startswith(" ")]
+    diagram = [{name.strip().rstrip("/") for name in row.split("|")} for row in rows]
+    assert diagram == _contract_layers()
+
+
+def _importers(library):
+    found = set()
+    for folder, _, files in os.walk(PACKAGE):
+        for name in files:
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            module = "mtbn." + os.path.relpath(path, PACKAGE)[:-3].replace(os.sep, ".")
+            module = module[:-len(".__init__")] if module.endswith(".__init__") else module
+            with open(path, encoding="utf-8") as fh:
+                tree = ast.parse(fh.read(), path)
+            for node in ast.walk(tree):
+                names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+                if any(n == library or n.startswith(library + ".") for n in names):
+                    found.add(module)
+    return found
+
+
+@pytest.mark.parametrize("library", ["pandas", "pgmpy", "matplotlib"])
+def test_the_design_lists_exactly_the_modules_that_import_each_heavy_library(library):
+    import re
+
+    text = _design_text()
+    item = re.search(rf"^- {library}: (.*?)(?=^- |^\s*$)", text, flags=re.M | re.S)
+    assert item, f"docs/design.md has no '- {library}:' item"
+    assert set(re.findall(r"`(mtbn[\w.]*)`", item.group(1))) == _importers(library)

@@ -493,7 +493,7 @@ def test_heldout_log_likelihood_equals_the_fitted_network_and_needs_no_cpt():
     import math
 
     from mtbn.networks import fits_in_tables, heldout_log_likelihood, log_likelihood
-    from mtbn.selection import heldout_scores
+    from mtbn.heldout import heldout_scores
 
     alarm = load_network("alarm")
     rows = sample(alarm, 500, random_state=3)

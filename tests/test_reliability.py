@@ -181,7 +181,7 @@ def test_more_folds_than_rows_is_refused_and_small_folds_warn(tmp_path, capsys):
     import numpy as np
 
     from mtbn.exceptions import DataWarning
-    from mtbn.selection import kfold_splits
+    from mtbn.heldout import kfold_splits
 
     folds = kfold_splits(3, 5, np.random.default_rng(0))  # the splitter itself still copes
     held = np.concatenate([h for _, h in folds])

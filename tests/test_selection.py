@@ -22,7 +22,7 @@ from mtbn.graph import cpdag_distance, essential_graph
 from mtbn.learn import learn_structures
 from mtbn.metrics import undecidable_reversals
 from mtbn.networks import sample
-from mtbn.selection import ValidationScores, kfold_splits
+from mtbn.heldout import ValidationScores, kfold_splits
 
 
 # --- the selection rules -----------------------------------------------------
@@ -344,7 +344,7 @@ def test_cpdag_distance_hand_examples():
 
 # --- search_candidates: refine against scoring every candidate (issue 30) ---
 
-from mtbn.selection import search_candidates  # noqa: E402
+from mtbn.heldout import search_candidates  # noqa: E402
 
 
 def _curve_rows(means, n_rows=40, noise=0.5, seed=0):

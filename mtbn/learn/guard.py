@@ -2,7 +2,7 @@
 
 Two conditions (``docs/design.md``, "Negative-transfer guard"): the chosen
 penalty's held-out log-likelihood exceeds that of delta = 0 by more than the
-paired standard error of the difference (:class:`mtbn.selection.ValidationScores`),
+paired standard error of the difference (:class:`mtbn.heldout.ValidationScores`),
 and the tasks' variables depend on each other more alike than under random
 relabelling (:func:`mtbn.stats.relabelling_test`). :func:`check_transfer` is the
 step the driver calls; it returns the verdict as a JSON-ready dict.

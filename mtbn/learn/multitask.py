@@ -4,7 +4,7 @@
 2. :func:`_seed`: one base seed from ``random_state``; per-task streams keyed by the task's name.
 3. :func:`_choose_penalty` (``penalty="auto"``): grid points learned on every fold's training
    rows (K-fold CV, or the paper's single validation split) and scored on the held-out rows, in
-   rounds (``penalty_search``), then chosen by the rule; the protocol is :mod:`mtbn.selection`'s.
+   rounds (``penalty_search``), then chosen by the rule; the protocol is :mod:`mtbn.heldout`'s.
 4. the guard (:func:`mtbn.learn.guard.check_transfer`): keep the chosen penalty only if it beats
    independent learning; otherwise delta = 0.
 5. :func:`_refit`: the search at the final penalty on all rows, with full settings, and the
@@ -64,7 +64,7 @@ from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_par
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
-from mtbn.selection import RULES, SEARCHES, fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
+from mtbn.heldout import RULES, SEARCHES, fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
 
 STARTS = ("auto", "single-task", "identical", "empty")
 
@@ -149,7 +149,7 @@ def learn_structures(
         ``penalty="auto"``: K-fold cross-validation within every task. Each
         grid point is learned on every fold's training rows and scored on
         its held-out rows (mean log-likelihood per row, averaged over
-        tasks); see :mod:`mtbn.selection` for the standard errors.
+        tasks); see :mod:`mtbn.heldout` for the standard errors.
     validation : float or int, optional
         Use one validation split per task instead of ``cv`` (a fraction or
         a row count): the paper's rule (Section 2.3.4; the paper holds out
@@ -181,7 +181,7 @@ def learn_structures(
         its cold search.
     penalty_search : {"refine", "grid"}, default "refine"
         ``penalty="auto"``: which grid points are searched
-        (:func:`mtbn.selection.search_candidates`). ``"refine"``: every
+        (:func:`mtbn.heldout.search_candidates`). ``"refine"``: every
         other point (both ends), then the unsearched neighbours of the best
         and the chosen point, round by round, until none is left (7-10 of
         the 13 default points); ``"grid"``: every point. The rule is applied
@@ -454,7 +454,7 @@ def _identical_start(problem, seeds, datasets, restarts):
 def _choose_penalty(problem, seeds, say):
     """Step 3: grid points learned on every fold's training rows, scored on its held-out rows, and chosen.
 
-    Which points are searched is :func:`mtbn.selection.search_candidates`'s
+    Which points are searched is :func:`mtbn.heldout.search_candidates`'s
     (``penalty_search``; every point with ``warm_start``). Returns ``(path,
     scores, index of the chosen point, number of folds, penalties searched)``,
     indices into the penalties searched.

@@ -29,7 +29,7 @@ Modules: :mod:`~mtbn.relatedness.measures` (the two measures and the noise
 floor), :mod:`~mtbn.relatedness.selection` (:func:`select_tasks`),
 :mod:`~mtbn.relatedness.clustering` (:func:`cluster_tasks`), and
 :mod:`~mtbn.relatedness.learning` (how both learn a group of tasks). Both
-choose by the held-out protocol of :mod:`mtbn.selection`.
+choose by the held-out protocol of :mod:`mtbn.heldout`.
 """
 
 from mtbn.relatedness.clustering import ClusteringResult, average_link_clusters, cluster_tasks

@@ -1,7 +1,7 @@
 """Task clustering (paper Section 2.4.3): average link on the direct distance, then learning within each cluster.
 
 The number of clusters is chosen on held-out rows of every task by the
-shared protocol of :mod:`mtbn.selection` (or given); a cut that separates two
+shared protocol of :mod:`mtbn.heldout` (or given); a cut that separates two
 tasks within the noise floor is never tried.
 """
 
@@ -17,7 +17,7 @@ from mtbn.messages import error, register
 from mtbn.progress import reporter
 from mtbn.relatedness.learning import GroupLearner, curve_records
 from mtbn.relatedness.measures import RelatednessResult, check_relatedness, direct_relatedness
-from mtbn.selection import RULES, fit_networks, heldout_scores, hold_out
+from mtbn.heldout import RULES, fit_networks, heldout_scores, hold_out
 
 register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' or an integer in [1, {k}]; got {value!r}.",
          cause="A cluster count below 1, above the number of tasks, or not a whole number.",

@@ -16,7 +16,7 @@ from mtbn.graph import edit_distance
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
-from mtbn.selection import kfold_splits
+from mtbn.heldout import kfold_splits
 
 MEASURES = ("direct", "indirect")
 

@@ -3,7 +3,7 @@
 The other tasks are ordered by their distance from the principal (a measure
 of :mod:`mtbn.relatedness.measures`); the principal is learned with the
 closest ``N``, ``N`` chosen on held-out rows of the principal by the shared
-protocol of :mod:`mtbn.selection`, by the largest gap in the distances, or
+protocol of :mod:`mtbn.heldout`, by the largest gap in the distances, or
 given.
 """
 
@@ -27,7 +27,7 @@ from mtbn.relatedness.measures import (
     gap_size,
     indirect_relatedness,
 )
-from mtbn.selection import RULES, heldout_scores, hold_out
+from mtbn.heldout import RULES, heldout_scores, hold_out
 
 register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",
          cause="The number of tasks to select is neither 'auto', 'gap' nor a whole number.",

@@ -1,44 +1,4 @@
-"""Run learning methods on benchmark problems and record how close they get to the truth.
-
-:func:`run_benchmark` is what ``mtbn bench`` runs: for each trial it draws the
-true task networks of a problem (:mod:`mtbn.benchmarks`), samples training
-and test data, runs the requested methods and records, per trial, method and
-task, the edit distance to the true structure, the empirical KL divergence on
-the test set, the test log-likelihood and the seconds spent. Each finished
-trial is written to ``DIR/trials/trial_NNNN.csv`` at once (atomically), so a
-killed run resumes from the trials already written; a trial's results depend
-only on the seed and the trial number, never on ``n_jobs`` or on the order in
-which trials run.
-
-Methods (paper Section 2.3.4):
-
-* ``stl``: single-task hill climbing (tabu list, random restarts) on all
-  training rows of each task;
-* ``identical``: one structure for all tasks (the TSK method of Section
-  2.3.1), parameters per task;
-* ``pooled``: one network (structure and parameters) learned from all tasks'
-  rows stacked;
-* ``mtl``: multitask learning as ``learn_structures`` does by default:
-  Paired prior, reversals counted twice, penalty chosen by 5-fold
-  cross-validation with the one-standard-error rule, the negative-transfer
-  guard, structures and parameters learned on all rows;
-* ``mtl-paper``: the paper's rule: penalty with the best log-likelihood on a
-  validation split (``validation`` rows per task), no guard; structures and
-  parameters then learned on all rows at that penalty;
-* ``mtl-edit``, ``mtl-single``: ``mtl`` with the Edit prior, or with the
-  Paired prior counting a reversal once;
-* ``mtl-oracle``: the grid point of ``mtl-paper``'s penalty path (structures
-  learned on the training split) with the lowest mean edit distance to the
-  true structures (the headroom of a perfect penalty choice);
-* ``mtl@DELTA``: multitask learning at a fixed penalty on all rows, started
-  from the ``stl`` solution (penalty sweeps).
-
-Per task the results hold the edit distance (reversal = 1), the structural
-Hamming distance between CPDAGs (``cpdag_shd``: reversals the data cannot
-decide cost nothing), the number of such undecidable reversals, KL, test
-log-likelihood, seconds, the penalty used and, for ``mtl``-family methods
-with an automatic penalty, the negative-transfer guard's status.
-"""
+"""Running the benchmark: one trial of every method, and a resumable run of many trials."""
 
 import json
 import os
@@ -61,13 +21,9 @@ from mtbn.metrics import cpdag_distance, edit_distance, kl_divergence, mean_log_
 from mtbn.networks import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
 from mtbn.progress import reporter
 
-__all__ = ["run_benchmark", "summarise", "METHODS", "RESULT_COLUMNS", "run_trial"]
-
-METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-edit", "mtl-single", "mtl-oracle")
-
-RESULT_COLUMNS = ("trial", "method", "task", "penalty", "edit_distance", "cpdag_shd", "undecidable_reversals", "kl",
-                  "log_likelihood", "seconds", "transfer")
-
+from mtbn.evaluate.methods import RESULT_COLUMNS, _check_methods, fixed_penalty
+from mtbn.evaluate.plots import plot_results
+from mtbn.evaluate.summaries import summarise
 
 def _true_dag(net):
     return DAG([set(p) for p in net.parents], net.names)
@@ -89,18 +45,6 @@ def _fit_all(graphs, train, ess):
     return [_fit(g, d, ess) for g, d in zip(graphs, train)]
 
 
-register("method-penalty-type", InvalidParameterError, "method {method!r}: the penalty after '@' must be a number.",
-         cause="A method written mtl@DELTA whose DELTA is not a number.",
-         fix="Write e.g. mtl@0.9.")
-register("method-penalty-range", InvalidParameterError, "method {method!r}: the penalty must be in [0, 1].",
-         cause="A method mtl@DELTA with DELTA outside [0, 1].",
-         fix="Use a penalty between 0 and 1.")
-register("unknown-method", InvalidParameterError, "unknown method {method!r}; choose from {methods} or mtl@DELTA.",
-         cause="A benchmark method name that mtbn does not know.",
-         fix="Use one of the names listed (comma-separated for several).")
-register("no-methods", InvalidParameterError, "methods must name at least one method; choose from {methods} or mtl@DELTA.",
-         cause="An empty list of benchmark methods (e.g. --methods ,).",
-         fix="Name at least one method.")
 register("bench-count", InvalidParameterError, "{name} must be an integer >= {low}; got {value!r}.",
          cause="A benchmark size (trials, tasks, training or test rows) below its minimum.",
          fix="Pass a larger whole number.")
@@ -115,36 +59,6 @@ register("bench-other-settings", InvalidParameterError,
          "(--overwrite on the command line).",
          cause="The output folder holds a benchmark run with different settings, so its trials cannot be resumed.",
          fix="Choose a new --out folder, or add --overwrite to start again in this one.")
-
-def fixed_penalty_method(delta):
-    """The method name of multitask learning at the fixed penalty ``delta``: ``mtl@DELTA``."""
-    return f"mtl@{float(delta)!r}"
-
-
-def fixed_penalty(method):
-    """The penalty of a ``mtl@DELTA`` method, or None for any other method name."""
-    if not method.startswith("mtl@"):
-        return None
-    try:
-        delta = float(method[4:])
-    except ValueError:
-        raise error("method-penalty-type", method=method) from None
-    if not 0 <= delta <= 1:
-        raise error("method-penalty-range", method=method)
-    return delta
-
-
-def _check_methods(methods):
-    out = []
-    for m in methods:
-        if m in METHODS or fixed_penalty(m) is not None:
-            out.append(m)
-        else:
-            raise error("unknown-method", method=m, methods=", ".join(METHODS))
-    if not out:
-        raise error("no-methods", methods=", ".join(METHODS))
-    return out
-
 
 def trial_data(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, n_test=20000):
     """One trial's true networks, training data (tasks ``task0``...), test samples, and the trial's rng.
@@ -430,123 +344,3 @@ def _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, say):
             say(f"trial {trial} finished in {secs:.1f} s ({done}/{n_trials})")
 
 
-def summarise(results, title=""):
-    """Markdown table: per method mean +- sd of edit distance and KL, reductions, p-values."""
-    from scipy import stats
-
-    has_cpdag = "cpdag_shd" in results.columns
-    cols = ["edit_distance", "kl", "log_likelihood", "seconds"] + (["cpdag_shd", "undecidable_reversals"] if has_cpdag else [])
-    per_trial = results.groupby(["method", "trial"])[cols].mean()
-    order = [m for m in list(METHODS) + sorted(set(results["method"]) - set(METHODS)) if m in set(results["method"])]
-    lines = []
-    if title:
-        lines += [f"## {title}", ""]
-    extra_head = "CPDAG SHD | undecidable reversals | " if has_cpdag else ""
-    lines.append("| method | edit distance | " + extra_head + "KL | test log-lik | seconds/task | ED vs STL | "
-                 "KL vs STL | ED vs IDENTICAL | KL vs IDENTICAL | p (ED, KL) vs STL |")
-    lines.append("|---" * (12 if has_cpdag else 10) + "|")
-
-    def red(m, base, col):
-        if base not in order or m == base:
-            return ""
-        a, b = per_trial.loc[m][col].mean(), per_trial.loc[base][col].mean()
-        return f"{100 * (b - a) / b:+.1f}%" if b else ""
-
-    def pval(m, base, col):
-        if base not in order or m == base:
-            return ""
-        a, b = per_trial.loc[m][col], per_trial.loc[base][col]
-        common = a.index.intersection(b.index)
-        if len(common) < 2 or np.allclose(a[common].values, b[common].values):
-            return "n/a"
-        return f"{stats.ttest_rel(a[common], b[common]).pvalue:.2g}"
-
-    for m in order:
-        d = per_trial.loc[m]
-        extra = (f"| {d['cpdag_shd'].mean():.2f} ± {d['cpdag_shd'].std(ddof=1) if len(d) > 1 else 0:.2f} "
-                 f"| {d['undecidable_reversals'].mean():.2f} " if has_cpdag else "")
-        lines.append(
-            f"| {m} | {d['edit_distance'].mean():.2f} ± {d['edit_distance'].std(ddof=1) if len(d) > 1 else 0:.2f} "
-            + extra +
-            f"| {d['kl'].mean():.4f} ± {d['kl'].std(ddof=1) if len(d) > 1 else 0:.4f} "
-            f"| {d['log_likelihood'].mean():.4f} | {d['seconds'].mean():.2f} "
-            f"| {red(m, 'stl', 'edit_distance')} | {red(m, 'stl', 'kl')} "
-            f"| {red(m, 'identical', 'edit_distance')} | {red(m, 'identical', 'kl')} "
-            f"| {_join(pval(m, 'stl', 'edit_distance'), pval(m, 'stl', 'kl'))} |"
-        )
-    lines += ["", "Edit distance and KL: mean over tasks per trial, then mean ± standard deviation over trials. "
-              "Reductions are relative to the mean of STL / IDENTICAL (positive = better). "
-              "p: paired t-test across trials."
-              + (" CPDAG SHD: structural Hamming distance between essential graphs (a reversal the data "
-                 "cannot decide costs 0); undecidable reversals: reversed edges whose direction the true "
-                 "CPDAG leaves open." if has_cpdag else ""), ""]
-    lines += paired_table(per_trial, order, ["edit_distance"] + (["cpdag_shd"] if has_cpdag else []) + ["kl"])
-    if "transfer" in results.columns:
-        status = results.dropna(subset=["transfer"]).groupby(["method", "trial"])["transfer"].first()
-        for m in order:
-            if m in status.index.get_level_values(0):
-                counts = status.loc[m].value_counts()
-                lines.append(f"Negative-transfer guard, {m}: " + ", ".join(
-                    f"{name} in {int(counts[name])}" for name in ("accepted", "rejected", "none", "forced")
-                    if name in counts) + f" of {len(status.loc[m])} trials.")
-        lines.append("")
-    return "\n".join(lines)
-
-
-def paired_table(per_trial, order, columns):
-    """Markdown: every method against STL (and MTL against IDENTICAL), paired over trials, Holm-corrected."""
-    from mtbn.stats import holm, paired_comparison
-
-    pairs = [(m, "stl") for m in order if m != "stl" and "stl" in order]
-    pairs += [(m, "identical") for m in order if m.startswith("mtl") and "identical" in order]
-    rows = []
-    for m, base in pairs:
-        a, b = per_trial.loc[m], per_trial.loc[base]
-        common = a.index.intersection(b.index)
-        for col in columns:
-            rows.append((m, base, col, paired_comparison(a.loc[common, col], b.loc[common, col])))
-    if not rows:
-        return []
-    if all(r[3]["n"] < 2 for r in rows):
-        return ["Paired differences over trials need at least 2 trials.", ""]
-    adjusted = holm([r[3]["p_t"] for r in rows])
-    lines = ["Paired differences over trials (method minus baseline; negative = lower ED / KL), 95% t interval, "
-             "paired t-test and Wilcoxon signed-rank p-values, and the t-test p-value Holm-corrected across "
-             "all rows of this table. \"different\" means Holm p < 0.05.", "",
-             "| method | baseline | metric | mean difference [95% CI] | p (t) | p (Wilcoxon) | p (Holm) | different |",
-             "|---|---|---|---|---|---|---|---|"]
-    for (m, base, col, r), adj in zip(rows, adjusted):
-        lines.append(f"| {m} | {base} | {col} | {r['mean_diff']:+.4g} [{r['ci_low']:+.4g}, {r['ci_high']:+.4g}] "
-                     f"| {r['p_t']:.2g} | {r['p_wilcoxon']:.2g} | {adj:.2g} | {'yes' if adj < 0.05 else 'no'} |")
-    return lines + [""]
-
-
-def _join(*cells):
-    return ", ".join(cells) if any(cells) else ""
-
-
-def plot_results(results, out):
-    """Bar charts of edit distance and KL per method (PNG files in ``out``)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:  # plots are optional
-        return []
-    per_trial = results.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
-    methods = [m for m in list(METHODS) + sorted(set(results["method"]) - set(METHODS)) if m in set(results["method"])]
-    paths = []
-    for col, label in (("edit_distance", "edit distance to the true structure"), ("kl", "empirical KL divergence")):
-        fig, ax = plt.subplots(figsize=(1.2 * len(methods) + 2, 3.5))
-        means = [per_trial.loc[m][col].mean() for m in methods]
-        sds = [per_trial.loc[m][col].std(ddof=1) if len(per_trial.loc[m]) > 1 else 0 for m in methods]
-        ax.bar(methods, means, yerr=sds, color="#4c72b0", capsize=3)
-        ax.set_ylabel(label)
-        ax.tick_params(axis="x", rotation=30)
-        fig.tight_layout()
-        path = os.path.join(out, f"{col}.png")
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        paths.append(path)
-    return paths

@@ -237,6 +237,21 @@ def learn_structures(
     Returns
     -------
     MultitaskResult
+
+    Examples
+    --------
+    Two samples of ASIA, learned jointly at a fixed penalty (``"auto"``, the
+    default, chooses it by cross-validation):
+
+    >>> from mtbn.networks import load_network, sample
+    >>> net = load_network("asia")
+    >>> tasks = {"north": sample(net, 400, random_state=1).to_dataframe(),
+    ...          "south": sample(net, 400, random_state=2).to_dataframe()}
+    >>> res = learn_structures(tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0)
+    >>> res.task_names, [g.n_edges for g in res.graphs]
+    (('north', 'south'), [8, 8])
+    >>> sorted(res.graphs[0].edges(names=True))[:2]
+    [('bronc', 'dysp'), ('either', 'dysp')]
     """
     sharing = check_sharing(parameter_sharing)
     problem = _validate(

@@ -228,6 +228,15 @@ def learn_identical_structures(
         The same graph once per task.
     result : SearchResult
         The search on the stacked data (with ``TSK`` as the last variable).
+
+    Examples
+    --------
+    >>> from mtbn.networks import load_network, sample
+    >>> net = load_network("asia")
+    >>> tasks = [sample(net, 400, random_state=s).to_dataframe() for s in (1, 2)]
+    >>> graphs, search = learn_identical_structures(tasks, equivalent_sample_size=2.0, n_restarts=0)
+    >>> graphs[0] is graphs[1], graphs[0].n_edges
+    (True, 8)
     """
     ts = make_taskset(tasks, task_column=task_column)
     if np.any(ts.local_index < 0):

@@ -438,6 +438,10 @@ def test_choices_come_from_the_library_registries():
         return next(a.choices for a in _subparsers()[command]._actions if a.dest == dest)
 
     assert choices("learn", "prior") == list(PRIORS) and "none" in PRIORS
+    from mtbn.heldout import SEARCHES
+    from mtbn.score import SCORES
+
+    assert choices("learn", "score") == list(SCORES) and choices("learn", "penalty_search") == list(SEARCHES)
     assert set(choices("learn", "reversal")) == set(REVERSAL_COSTS)
     for command in ("relatedness", "select"):
         assert choices(command, "measure") == list(MEASURES)

@@ -175,6 +175,7 @@ def _add_learn(sub):
 def _add_learn_prior(p):
     """The multitask prior and how its penalty is chosen."""
     from mtbn.graph import REVERSAL_COSTS
+    from mtbn.heldout import SEARCHES
     from mtbn.priors import PRIORS
 
     p.add_argument("--prior", default="paired", choices=list(PRIORS),
@@ -192,7 +193,7 @@ def _add_learn_prior(p):
     p.add_argument("--validation", default=None, type=values.validation, metavar="FRACTION_OR_ROWS",
                    help="--penalty auto: the paper's rule instead of --cv: one validation split per task "
                    "(a fraction or a row count; the paper holds out 50 rows), best validation score wins")
-    p.add_argument("--penalty-search", default="refine", choices=["refine", "grid"],
+    p.add_argument("--penalty-search", default="refine", choices=list(SEARCHES),
                    help="--penalty auto: refine (default) searches every other grid point, then the neighbours of "
                    "the best and the chosen point until none is left; grid searches every point (slower)")
     p.add_argument("--force-transfer", action="store_true",
@@ -202,7 +203,9 @@ def _add_learn_prior(p):
 
 def _add_learn_search(p):
     """The joint search: score, parents, starts, restarts."""
-    p.add_argument("--score", default="bdeu", choices=["bdeu", "bic"],
+    from mtbn.score import SCORES
+
+    p.add_argument("--score", default="bdeu", choices=list(SCORES),
                    help="each task's structure score: bdeu (default, the paper's) or bic; the penalty selection "
                    "and the CPTs use BDeu parameters (--ess) either way")
     p.add_argument("--share-parameters", default=None, type=values.sharing, metavar="auto|STRENGTH",

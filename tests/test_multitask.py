@@ -685,3 +685,20 @@ def test_refined_penalty_search_searches_a_subset_with_both_ends_and_chooses_amo
 def test_penalty_search_is_checked_by_name():
     with pytest.raises(InvalidParameterError, match="penalty_search"):
         learn_structures(_sachs_tasks(rows=50, k=2), penalty_search="bisect")
+
+
+def test_a_registered_toy_score_runs_the_multitask_search():
+    # A new score is one entry in mtbn.score.SCORES: here BDeu at twice the equivalent sample size,
+    # which must learn exactly what BDeu learns when given that size (fixed penalty: no held-out fit).
+    from mtbn.score import SCORES, BDeuScore
+
+    tasks = _sachs_tasks(rows=200, k=2)
+    SCORES["bdeu-double"] = lambda data, ess: BDeuScore(data, 2 * ess)
+    try:
+        toy = learn_structures(tasks, score="bdeu-double", penalty=0.9, n_restarts=1, n_joint_restarts=1,
+                               equivalent_sample_size=1.0)
+    finally:
+        del SCORES["bdeu-double"]
+    bdeu = learn_structures(tasks, penalty=0.9, n_restarts=1, n_joint_restarts=1, equivalent_sample_size=2.0)
+    assert [g.parents for g in toy.graphs] == [g.parents for g in bdeu.graphs]
+    assert toy.log_score == pytest.approx(bdeu.log_score, abs=1e-9)

@@ -142,6 +142,28 @@ class DAG:
     ------
     CycleError
         If the graph has a directed cycle.
+
+    Examples
+    --------
+    Rain makes the sprinkler less likely to run, and both wet the grass:
+    node 2 (``wet``) has the parents 0 and 1.
+
+    >>> g = DAG([[], [0], [0, 1]], names=["rain", "sprinkler", "wet"])
+    >>> g
+    DAG(n_nodes=3, n_edges=3)
+    >>> g.edges()
+    [('rain', 'sprinkler'), ('rain', 'wet'), ('sprinkler', 'wet')]
+    >>> g.edges(names=False), g.has_edge(0, 2), g.has_edge(2, 0)
+    ([(0, 1), (0, 2), (1, 2)], True, False)
+
+    The same graph from ``(parent, child)`` names; DAGs compare by parents
+    and names:
+
+    >>> DAG.from_edges(["rain", "sprinkler", "wet"],
+    ...                [("rain", "sprinkler"), ("rain", "wet"), ("sprinkler", "wet")]) == g
+    True
+    >>> g.adjacency().astype(int).tolist()
+    [[0, 1, 1], [0, 0, 1], [0, 0, 0]]
     """
 
     __slots__ = ("_parents", "_names")

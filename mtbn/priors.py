@@ -613,7 +613,7 @@ def register_prior(name, cls):
     ...     exact = False  # its own solve would need the doubled edits too: branch and bound instead
     ...     def bound(self, part, log_factor):
     ...         return super().bound(part, 2 * log_factor)
-    >>> register_prior("harsh", Harsh)
+    >>> _ = register_prior("harsh", Harsh)
     >>> make_prior("harsh", 0.9, 3).name
     'harsh'
     >>> del PRIORS["harsh"]

@@ -62,6 +62,25 @@ class SearchResult:
     message : str
     trace : list of float
         The best score after the initial climb and after each restart.
+
+    Examples
+    --------
+    :func:`mtbn.learn.learn_structure` returns one:
+
+    >>> from mtbn.learn import learn_structure
+    >>> from mtbn.networks import load_network, sample
+    >>> d = sample(load_network("asia"), 500, random_state=0)
+    >>> res = learn_structure(d, n_restarts=2, random_state=0)
+    >>> res.graph, round(res.log_score, 3)
+    (DAG(n_nodes=8, n_edges=7), -1181.458)
+    >>> res.converged, res.message, res.n_restarts, len(res.trace)
+    (True, 'no improving move', 2, 3)
+
+    A search cut short by ``max_iter`` says so, and scores lower:
+
+    >>> short = learn_structure(d, n_restarts=0, max_iter=2, random_state=0)
+    >>> short.converged, short.message, short.graph.n_edges, short.log_score < res.log_score
+    (False, 'max_iter reached', 2, True)
     """
 
     graph: DAG

@@ -109,19 +109,19 @@ def test_declared_states_keep_order_and_unobserved_states(tmp_path):
 
 def test_nan_in_dataframe_is_an_error_naming_task_column_count_and_rows():
     df = pd.DataFrame({"A": ["a", "b", "a", "b"], "B": [1.0, np.nan, 2.0, np.nan]})
-    with pytest.raises(InvalidDataError, match=r"task 'T1': 2 missing values in column\(s\) 'B' \(2\), rows with index 1, 3"):
+    with pytest.raises(InvalidDataError, match=r"task 'T1': 2 missing value\(s\) in column\(s\) 'B' \(2\), rows with index 1, 3"):
         from_dataframe(df, name="T1")
 
 
 def test_none_in_dataframe_is_an_error():
     df = pd.DataFrame({"A": ["a", None, "a"], "B": ["x", "y", None]})
-    with pytest.raises(InvalidDataError, match=r"task 'T2': 2 missing values in column\(s\) 'A' \(1\), 'B' \(1\), rows with index 1, 2"):
+    with pytest.raises(InvalidDataError, match=r"task 'T2': 2 missing value\(s\) in column\(s\) 'A' \(1\), 'B' \(1\), rows with index 1, 2"):
         from_dataframe(df, name="T2")
 
 
 def test_empty_string_in_dataframe_is_missing():
     df = pd.DataFrame({"A": ["a", "", "b"]})
-    with pytest.raises(InvalidDataError, match=r"task 'T3': 1 missing values in column\(s\) 'A' \(1\), rows with index 1"):
+    with pytest.raises(InvalidDataError, match=r"task 'T3': 1 missing value\(s\) in column\(s\) 'A' \(1\), rows with index 1"):
         from_dataframe(df, name="T3")
 
 
@@ -129,7 +129,7 @@ def test_empty_csv_cell_is_an_error_naming_count_and_place(tmp_path):
     path = _write(tmp_path / "holes.csv", "A,B,C\nx,y,z\nx,,z\nx,y,z\n,y,\n")
     with pytest.raises(
         InvalidDataError,
-        match=r"task 'holes': 3 missing values in column\(s\) 'A' \(1\), 'B' \(1\), 'C' \(1\), file lines 3, 5 of",
+        match=r"task 'holes': 3 missing value\(s\) in column\(s\) 'A' \(1\), 'B' \(1\), 'C' \(1\), file lines 3, 5 of",
     ):
         read_csv(path)
     with pytest.raises(InvalidDataError, match="dropna"):

@@ -27,3 +27,13 @@ def test_guide_examples(page, tmp_path, monkeypatch):
 def test_the_guide_has_its_pages():
     assert {"data.rst", "penalty.rst", "relatedness.rst", "bootstrap.rst", "paper.rst", "scaling.rst",
             "sachs.rst"} <= set(PAGES)
+
+
+def test_every_public_name_has_an_example():
+    """Each name of ``mtbn.__all__`` shows how it is used in its own docstring (run by --doctest-modules)."""
+    import mtbn
+
+    finder = doctest.DocTestFinder(recurse=False)
+    without = [name for name in mtbn.__all__ if name != "__version__"
+               and not any(test.examples for test in finder.find(getattr(mtbn, name), name))]
+    assert not without, f"public names whose docstring has no '>>>' example: {', '.join(without)}"

@@ -70,6 +70,37 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     receives the stage ``"reading FILE: SIZE"`` (ticked in bytes after each
     ``chunksize`` rows) and ``"coding NAME: ROWS rows x COLUMNS columns"``;
     the result does not depend on ``chunksize``.
+
+    Examples
+    --------
+    ``NA`` is an ordinary label here, and the task is named after the file:
+
+    >>> import os
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "clinic.csv")
+    ...     with open(path, "w", encoding="utf-8") as fh:
+    ...         _ = fh.write("smoker,cough,visits\\nyes,NA,1\\nno,no,10\\nyes,yes,2\\n")
+    ...     d = read_csv(path)
+    >>> d.name, d.names, d.n_samples
+    ('clinic', ('smoker', 'cough', 'visits'), 3)
+    >>> d.states
+    (('no', 'yes'), ('NA', 'no', 'yes'), ('1', '2', '10'))
+
+    An empty cell, by contrast, is missing: the row must be dropped
+    explicitly (or the cell filled in first):
+
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = os.path.join(folder, "clinic.csv")
+    ...     with open(path, "w", encoding="utf-8") as fh:
+    ...         _ = fh.write("smoker,cough\\nyes,\\nno,no\\n")
+    ...     try:
+    ...         read_csv(path)
+    ...     except InvalidDataError as e:
+    ...         print(str(e).split(",")[0])
+    ...     print(read_csv(path, dropna=True).n_samples)
+    task 'clinic': 1 missing value(s) in column(s) 'cough' (1)
+    1
     """
     path = os.fspath(path)
     if name is None:

@@ -58,6 +58,24 @@ class DiscreteData:
         ``"float"``, ``"bool"`` or None (strings). Labels are always
         strings inside mtbn; the kind turns them back into the user's values
         at the boundaries (pgmpy models get ``1`` or ``True`` as state names).
+
+    Examples
+    --------
+    Three days of two variables; ``codes`` index into each variable's state
+    labels:
+
+    >>> import numpy as np
+    >>> d = DiscreteData(np.array([[0, 1], [1, 1], [1, 0]]), ("rain", "wet"), (("no", "yes"), ("dry", "wet")),
+    ...                  name="week")
+    >>> d.n_samples, d.n_vars, d.arities.tolist(), d.index("wet")
+    (3, 2, [2, 2], 1)
+    >>> d.to_dataframe().values.tolist()
+    [['no', 'wet'], ['yes', 'wet'], ['yes', 'dry']]
+
+    A subset of the rows keeps the names and the state lists:
+
+    >>> d.take([0, 2]).to_dataframe()["rain"].tolist()
+    ['no', 'yes']
     """
 
     codes: np.ndarray

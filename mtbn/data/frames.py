@@ -48,7 +48,7 @@ register("no-rows", D, "task {task!r} is empty: it has no rows.",
          cause="A task with a header but no data rows.",
          fix="Check the file; remove tasks without data.")
 register("missing-values", D,
-         "task {task!r}: {count} missing values in column(s) {columns}, {where}; impute them or drop the "
+         "task {task!r}: {count} missing value(s) in column(s) {columns}, {where}; impute them or drop the "
          "incomplete rows first (--dropna on the command line; DataFrame.dropna() in Python).",
          cause="Empty cells, NaN or None in the data (labels such as 'NA' or 'None' in a CSV file are states, "
                "not missing values).",
@@ -213,7 +213,8 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
     states : dict of str to sequence of str, optional
         Declared state lists. A declared state never observed still counts in
         the arity; an observed label that is not declared is an error. Columns
-        not named here get their observed labels in sorted order.
+        not named here get their observed labels in value order (numbers
+        numerically, False before True, text alphabetically).
     dropna : bool, default False
         Drop rows with a missing value instead of raising.
 
@@ -234,6 +235,25 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
     labels and kind (:func:`_labels_and_kinds`), refuse or drop incomplete
     rows (:func:`_drop_missing`), then code each column onto its state list
     (:func:`_code_column`).
+
+    Examples
+    --------
+    Numbers keep their numeric order (``10`` after ``2``) and text its
+    alphabetical order; ``kinds`` remembers which column held integers:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"size": [10, 2, 1, 2], "colour": ["red", "blue", "red", "green"]})
+    >>> d = from_dataframe(df, name="shop")
+    >>> d.name, d.states, d.kinds
+    ('shop', (('1', '2', '10'), ('blue', 'green', 'red')), ('int', None))
+    >>> d.codes.tolist()
+    [[2, 2], [1, 0], [0, 2], [1, 1]]
+
+    Declared states fix the order and may include states never observed,
+    which still count in the arity:
+
+    >>> from_dataframe(df, name="shop", states={"colour": ["red", "green", "blue", "white"]}).arities.tolist()
+    [3, 4]
     """
     names = _check_frame(df, name)
     labels, kinds = _labels_and_kinds(df, name, names)

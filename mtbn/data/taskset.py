@@ -73,6 +73,28 @@ class TaskSet:
     discretization : Discretization or None
         The cut points of the columns ``make_taskset(discretize=...)``
         discretised (:mod:`mtbn.data.discretization`).
+
+    Examples
+    --------
+    Two sites that share ``rain`` only; ``rain`` gets one state list for
+    both, and ``local_index`` says where each variable sits in each task
+    (-1: missing):
+
+    >>> import pandas as pd
+    >>> ts = make_taskset({"north": pd.DataFrame({"rain": ["yes", "no"], "wind": ["low", "high"]}),
+    ...                    "south": pd.DataFrame({"rain": ["no", "drizzle"], "sun": ["yes", "yes"]})})
+    >>> ts.names, ts.variables
+    (('north', 'south'), ('rain', 'wind', 'sun'))
+    >>> ts.local_index.tolist()
+    [[0, 1, -1], [0, -1, 1]]
+    >>> ts.states[0], ts["south"].states[0]
+    (('drizzle', 'no', 'yes'), ('drizzle', 'no', 'yes'))
+
+    ``global_codes`` lays a task out over every variable (zeros where it
+    has none):
+
+    >>> ts.global_codes(1).tolist()
+    [[1, 0, 0], [0, 0, 0]]
     """
 
     tasks: tuple
@@ -205,6 +227,25 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
     (:func:`_global_variables`), give each one state list
     (:func:`_global_states`), and recode every task onto them
     (:func:`_align`).
+
+    Examples
+    --------
+    One table with a column that says which site each row comes from gives
+    one task per site, over the remaining columns:
+
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"site": ["x", "x", "y", "y", "y"], "rain": ["yes", "no", "no", "no", "yes"],
+    ...                    "wet": ["yes", "no", "no", "yes", "yes"]})
+    >>> ts = make_taskset(df, task_column="site")
+    >>> ts.names, ts.variables, [t.n_samples for t in ts.tasks]
+    (('x', 'y'), ('rain', 'wet'), [2, 3])
+
+    A list of frames gets the names ``task0``, ``task1``, ...; a label seen
+    in one task only still joins the shared state list:
+
+    >>> ts = make_taskset([pd.DataFrame({"grade": [1, 2]}), pd.DataFrame({"grade": [2, 3]})])
+    >>> ts.names, ts.states
+    (('task0', 'task1'), (('1', '2', '3'),))
     """
     items = as_named_items(tasks, task_column)
     if not items:

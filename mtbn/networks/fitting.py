@@ -324,6 +324,30 @@ def sample(network, n_samples, *, random_state: Any = None) -> DiscreteData:
     -------
     DiscreteData
         Named ``"sample"``, with the network's variables and state lists.
+
+    Examples
+    --------
+    In ASIA, half the patients smoke, and smokers get lung cancer with
+    probability 0.1 against 0.01 for the others; a sample of 1000 rows comes
+    close:
+
+    >>> import numpy as np
+    >>> from mtbn.networks import load_network
+    >>> net = load_network("asia")
+    >>> d = sample(net, 1000, random_state=0)
+    >>> d.name, d.n_samples, d.names == net.names
+    ('sample', 1000, True)
+    >>> df = d.to_dataframe()
+    >>> round(float((df["smoke"] == "yes").mean()), 3)
+    0.519
+    >>> lung = df["lung"] == "yes"
+    >>> round(float(lung[df["smoke"] == "yes"].mean()), 3), round(float(lung[df["smoke"] == "no"].mean()), 3)
+    (0.079, 0.008)
+
+    The same seed draws the same rows:
+
+    >>> np.array_equal(sample(net, 5, random_state=1).codes, sample(net, 5, random_state=1).codes)
+    True
     """
     if (
         isinstance(n_samples, bool)

@@ -156,3 +156,44 @@ def test_cli_share_parameters(tmp_path, asia):
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
     assert "--share-parameters: must be 'auto' or a strength >= 0" in lines[0]
+
+
+# --- how far each task's table is from the pooled one (issue 32, item 4) ---
+
+def test_family_distances_by_hand_with_one_parent():
+    from mtbn.networks import family_distances
+
+    # task a: p=0 -> x=u twice; p=1 -> u once, v once. task b: p=0 -> v twice; p=1 -> u once, v once.
+    a = pd.DataFrame({"p": ["0", "0", "1", "1"], "x": ["u", "u", "u", "v"], "z": ["s", "t", "s", "t"]})
+    b = pd.DataFrame({"p": ["0", "0", "1", "1"], "x": ["v", "v", "u", "v"], "z": ["s", "s", "t", "t"]})
+    ga = DAG.from_edges(["p", "x", "z"], [("p", "x"), ("x", "z")])
+    gb = DAG.from_edges(["p", "x", "z"], [("p", "x")])  # x -> z only in task a: not shared
+    got = family_distances([ga, gb], {"a": a, "b": b}, equivalent_sample_size=1.0)
+    shared = {(r["child"], tuple(r["parents"]), r["task"]): r for r in got}
+    assert ("z", ("x",), "a") not in shared and all(r["tasks_sharing"] == 2 for r in got)
+    # ess 1, q = 2, r = 2: own(a) = (0.9, 0.1) at p=0 and (0.5, 0.5) at p=1; pooled (0.5, 0.5) at both;
+    # weights 1/2, 1/2: KL = 0.5 (0.9 log 1.8 + 0.1 log 0.2)
+    by_hand = 0.5 * (0.9 * np.log(1.8) + 0.1 * np.log(0.2))
+    assert shared[("x", ("p",), "a")]["kl"] == pytest.approx(by_hand, abs=1e-12)
+    assert shared[("x", ("p",), "b")]["kl"] == pytest.approx(by_hand, abs=1e-12)  # mirror image
+    # a root family: p has the same counts (2:2) in both tasks, so its table is the pooled one
+    assert shared[("p", (), "a")]["kl"] == pytest.approx(0.0, abs=1e-15)
+
+
+def test_the_learner_and_its_report_show_the_distances(asia_tasks, tmp_path):
+    from mtbn.learn import learn_structures
+    from mtbn.report import write_learn_report
+
+    kw = dict(penalty=0.9, n_restarts=0, n_joint_restarts=0)
+    alone = learn_structures(asia_tasks, **kw)
+    shared = learn_structures(asia_tasks, parameter_sharing=30.0, **kw)
+    assert alone.sharing_distances is None
+    assert shared.sharing_distances and {r["task"] for r in shared.sharing_distances} == set(asia_tasks.names)
+    assert all(r["kl"] >= 0 for r in shared.sharing_distances)
+    page = open(write_learn_report(shared, tmp_path)["markdown"], encoding="utf-8").read()
+    assert "## Parameter sharing" in page and "strength 30" in page
+    # the largest distance of the result heads the table
+    top = max(shared.sharing_distances, key=lambda r: r["kl"])
+    assert f"| {top['child']}" in page.split("## Parameter sharing")[1]
+    assert "## Parameter sharing" not in open(write_learn_report(alone, tmp_path / "a")["markdown"],
+                                              encoding="utf-8").read()

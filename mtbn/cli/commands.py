@@ -133,6 +133,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
+        summary["sharing_distances"] = res.sharing_distances
     if PRIORS[args.prior].has_penalty:
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:

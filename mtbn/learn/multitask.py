@@ -60,7 +60,7 @@ from mtbn.learn.guard import check_transfer, one_task_verdict
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
 from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error
-from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
+from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
@@ -276,10 +276,12 @@ def learn_structures(
         transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, searched, say)
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
     networks, strength = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
+    distances = None if sharing is None else family_distances(search.graphs, ts, equivalent_sample_size=problem.ess)
     return MultitaskResult(
         task_names=ts.names, graphs=search.graphs, networks=networks,
         penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
         penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
+        sharing_distances=distances,
     )
 
 

@@ -56,6 +56,10 @@ class MultitaskResult:
         With ``parameter_sharing``: the strength the CPTs were shrunk with
         toward the pooled CPTs (:func:`mtbn.networks.fit_shared_parameters`);
         None when each task's CPTs were fitted alone.
+    sharing_distances : list of dict or None
+        With ``parameter_sharing``: per family shared by two or more tasks
+        and per task, the KL divergence of the pooled CPT from the task's own
+        (:func:`mtbn.networks.family_distances`).
 
     Examples
     --------
@@ -95,6 +99,7 @@ class MultitaskResult:
     single_task: "list | None" = None
     transfer: "dict | None" = None
     sharing_strength: "float | None" = None
+    sharing_distances: "list | None" = None
 
     def penalty_path_records(self):
         """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""

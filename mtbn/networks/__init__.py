@@ -43,13 +43,14 @@ from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
 from mtbn.networks.io import SHIPPED_NETWORKS, load_network, read_network
 from mtbn.networks.model import BayesianNetwork
-from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
+from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
 from mtbn.networks.xmlbif import write_xmlbif
 
 __all__ = [
     "BayesianNetwork",
     "fit_parameters",
     "fit_shared_parameters",
+    "family_distances",
     "choose_sharing_strength",
     "log_likelihood",
     "heldout_log_likelihood",

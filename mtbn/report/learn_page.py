@@ -78,6 +78,30 @@ def _differing_edges_section(doc, names, graphs, strength):
               numeric=tuple(range(2, 2 + (len(names) if strength else 0))))
 
 
+def _sharing_section(doc, result, names, top=20):
+    """The parameter-sharing strength and, per shared family, how far each task's own CPT is from the pooled one."""
+    doc.heading("Parameter sharing")
+    strength = result.sharing_strength
+    doc.para(f"Each task's CPTs were shrunk toward the pooled CPT of the tasks that share the family, with strength "
+             f"{format_number(strength, 4)} (pseudo-counts of the pooled estimate per parent configuration; 0 is "
+             "each task alone, inf the pooled table). Per family shared by two or more tasks: the KL divergence "
+             "(nats) of the pooled table from the task's own, weighted by the task's parent configurations; the "
+             "largest first. A large value is a family where this task differs from the others.")
+    per = {}
+    for r in result.sharing_distances or []:
+        per.setdefault((r["child"], tuple(r["parents"])), {})[r["task"]] = r["kl"]
+    if not per:
+        doc.para("No family is shared by two or more tasks.")
+        return
+    order = sorted(per, key=lambda f: (-max(per[f].values()), f))
+    rows = [[f"{child} ← {', '.join(parents)}" if parents else child]
+            + [format_number(per[(child, parents)][n], 4) if n in per[(child, parents)] else ""
+               for n in names] for child, parents in order[:top]]
+    doc.table(["family (child ← parents)"] + list(names), rows, numeric=tuple(range(1, 1 + len(names))))
+    if len(order) > top:
+        doc.para(f"{len(order) - top} more shared families (all in summary.json's sharing_distances).")
+
+
 def _bootstrap_section(doc, bootstrap):
     doc.heading("Bootstrap")
     doc.para(f"{bootstrap.edges.shape[0]} bootstrap replicates (rows resampled within every task). Per adjacency: in "
@@ -111,6 +135,8 @@ def _learn_page(result, bootstrap=None, options=None):
                "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one)"
                + ("; its width, how often the bootstrap replicates have it." if strength else "."))
     _differing_edges_section(doc, names, graphs, strength)
+    if result.sharing_strength is not None:
+        _sharing_section(doc, result, names)
     if bootstrap is not None:
         _bootstrap_section(doc, bootstrap)
     return doc

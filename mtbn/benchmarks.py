@@ -24,6 +24,15 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   names (each variable keeps its states, parents and CPT), so an edge
   between two names in one task says nothing about the others. Multitask
   learning should not help here; the negative-transfer guard should fire.
+* ``alarm-random``, ``sachs-random``, ``hepar2-random``: unrelated tasks
+  built otherwise than the relatedness test's null (which relabels): the
+  first task is built as ``alarm`` / ..., every other task is an
+  independent random network over the same variables and states, with as
+  many edges (a random DAG, at most 4 parents per node) and Dirichlet(1)
+  CPTs.
+* ``alarm-mixed``, ``sachs-mixed``, ``hepar2-mixed``: tasks of which only
+  some are related: built as ``alarm`` / ..., then the last 2 of 5 tasks
+  (:func:`mixed_unrelated`) are relabelled as in ``*-unrelated``.
 * ``alarm-comp``: ALARM split into the paper's four components
   (:data:`PAPER_ALARM_COMPONENTS`: its node numbers read as positions in the
   BIF file's variable order; 7, 8, 8 and 14 nodes, not all connected), and
@@ -55,6 +64,7 @@ __all__ = [
     "PAPER_ALARM_COMPONENTS",
     "COMPONENT_SPLITS",
     "make_problem",
+    "mixed_unrelated",
     "make_perturbed_tasks",
     "relabel",
     "make_component_tasks",
@@ -105,6 +115,7 @@ PROBLEMS = {
        for suffix, ind in (("", False), ("-ind", True))},
     "alarm-unrelated": ("alarm", "unrelated"),
     "sachs-unrelated": ("sachs", "unrelated"),
+    **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2") for kind in ("random", "mixed")},
 }
 
 _MAX_PARENTS_RANDOM = 4
@@ -384,7 +395,19 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
                                     random_state=rng)
     if independent == "unrelated":
         tasks = [tasks[0]] + [relabel(net, rng.permutation(net.n_vars)) for net in tasks[1:]]
+    elif independent == "mixed":
+        n_other = mixed_unrelated(n_tasks)
+        tasks = tasks[:n_tasks - n_other] + [relabel(net, rng.permutation(net.n_vars))
+                                              for net in tasks[n_tasks - n_other:]]
+    elif independent == "random":
+        everything = [list(range(tasks[0].n_vars))]
+        tasks = [tasks[0]] + [_changed_network(net, everything, [0], rng) for net in tasks[1:]]
     return tasks
+
+
+def mixed_unrelated(n_tasks):
+    """How many of the ``n_tasks`` tasks of a ``*-mixed`` problem are unrelated (the last ones): 2 of 5."""
+    return max(1, (2 * n_tasks) // 5) if n_tasks > 1 else 0
 
 
 def relabel(network, perm):

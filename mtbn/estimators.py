@@ -294,6 +294,7 @@ class MultitaskStructureLearner(_Estimator):
         progress: Any = None,
         n_bootstrap: int = 0,
         parameter_sharing: Any = None,
+        transfer_per_task: bool = False,
     ):
         self.prior = prior
         self.penalty = penalty
@@ -328,6 +329,7 @@ class MultitaskStructureLearner(_Estimator):
         self.progress = progress
         self.n_bootstrap = n_bootstrap
         self.parameter_sharing = parameter_sharing
+        self.transfer_per_task = transfer_per_task
 
     def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
@@ -346,7 +348,7 @@ class MultitaskStructureLearner(_Estimator):
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
-            boot = {k: v for k, v in params.items() if k != "parameter_sharing"}  # structures only
+            boot = {k: v for k, v in params.items() if k not in ("parameter_sharing", "transfer_per_task")}
             self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(boot, penalty=res.penalty))
         self.result_ = res
         self.search_result_ = res.search

@@ -702,3 +702,58 @@ def test_a_registered_toy_score_runs_the_multitask_search():
     bdeu = learn_structures(tasks, penalty=0.9, n_restarts=1, n_joint_restarts=1, equivalent_sample_size=2.0)
     assert [g.parents for g in toy.graphs] == [g.parents for g in bdeu.graphs]
     assert toy.log_score == pytest.approx(bdeu.log_score, abs=1e-9)
+
+
+# --- transfer_per_task (issue 31 item 3) ---
+
+def _mixed_tasks(rows=500, seed=3):
+    from mtbn.benchmarks import make_problem
+
+    rng = np.random.default_rng(seed)
+    nets = make_problem("alarm-mixed", random_state=rng)  # t0-t2 related, t3 and t4 relabelled
+    return {f"t{i}": sample(n, rows, random_state=rng).to_dataframe() for i, n in enumerate(nets)}
+
+
+_PER_TASK_KW = dict(n_restarts=2, n_joint_restarts=1, cv=3, penalty_grid=[0.9, 0.999, 0.99999], random_state=0)
+
+
+@pytest.mark.slow
+def test_transfer_per_task_learns_the_unrelated_tasks_alone_and_the_others_as_a_group():
+    import warnings
+
+    from mtbn.exceptions import TransferWarning
+
+    tasks = _mixed_tasks()
+    with pytest.warns(TransferWarning, match="'t3', 't4' depend on their variables unlike the others"):
+        res = learn_structures(tasks, transfer_per_task=True, **_PER_TASK_KW)
+    assert res.transfer["excluded"] == ["t3", "t4"]
+    assert [res.transfer["tasks"][n]["verdict"] for n in ("t3", "t4")] == ["learned alone (unrelated)"] * 2
+    # truths: the related tasks learned by themselves, the unrelated ones alone, same seed
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TransferWarning)
+        joint = learn_structures({n: tasks[n] for n in ("t0", "t1", "t2")}, **_PER_TASK_KW)
+        alone = learn_structures({n: tasks[n] for n in ("t3", "t4")}, prior="none", **_PER_TASK_KW)
+    assert [g.parents for g in res.graphs[:3]] == [g.parents for g in joint.graphs]
+    assert [g.parents for g in res.graphs[3:]] == [g.parents for g in alone.graphs]
+    assert res.penalty == joint.penalty and res.task_names == tuple(tasks)
+    assert res.log_score == pytest.approx(joint.log_score + alone.log_score)
+
+
+def test_transfer_per_task_changes_nothing_when_every_task_is_related():
+    import warnings
+
+    tasks = _sachs_tasks(rows=300, k=3)
+    kw = dict(_PER_TASK_KW, penalty_grid=[0.9, 0.999])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = learn_structures(tasks, **kw)
+        per_task = learn_structures(tasks, transfer_per_task=True, **kw)
+    assert "excluded" not in per_task.transfer
+    assert [g.parents for g in per_task.graphs] == [g.parents for g in plain.graphs]
+    assert per_task.penalty == plain.penalty
+
+
+def test_transfer_per_task_refuses_per_task_settings_by_name():
+    tasks = _mixed_tasks(rows=300)
+    with pytest.raises(InvalidParameterError, match="transfer_per_task cannot leave tasks out"):
+        learn_structures(tasks, transfer_per_task=True, pair_weights=np.ones((5, 5)), **_PER_TASK_KW)

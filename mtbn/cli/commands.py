@@ -99,7 +99,7 @@ def _learn(args, progress):
             taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, score=args.score,
             equivalent_sample_size=args.ess,
             max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
-            penalty_search=args.penalty_search, n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
+            penalty_search=args.penalty_search, transfer_per_task=args.transfer_per_task, n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
             random_state=args.seed, n_jobs=args.jobs, progress=progress, parameter_sharing=args.share_parameters,
             **constraints)
     if res.transfer is not None:  # penalty auto with a prior that has one

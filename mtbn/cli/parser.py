@@ -196,6 +196,9 @@ def _add_learn_prior(p):
     p.add_argument("--penalty-search", default="refine", choices=list(SEARCHES),
                    help="--penalty auto: refine (default) searches every other grid point, then the neighbours of "
                    "the best and the chosen point until none is left; grid searches every point (slower)")
+    p.add_argument("--transfer-per-task", action="store_true",
+                   help="--penalty auto with 3 or more tasks: learn alone the tasks whose own relatedness test says "
+                   "they depend on their variables unlike the others, the rest jointly (default: all tasks jointly)")
     p.add_argument("--force-transfer", action="store_true",
                    help="keep the multitask result even when it does not beat independent learning on "
                    "held-out rows (the negative-transfer guard otherwise returns the single-task structures)")

@@ -27,6 +27,8 @@ Methods (paper Section 2.3.4):
   parameters then learned on all rows at that penalty;
 * ``mtl-edit``, ``mtl-single``: ``mtl`` with the Edit prior, or with the
   Paired prior counting a reversal once;
+* ``mtl-per-task``: ``mtl`` with ``transfer_per_task=True`` (tasks whose
+  own relatedness test fails are learned alone, the rest jointly);
 * ``mtl-oracle``: the grid point of ``mtl-paper``'s penalty path (structures
   learned on the training split) with the lowest mean edit distance to the
   true structures (the headroom of a perfect penalty choice);

@@ -117,7 +117,10 @@ class _TrialRun:
     rows: list = field(default_factory=list)
 
     def record(self, method, graphs, networks, seconds, penalty=float("nan"), transfer=""):
-        """Add one row per task: distances to the true structure, KL and log-likelihood on the test set."""
+        """Add one row per task: distances to the true structure, KL and log-likelihood on the test set.
+
+        ``transfer``: the guard's status, or one per task (``"alone"`` for a task ``transfer_per_task`` left out).
+        """
         k = len(self.truths)
         for t in range(k):
             self.rows.append({
@@ -127,7 +130,7 @@ class _TrialRun:
                 "undecidable_reversals": undecidable_reversals(graphs[t], self.true_dags[t]),
                 **self._test_scores(t, graphs[t], networks[t]),
                 "seconds": seconds / k,
-                "transfer": transfer,
+                "transfer": transfer if isinstance(transfer, str) else transfer[t],
             })
 
     def _test_scores(self, t, graph, network):
@@ -181,7 +184,8 @@ def _run_pooled(run, rng):
 def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
     """The ``mtl`` variants with an automatic penalty, and ``mtl-oracle`` from ``mtl-paper``'s path."""
     variants = {"mtl": ("paired", "double", None), "mtl-paper": ("paired", "double", validation),
-                "mtl-single": ("paired", "single", None), "mtl-edit": ("edit", "single", None)}
+                "mtl-single": ("paired", "single", None), "mtl-edit": ("edit", "single", None),
+                "mtl-per-task": ("paired", "double", None)}
     oracle = "mtl-oracle" in methods
     for method, (prior, reversal, split) in variants.items():
         if not (method in methods or (method == "mtl-paper" and oracle)):
@@ -192,9 +196,12 @@ def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
             res = learn_structures(run.train, prior=prior, reversal=reversal, penalty="auto", validation=split,
                                    force_transfer=split is not None, equivalent_sample_size=run.ess,
                                    penalty_grid=penalty_grid, n_restarts=run.n_restarts, random_state=learn_seed,
-                                   penalty_search="grid" if split is not None else "refine")
+                                   penalty_search="grid" if split is not None else "refine",
+                                   transfer_per_task=method == "mtl-per-task")
         if method in methods:
-            run.record_fitted(method, res.graphs, time.perf_counter() - t0, res.penalty, res.transfer["status"])
+            left_out = set(res.transfer.get("excluded", ()))
+            status = [("alone" if name in left_out else res.transfer["status"]) for name in res.task_names]
+            run.record_fitted(method, res.graphs, time.perf_counter() - t0, res.penalty, status)
         if method == "mtl-paper" and oracle:
             dists = [np.mean([edit_distance(g, td) for g, td in zip(p.graphs, run.true_dags)])
                      for p in res.penalty_path]

@@ -29,9 +29,9 @@ from mtbn._validation import (
     check_random_state,
     format_penalty,
 )
-from mtbn.data import TaskSet, make_taskset
+from mtbn.data import TaskSet, as_named_items, make_taskset
 from mtbn.engine import Shared
-from mtbn.exceptions import TransferWarning
+from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.joint import SOLVERS
 from mtbn.learn.checks import (
     as_parent_sets,
@@ -56,10 +56,10 @@ from mtbn.learn.grid import (
     run_penalty,
     search_grid,
 )
-from mtbn.learn.guard import check_transfer, one_task_verdict
+from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transfer, one_task_verdict
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
 from mtbn.learn.single import identical_search, single_task_starts
-from mtbn.messages import error
+from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
@@ -104,6 +104,7 @@ def learn_structures(
     task_column: str | None = None,
     progress: Any = None,
     parameter_sharing: Any = None,
+    transfer_per_task: bool = False,
 ) -> MultitaskResult:
     """Learn the structures of several related tasks jointly (paper Section 2.3).
 
@@ -233,6 +234,16 @@ def learn_structures(
         not change. Helps where the tasks' parameters are alike
         (docs/design.md); not the default until the robustness suite has
         measured it.
+    transfer_per_task : bool, default False
+        With ``penalty="auto"`` and three or more tasks: before choosing
+        the penalty, every task's own relatedness test (its dependences
+        against the other tasks', :func:`mtbn.stats.relabelling_test`) is
+        read, and the tasks whose p-value is not below the guard's level
+        are learned on their own (with a
+        :class:`~mtbn.exceptions.TransferWarning`); the rest are learned
+        jointly as usual (again per task), as long as two remain.
+        ``result.transfer["excluded"]`` names the tasks left out. Off by
+        default until the robustness suite has measured it.
 
     Returns
     -------
@@ -253,21 +264,28 @@ def learn_structures(
     >>> sorted(res.graphs[0].edges(names=True))[:2]
     [('bronc', 'dysp'), ('either', 'dysp')]
     """
-    sharing = check_sharing(parameter_sharing)
-    problem = _validate(
-        tasks, task_column=task_column, prior=prior, penalty=penalty, reversal=reversal, score=score,
-        equivalent_sample_size=equivalent_sample_size, max_parents=max_parents, start=start, cv=cv,
-        validation=validation, selection_rule=selection_rule, force_transfer=force_transfer,
-        penalty_grid=penalty_grid, warm_start=warm_start, penalty_search=penalty_search, solver=solver, pair_weights=pair_weights,
-        edge_penalty=edge_penalty, structure_log_prior=structure_log_prior, required_edges=required_edges,
-        forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge, n_restarts=n_restarts,
-        tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_joint_restarts=n_joint_restarts,
-        max_iter=max_iter, random_state=random_state, n_jobs=n_jobs,
-    )
-    seeds = _seed(problem)
-    say = reporter(progress)
+    return _learn(dict(locals()))
+
+
+#: learn_structures' arguments that are not checked by _validate.
+_NOT_VALIDATED = ("progress", "parameter_sharing", "transfer_per_task")
+
+
+def _learn(args, base=None):
+    """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
+    sharing = check_sharing(args["parameter_sharing"])
+    problem = _validate(**{k: v for k, v in args.items() if k not in _NOT_VALIDATED})
+    if args["transfer_per_task"] and (not isinstance(args["start"], str) or args["pair_weights"] is not None
+                                      or args["structure_log_prior"] is not None):
+        raise error("per-task-transfer-settings")
+    seeds = _seed(problem, base)
+    say = reporter(args["progress"])
     ts = problem.taskset
     scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
+    if args["transfer_per_task"] and problem.penalty == "auto" and ts.n_tasks >= 3:
+        split = _unrelated_tasks(problem, seeds, scorers)
+        if split is not None:
+            return _learn_apart(args, problem, seeds, split, say)
     path, transfer, chosen = [], None, problem.penalty
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
@@ -282,6 +300,56 @@ def learn_structures(
         penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
         penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
         sharing_distances=distances,
+    )
+
+
+def _unrelated_tasks(problem, seeds, scorers):
+    """``transfer_per_task``: ``(related, unrelated, test)`` by each task's own relatedness test, or None
+    (nothing to leave out, fewer than two related tasks, or too few shared variables to test)."""
+    test = _relatedness_check(scorers, problem.taskset.local_index, seeds.relatedness)
+    if test is None:
+        return None
+    unrelated = [t for t, r in enumerate(test["tasks"]) if not r["p_value"] < RELATEDNESS_LEVEL]
+    related = [t for t in range(problem.taskset.n_tasks) if t not in unrelated]
+    if not unrelated or len(related) < 2:
+        return None
+    return related, unrelated, test
+
+
+def _learn_apart(args, problem, seeds, split, say):
+    """The related tasks learned jointly (per task again), the others alone, with the same base seed."""
+    related, unrelated, test = split
+    ts = problem.taskset
+    names = [ts.names[t] for t in unrelated]
+    ps = ", ".join(f"{test['tasks'][t]['p_value']:.2g}" for t in unrelated)
+    message = (f"tasks {', '.join(map(repr, names))} depend on their variables unlike the others (own relatedness "
+               f"p = {ps}, level {RELATEDNESS_LEVEL:g}): learned on their own, the other tasks jointly")
+    say(message)
+    warnings.warn(message, TransferWarning, stacklevel=3)
+    # The tasks as given (each part's state lists are then its own tasks', as if the user had passed them).
+    items = as_named_items(args["tasks"], args["task_column"])
+    rest = dict(args, task_column=None)
+    joint = _learn(dict(rest, tasks=[items[t] for t in related]), base=seeds.base)
+    alone = _learn(dict(rest, tasks=[items[t] for t in unrelated], prior="none", transfer_per_task=False),
+                   base=seeds.base)
+    order = {t: ("joint", i) for i, t in enumerate(related)} | {t: ("alone", i) for i, t in enumerate(unrelated)}
+    parts = {"joint": joint, "alone": alone}
+
+    def merged(field):
+        return [getattr(parts[part], field)[i] for part, i in (order[t] for t in range(ts.n_tasks))]
+
+    transfer = dict(joint.transfer or {}, excluded=names, message=(joint.transfer or {}).get("message", "") + "; "
+                    + message)
+    transfer["tasks"] = dict(transfer.get("tasks") or {})
+    for t in unrelated:
+        transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",
+                                          "relatedness": test["tasks"][t]}
+    stl = None if joint.single_task is None or alone.single_task is None else merged("single_task")
+    return MultitaskResult(
+        task_names=ts.names, graphs=merged("graphs"), networks=merged("networks"), penalty=joint.penalty,
+        log_score=joint.log_score + alone.log_score, task_log_likelihoods=merged("task_log_likelihoods"),
+        penalty_path=joint.penalty_path, search=joint.search, single_task=stl, transfer=transfer,
+        sharing_strength=joint.sharing_strength, sharing_distances=joint.sharing_distances,
     )
 
 
@@ -323,6 +391,13 @@ class _Problem:
     def shared_variables(self):
         """Whether every task has every variable (the identical-structure start needs it)."""
         return not np.any(self.taskset.local_index < 0)
+
+
+register("per-task-transfer-settings", InvalidParameterError,
+         "transfer_per_task cannot leave tasks out with per-task settings (start graphs, pair_weights, "
+         "structure_log_prior); learn the related tasks on their own instead.",
+         cause="Settings given per task index cannot follow a task out of the joint learning.",
+         fix="Drop transfer_per_task, or drop the per-task settings, or select the tasks yourself.")
 
 
 def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent_sample_size, max_parents, start, cv,
@@ -403,9 +478,9 @@ class _Seeds:
         return np.random.SeedSequence([self.base, 5])
 
 
-def _seed(problem):
-    """Step 2: the base seed and the per-task seeds."""
-    base = int(problem.rng.integers(0, 2**31 - 1))
+def _seed(problem, base=None):
+    """Step 2: the base seed (drawn from ``random_state`` unless given) and the per-task seeds."""
+    base = int(problem.rng.integers(0, 2**31 - 1)) if base is None else base
     keys = tuple(zlib.crc32(name.encode("utf-8")) for name in problem.taskset.names)
     searches = tuple(int(np.random.SeedSequence([base, key]).generate_state(1)[0]) for key in keys)
     return _Seeds(base, keys, searches)

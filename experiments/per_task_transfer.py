@@ -1,0 +1,114 @@
+"""Transfer decided per task, and unrelated tasks that are not relabelled copies (issue 31, items 3 and 5).
+
+Run: ``python experiments/per_task_transfer.py [--problems alarm-mixed ...] [--trials 10]``
+
+Cells (5 tasks, P_del = 0.05, seed 0, 5000 test rows, 20 restarts, as the
+robustness suite): ``*-mixed`` (tasks 0-2 related, tasks 3-4 relabelled) and
+``*-random`` (task 0 from the network, tasks 1-4 independent random networks
+over the same variables). Methods: STL, MTL (the default) and MTL-PER-TASK
+(``transfer_per_task=True``). Each cell is one ``run_benchmark`` run in
+``experiments/out/per-task/<problem>_<rows>/`` (resumable). Writes
+``experiments/out/per-task/table.md``: per cell and per group of tasks
+(related / unrelated), mean edit distance and KL of each method, paired
+t-tests (MTL-PER-TASK - MTL, MTL - STL, MTL-PER-TASK - STL; trials as pairs),
+how often each task was left out, and how often the result equals STL.
+"""
+
+import argparse
+import os
+
+import numpy as np
+import pandas as pd
+from _common import OUT, jobs, progress, write_out
+
+from mtbn.benchmarks import mixed_unrelated
+from mtbn.evaluate import run_benchmark
+from mtbn.stats import paired_comparison
+
+CELLS = [("alarm-mixed", 1000), ("sachs-mixed", 1000), ("hepar2-mixed", 250), ("alarm-random", 1000),
+         ("sachs-random", 1000), ("hepar2-random", 250)]
+METHODS = ("stl", "mtl", "mtl-per-task")
+N_TASKS = 5
+
+
+def run_cell(problem, rows, trials):
+    out = os.path.join(OUT, "per-task", f"{problem}_{rows}")
+    progress(f"{problem}, {rows} rows, {trials} trials -> {out}")
+    return run_benchmark(problem, out, n_trials=trials, n_train=rows, n_test=5000, methods=METHODS,
+                         n_restarts=20, n_jobs=jobs(), progress=progress, plots=False)[0]
+
+
+def _stored(problem, rows):
+    folder = os.path.join(OUT, "per-task", f"{problem}_{rows}", "trials")
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".csv")) if os.path.isdir(folder) else []
+    return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
+
+
+def _groups(problem):
+    """The task groups of a cell: (label, task names)."""
+    tasks = [f"task{t}" for t in range(N_TASKS)]
+    if problem.endswith("-mixed"):
+        n = N_TASKS - mixed_unrelated(N_TASKS)
+        return [("related (tasks 0-%d)" % (n - 1), tasks[:n]), ("unrelated (tasks %d-%d)" % (n, N_TASKS - 1), tasks[n:])]
+    return [("task 0 (the network)", tasks[:1]), ("random (tasks 1-4)", tasks[1:])]
+
+
+def _cmp(per, col, a, b):
+    c = paired_comparison(per.loc[a][col].values, per.loc[b][col].values)
+    star = " *" if c["p_t"] < 0.05 else ""
+    p = f"{c['p_t']:.2g}" if np.isfinite(c["p_t"]) else "-"
+    return f"{c['mean_diff']:+.2f}, {p}{star}" if col == "edit_distance" else f"{c['mean_diff']:+.4f}, {p}{star}"
+
+
+def table(cells):
+    head = ("| problem | rows | trials | tasks | ED STL | ED MTL | ED PER-TASK | ED PER-TASK - MTL, p | ED MTL - STL, p "
+            "| ED PER-TASK - STL, p | KL STL | KL MTL | KL PER-TASK | KL PER-TASK - MTL, p | left out (per task) "
+            "| MTL = STL | PER-TASK = STL |")
+    lines = [head, "|---" * 17 + "|"]
+    for problem, rows in cells:
+        res = _stored(problem, rows)
+        if res is None:
+            continue
+        done = res.groupby("trial")["method"].nunique()
+        res = res[res["trial"].isin(done[done == len(METHODS)].index)]
+        n_trials = res["trial"].nunique()
+        left_out = {}
+        for (trial, task), row in res[res["method"] == "mtl-per-task"].set_index(["trial", "task"]).iterrows():
+            left_out.setdefault(task, 0)
+        for label, tasks in _groups(problem):
+            sub = res[res["task"].isin(tasks)]
+            per = sub.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
+            m = {k: per.loc[k].mean() for k in METHODS}
+            same = {k: int(sum(np.array_equal(sub[(sub.method == k) & (sub.trial == t)]["edit_distance"].values,
+                                              sub[(sub.method == "stl") & (sub.trial == t)]["edit_distance"].values)
+                               for t in sorted(sub.trial.unique()))) for k in ("mtl", "mtl-per-task")}
+            alone = sub[(sub.method == "mtl-per-task")].groupby("task")["transfer"].apply(
+                lambda s: int((s == "alone").sum()))
+            lines.append("| " + " | ".join([
+                problem, str(rows), str(n_trials), label,
+                f"{m['stl']['edit_distance']:.1f}", f"{m['mtl']['edit_distance']:.1f}",
+                f"{m['mtl-per-task']['edit_distance']:.1f}",
+                _cmp(per, "edit_distance", "mtl-per-task", "mtl"), _cmp(per, "edit_distance", "mtl", "stl"),
+                _cmp(per, "edit_distance", "mtl-per-task", "stl"),
+                f"{m['stl']['kl']:.4f}", f"{m['mtl']['kl']:.4f}", f"{m['mtl-per-task']['kl']:.4f}",
+                _cmp(per, "kl", "mtl-per-task", "mtl"),
+                " ".join(f"{t[4:]}:{alone.get(t, 0)}" for t in tasks),
+                f"{same['mtl']}/{n_trials}", f"{same['mtl-per-task']}/{n_trials}"]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--problems", nargs="*")
+    ap.add_argument("--trials", type=int, default=10)
+    ap.add_argument("--table-only", action="store_true")
+    args = ap.parse_args()
+    cells = [(p, r) for p, r in CELLS if not args.problems or p in args.problems]
+    if not args.table_only:
+        for p, r in cells:
+            run_cell(p, r, args.trials)
+    write_out(os.path.join("per-task", "table.md"), table(CELLS))
+
+
+if __name__ == "__main__":
+    main()

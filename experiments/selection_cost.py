@@ -11,8 +11,8 @@ in ``experiments/out/robustness/<cell>/`` (every grid point, 10 restarts per
 fold, three starts). A killed run resumes from the trials already written.
 Writes ``experiments/out/robustness-refine/table.md``: mean ED, CPDAG SHD
 and KL of both, paired t-test p-values (new - old; positive = new worse),
-how often the chosen penalty and the structures are the same, and the
-seconds per trial of both runs (each run's own ``MTBN_JOBS``).
+and how often the chosen penalty and the structures are the same (the cost
+is measured side by side in ``benchmarks/bench_default_learn.py``).
 """
 
 import argparse
@@ -59,17 +59,16 @@ def compare(problem, rows):
         x, y = a[col].mean().values, b[col].mean().values
         c = paired_comparison(x, y)
         row[col] = (y.mean(), x.mean(), c["mean_diff"], c["p_t"])
-    row["same penalty"] = int(sum(np.isclose(a["penalty"].first().values, b["penalty"].first().values)))
+    row["same penalty"] = int(sum(a["penalty"].first().values == b["penalty"].first().values))
     row["same structures"] = int(sum(np.array_equal(a.get_group(t)["edit_distance"].values,
                                                     b.get_group(t)["edit_distance"].values) for t in trials))
-    row["seconds"] = (b["seconds"].first().mean(), a["seconds"].first().mean())
     return row
 
 
 def table(rows):
     lines = ["| problem | rows | trials | ED old | ED new | ED new-old, p | CPDAG old | CPDAG new "
-             "| CPDAG new-old, p | KL old | KL new | KL new-old, p | same penalty | same ED per task "
-             "| s/trial old | s/trial new |", "|---" * 16 + "|"]
+             "| CPDAG new-old, p | KL old | KL new | KL new-old, p | same penalty | same ED per task |",
+             "|---" * 14 + "|"]
     for r in rows:
         cells = [r["problem"], str(r["rows"]), str(r["trials"])]
         for col, fmt in (("edit_distance", "{:.1f}"), ("cpdag_shd", "{:.1f}"), ("kl", "{:.4f}")):
@@ -77,8 +76,7 @@ def table(rows):
             star = " *" if p < 0.05 else ""
             diff = "{:+.2f}".format(d) if col != "kl" else "{:+.4f}".format(d)
             cells += [fmt.format(old), fmt.format(new), f"{diff}, {p:.2g}{star}" if np.isfinite(p) else f"{diff}, -"]
-        cells += [f"{r['same penalty']}/{r['trials']}", f"{r['same structures']}/{r['trials']}",
-                  f"{r['seconds'][0]:.1f}", f"{r['seconds'][1]:.1f}"]
+        cells += [f"{r['same penalty']}/{r['trials']}", f"{r['same structures']}/{r['trials']}"]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

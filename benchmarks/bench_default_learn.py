@@ -50,9 +50,26 @@ def main():
     print(f"| learn_structures(prior='none') | {t_none:.1f} | 1.00 |")
     print(f"| learn_structures() default (penalty {res.penalty:.10g}, guard: {res.transfer['status']}) "
           f"| {t_default:.1f} | {t_default / t_none:.2f} |")
-    folds = [(t, m) for t, m in stages if m.startswith("fold") or m.startswith("multitask search") or m == "end"]
-    for (a, m), (b, _) in zip(folds, folds[1:]):
-        print(f"| &nbsp; {m} | {b - a:.1f} | {(b - a) / t_none:.2f} |")
+    # Every message starts a stage that lasts until the next one; stages are summed by kind.
+    kinds = (("fold", "starts of the CV folds (single-task and TSK searches, 2 restarts)"),
+             ("single-task searches", None), ("identical-structure", None),
+             ("penalty grid", "joint searches of the penalty selection (all rounds), held-out scoring, the guard"),
+             ("chosen penalty", "refit starts on all rows (single-task and TSK searches, full restarts)"),
+             ("multitask search", "final joint search on all rows"))
+    spent = {}
+    last = None
+    for (a, m), (b, _) in zip(stages, stages[1:]):
+        kind = next((k for k, _ in kinds if m.startswith(k)), None)
+        if kind in ("single-task searches", "identical-structure"):
+            kind = last  # part of the fold's starts or of the refit's starts
+        last = kind if kind in ("fold", "chosen penalty") else last
+        spent[kind] = spent.get(kind, 0.0) + b - a
+    for kind, label in kinds:
+        if label and kind in spent:
+            print(f"| &nbsp; {label} | {spent[kind]:.1f} | {spent[kind] / t_none:.2f} |")
+    other = sum(v for k, v in spent.items() if k not in dict(kinds) or not dict(kinds)[k])
+    if other > 0.05:
+        print(f"| &nbsp; other (CPTs) | {other:.1f} | {other / t_none:.2f} |")
 
 
 if __name__ == "__main__":

@@ -216,7 +216,8 @@ def test_learn_paired_fixed_penalty_records_penalty(tmp_path, csvs):
 @pytest.mark.slow
 def test_learn_auto_penalty_records_the_path(tmp_path, csvs):
     out = tmp_path / "out"
-    assert main(["learn", "--penalty", "auto", "--out", str(out), "--restarts", "0", *csvs]) == 0
+    assert main(["learn", "--penalty", "auto", "--penalty-search", "grid", "--out", str(out), "--restarts", "0",
+                 *csvs]) == 0
     with open(out / "summary.json", encoding="utf-8") as fh:
         summary = json.load(fh)
     path = summary["penalty_path"]

@@ -380,7 +380,7 @@ def test_auto_penalty_path_and_choice(prior):
     tasks = asia_tasks(n=200, k=3, seed=10)
     grid = [0.0, 0.3, 0.9, 0.999, 1.0]
     res = learn_structures(tasks, prior=prior, penalty="auto", penalty_grid=grid, n_restarts=0, validation=40,
-                           force_transfer=True)
+                           force_transfer=True, penalty_search="grid")
     assert [p.penalty for p in res.penalty_path] == grid
     values = np.array([p.validation_log_likelihood for p in res.penalty_path])
     assert np.all(np.isfinite(values))
@@ -757,3 +757,16 @@ def test_transfer_per_task_refuses_per_task_settings_by_name():
     tasks = _mixed_tasks(rows=300)
     with pytest.raises(InvalidParameterError, match="transfer_per_task cannot leave tasks out"):
         learn_structures(tasks, transfer_per_task=True, pair_weights=np.ones((5, 5)), **_PER_TASK_KW)
+
+
+def test_the_transfer_warning_points_at_the_callers_line():
+    import warnings
+
+    from mtbn.exceptions import TransferWarning
+
+    tasks = _sachs_tasks(rows=60, k=2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learn_structures(tasks, n_restarts=0, n_joint_restarts=0, cv=2, penalty_grid=[0.9])
+    mine = [w for w in caught if issubclass(w.category, TransferWarning)]
+    assert mine and all(w.filename == __file__ for w in mine)

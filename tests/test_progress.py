@@ -62,7 +62,8 @@ def test_cli_progress_writes_one_line_per_stage_without_bars(tmp_path, capsys):
     assert main(["learn", "--progress", "--cv", "2", "--restarts", "1", "--joint-restarts", "0",
                  "--out", str(tmp_path / "o"), *paths]) == 0
     err = capsys.readouterr().err
-    assert "penalty grid x folds: 26 searches" in err  # the default grid (13 points with 0) x 2 folds
+    # the refined search's first round: every other point of the default grid (7 of 13) x 2 folds
+    assert "penalty grid x folds: 14 searches" in err
     assert "\r" not in err  # not a terminal: lines, no bars
     # without --progress (and not on a terminal): silent
     assert main(["learn", "--cv", "2", "--restarts", "1", "--joint-restarts", "0",

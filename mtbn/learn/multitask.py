@@ -325,7 +325,7 @@ def _learn_apart(args, problem, seeds, split, say):
     message = (f"tasks {', '.join(map(repr, names))} depend on their variables unlike the others (own relatedness "
                f"p = {ps}, level {RELATEDNESS_LEVEL:g}): learned on their own, the other tasks jointly")
     say(message)
-    warnings.warn(message, TransferWarning, stacklevel=3)
+    warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
     # The tasks as given (each part's state lists are then its own tasks', as if the user had passed them).
     items = as_named_items(args["tasks"], args["task_column"])
     rest = dict(args, task_column=None)
@@ -577,7 +577,7 @@ def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say):
                                       local_index=problem.taskset.local_index, seed=seeds.relatedness)
     say(f"chosen penalty {format_penalty(grid[best])}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
     if transfer["status"] in ("rejected", "none"):
-        warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
+        warnings.warn(transfer["message"], TransferWarning, stacklevel=4)  # the caller of learn_structures (via _learn)
     return transfer, chosen
 
 

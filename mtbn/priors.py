@@ -38,6 +38,8 @@ exactly and vectorised over many pairs:
 Priors assume validated arguments (see :func:`make_prior`).
 """
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -79,7 +81,7 @@ def _distance_matrix(reversal):
     return np.array([[0, 1, 1], [1, 0, rc], [1, rc, 0]], dtype=float)
 
 
-class MultitaskPrior:
+class MultitaskPrior(ABC):
     """The protocol of a multitask structure prior: what the joint search calls, and nothing else.
 
     A prior is one class registered in :data:`PRIORS` (:func:`register_prior`);
@@ -140,17 +142,27 @@ class MultitaskPrior:
         pen = np.maximum(self.edge_penalty, self.edge_penalty.T)[iu, ju]
         return log1m(pen)
 
+    @abstractmethod
     def log_prior(self, states, part, log_factor):
         """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k) and ``L`` (m,)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def bound(self, part, log_factor):
         """Branch-and-bound bookkeeping for one pair problem (see the section below)."""
-        raise NotImplementedError
 
     def solve(self, gains, part, log_factor):
-        """Best objective of each pair problem (only where ``exact``)."""
-        raise NotImplementedError
+        """Best objective of each pair problem, here by enumerating all ``3^k`` configurations with
+        :meth:`log_prior` (a prior that declares ``exact`` overrides it with something faster)."""
+        gains = np.asarray(gains, dtype=float)
+        m, k, _ = gains.shape
+        configs = np.stack(np.meshgrid(*[np.arange(3)] * k, indexing="ij"), axis=-1).reshape(-1, k)
+        best = np.full(m, -np.inf)
+        for c in configs:
+            taken = np.where(part, gains[:, np.arange(k), c], np.where(c == 0, 0.0, -np.inf)[None, :]).sum(axis=1)
+            phi = self.log_prior(np.broadcast_to(c, (m, k)), part, np.asarray(log_factor, dtype=float))
+            with np.errstate(invalid="ignore"):
+                best = np.maximum(best, np.where(np.isfinite(taken) & np.isfinite(phi), taken + phi, -np.inf))
+        return best
 
     def solve_excluding(self, gains, part, log_factor, exclude):
         """Best objective of each pair problem over the configurations other than ``exclude``, or None.

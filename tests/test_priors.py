@@ -544,3 +544,29 @@ def test_the_independent_prior_is_registered_and_takes_the_penalty_as_zero():
     assert PRIORS["none"] is IndependentPrior
     prior = make_prior("none", 0.7, 3)
     assert prior.penalty == 0.0 and not prior.is_coupled(5) and prior.exponent == 1.0
+
+
+def test_the_protocols_default_solve_enumerates_like_the_exact_solvers():
+    # MultitaskPrior.solve (enumeration through log_prior) against each prior's own exact solve
+    from mtbn.priors import MultitaskPrior
+
+    rng = np.random.default_rng(2)
+    for prior in (make_prior("edit", 0.9, 3), make_prior("paired", 0.99, 3, reversal="single"),
+                  make_prior("none", 0.0, 3)):
+        gains = rng.normal(size=(20, 3, 3))
+        gains[rng.random((20, 3, 3)) < 0.2] = -np.inf
+        gains[:, :, 0] = np.where(np.isfinite(gains[:, :, 0]), gains[:, :, 0], 0.0)
+        part = rng.random((20, 3)) < 0.8
+        L = prior.log_factors(8)[:20]
+        assert np.allclose(MultitaskPrior.solve(prior, gains, part, L), prior.solve(gains, part, L))
+
+
+def test_a_prior_without_log_prior_or_bound_cannot_be_built():
+    from mtbn.priors import MultitaskPrior
+
+    class Half(MultitaskPrior):
+        def log_prior(self, states, part, log_factor):
+            return np.zeros(len(states))
+
+    with pytest.raises(TypeError, match="bound"):
+        Half(0.5, 2, reversal="single")

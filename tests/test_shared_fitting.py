@@ -197,3 +197,13 @@ def test_the_learner_and_its_report_show_the_distances(asia_tasks, tmp_path):
     assert f"| {top['child']}" in page.split("## Parameter sharing")[1]
     assert "## Parameter sharing" not in open(write_learn_report(alone, tmp_path / "a")["markdown"],
                                               encoding="utf-8").read()
+
+
+def test_fit_with_distances_gives_the_same_networks_and_family_distances(asia, asia_tasks):
+    from mtbn.networks import family_distances
+
+    g = [DAG.from_edges(asia.names, [("smoke", "lung"), ("lung", "either")])] * 3
+    nets, dist = fit_shared_parameters(g, asia_tasks, strength=10.0, with_distances=True)
+    alone = fit_shared_parameters(g, asia_tasks, strength=10.0)
+    assert all(np.array_equal(a, b) for n, m in zip(nets, alone) for a, b in zip(n.cpts, m.cpts))
+    assert dist == family_distances(g, asia_tasks)

@@ -105,14 +105,18 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
             "relatedness": None if related is None else {k: v for k, v in related.items() if k != "tasks"}}
 
 
-def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, scorers, local_index, seed):
+def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, scorers, local_index, seed,
+                   related=False):
     """The guard's verdict on ``grid[chosen]`` and the penalty to learn with (0.0 when transfer is rejected).
 
     ``scores`` are the grid points' held-out scores; ``scorers`` score all
     rows of every task (the relabelling test reads their one-parent scores);
-    ``seed`` keys the test's permutations.
+    ``seed`` keys the test's permutations. ``related``: the relatedness test
+    already run on the same scorers and seed (its result, None included), so
+    it is not run twice.
     """
-    related = _relatedness_check(scorers, local_index, seed)
+    if related is False:
+        related = _relatedness_check(scorers, local_index, seed)
     transfer = _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related)
     return transfer, (grid[chosen] if transfer["status"] in ("accepted", "forced") else 0.0)
 

@@ -60,7 +60,7 @@ from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transf
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
 from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error, register
-from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
+from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import SCORES, make_scorer
@@ -282,8 +282,10 @@ def _learn(args, base=None):
     say = reporter(args["progress"])
     ts = problem.taskset
     scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
+    related = False  # the relatedness test, once run (None: not testable)
     if args["transfer_per_task"] and problem.penalty == "auto" and ts.n_tasks >= 3:
-        split = _unrelated_tasks(problem, seeds, scorers)
+        related = _relatedness_check(scorers, ts.local_index, seeds.relatedness)
+        split = _unrelated_tasks(problem, related)
         if split is not None:
             return _learn_apart(args, problem, seeds, split, say)
     path, transfer, chosen = [], None, problem.penalty
@@ -291,10 +293,9 @@ def _learn(args, base=None):
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
         path, scores, best, n_folds, searched = _choose_penalty(problem, seeds, say)
-        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, searched, say)
+        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, searched, say, related)
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
-    networks, strength = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
-    distances = None if sharing is None else family_distances(search.graphs, ts, equivalent_sample_size=problem.ess)
+    networks, strength, distances = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
     return MultitaskResult(
         task_names=ts.names, graphs=search.graphs, networks=networks,
         penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
@@ -303,10 +304,9 @@ def _learn(args, base=None):
     )
 
 
-def _unrelated_tasks(problem, seeds, scorers):
+def _unrelated_tasks(problem, test):
     """``transfer_per_task``: ``(related, unrelated, test)`` by each task's own relatedness test, or None
     (nothing to leave out, fewer than two related tasks, or too few shared variables to test)."""
-    test = _relatedness_check(scorers, problem.taskset.local_index, seeds.relatedness)
     if test is None:
         return None
     unrelated = [t for t, r in enumerate(test["tasks"]) if not r["p_value"] < RELATEDNESS_LEVEL]
@@ -355,14 +355,16 @@ def _learn_apart(args, problem, seeds, split, say):
 
 def _fit_cpts(graphs, ts, ess, sharing, seeds, say):
     """The CPTs of the final structures: each task alone, or shrunk toward the pooled CPTs
-    (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None)``."""
+    (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None, distances or None)``."""
     if sharing is None:
-        return fit_networks(graphs, ts.tasks, ess), None
+        return fit_networks(graphs, ts.tasks, ess), None, None
     strength = sharing
     if sharing == "auto":
         say("parameter sharing: strength by 5-fold cross-validation")
         strength, _ = choose_sharing_strength(graphs, ts, equivalent_sample_size=ess, random_state=[seeds.base, 6])
-    return fit_shared_parameters(graphs, ts, strength=strength, equivalent_sample_size=ess), float(strength)
+    networks, distances = fit_shared_parameters(graphs, ts, strength=strength, equivalent_sample_size=ess,
+                                                with_distances=True)
+    return networks, float(strength), distances
 
 
 @dataclass(frozen=True, eq=False)
@@ -569,12 +571,13 @@ def _choose_penalty(problem, seeds, say):
     return path, scores, scores.choose(problem.rule), len(trains), searched
 
 
-def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say):
+def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say, related=False):
     """Step 4: the negative-transfer guard's verdict and the penalty to learn with (``grid``: the penalties
     searched); warns when it is 0."""
     transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
                                       force=problem.force_transfer, scorers=scorers,
-                                      local_index=problem.taskset.local_index, seed=seeds.relatedness)
+                                      local_index=problem.taskset.local_index, seed=seeds.relatedness,
+                                      related=related)
     say(f"chosen penalty {format_penalty(grid[best])}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
     if transfer["status"] in ("rejected", "none"):
         warnings.warn(transfer["message"], TransferWarning, stacklevel=4)  # the caller of learn_structures (via _learn)

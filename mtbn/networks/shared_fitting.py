@@ -60,7 +60,7 @@ def _family_counts(graph, data, v, parent_names):
     return counts.reshape(q, r).astype(np.float64), arities, r
 
 
-def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0):
+def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0, with_distances=False):
     """One network per task, its CPTs shrunk toward the pooled CPT of the tasks that share each family.
 
     Parameters
@@ -74,10 +74,12 @@ def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0
         Pseudo-counts of the pooled estimate added to each parent
         configuration of each task (0: independent; ``inf``: pooled).
     equivalent_sample_size : float, default 1.0
+    with_distances : bool, default False
+        Also return :func:`family_distances`' records (from the same counts).
 
     Returns
     -------
-    list of BayesianNetwork
+    list of BayesianNetwork, or (list of BayesianNetwork, list of dict)
 
     Examples
     --------
@@ -97,7 +99,9 @@ def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     if not is_strength(strength):
         raise error("sharing-strength", value=strength)
-    return _shrunk(_counted(graphs, ts), strength, ess)
+    counted = _counted(graphs, ts)
+    networks = _shrunk(counted, strength, ess)
+    return (networks, _distances(counted, ts.names, ess)) if with_distances else networks
 
 
 def family_distances(graphs, tasks, *, equivalent_sample_size=1.0):
@@ -131,13 +135,18 @@ def family_distances(graphs, tasks, *, equivalent_sample_size=1.0):
     """
     ts = make_taskset(tasks)
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
-    families, pooled = _counted(graphs, ts)
+    return _distances(_counted(graphs, ts), ts.names, ess)
+
+
+def _distances(counted, names, ess):
+    """:func:`family_distances` from :func:`_counted`'s counts."""
+    families, pooled = counted
     sharing: dict = {}
     for _, _, mine in families:
         for key, *_ in mine:
             sharing[key] = sharing.get(key, 0) + 1
     out = []
-    for name, (_, _, mine) in zip(ts.names, families):
+    for name, (_, _, mine) in zip(names, families):
         for key, counts, _, r in mine:
             if sharing[key] < 2:
                 continue

@@ -41,6 +41,7 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import learn_structures
+from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 
 __all__ = ["BootstrapResult", "bootstrap_structures", "strength_threshold"]
@@ -353,8 +354,10 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         calibration study); subsampling has no duplicates but learns from
         half the rows.
     **learn_kwargs
-        Passed to :func:`~mtbn.learn.learn_structures` (``prior``,
-        ``penalty``, ``n_restarts``, ...).
+        Settings of :func:`~mtbn.learn.learn_structures` (``prior``,
+        ``penalty``, ``n_restarts``, ...; :data:`mtbn.learn.settings.MULTITASK`),
+        checked before any work; ``parameter_sharing`` is not used (the
+        replicates give structures only).
 
     Returns
     -------
@@ -397,6 +400,11 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         raise error("n-boot", value=n_boot)
     check_option("resample", resample, RESAMPLING)
     check_n_jobs(n_jobs)
+    # The learner's settings, checked at the front door; the replicates' CPTs are not used (structures only).
+    learn_kwargs = MULTITASK.bind("bootstrap_structures", dict(learn_kwargs, random_state=random_state, n_jobs=n_jobs,
+                                                                  progress=progress))
+    for name in ("random_state", "n_jobs", "progress", "parameter_sharing"):
+        del learn_kwargs[name]
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))

@@ -8,12 +8,13 @@ They check nothing themselves: the functions do.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from mtbn.exceptions import InvalidParameterError, NotFittedError, not_fitted
 from mtbn.learn import as_discrete_data, learn_structure, learn_structures
+from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE, Settings
 from mtbn.messages import error, register
 
 __all__ = ["StructureLearner", "MultitaskStructureLearner"]
@@ -24,6 +25,11 @@ register("estimator-parameter", InvalidParameterError, "{estimator} has no param
 register("not-fitted", NotFittedError, "This {estimator} instance is not fitted yet. Call 'fit' first.",
          cause="A fitted attribute (ending in _) was read before fit().",
          fix="Call fit(tasks) first.")
+
+#: The estimators call the scoring function ``scoring`` (``score`` is their scikit-learn method).
+_NAMES = {"score": "scoring"}
+_MULTITASK = MULTITASK + ESTIMATOR_ONLY
+
 
 class _Estimator:
     """get_params / set_params from the ``__init__`` signature (sklearn style).
@@ -36,6 +42,16 @@ class _Estimator:
     """
 
     _fitted: "tuple[str, ...]" = ()
+    _settings: Settings = Settings(())
+
+    def _store(self, params):
+        """Keep the parameters as given (checked by the learning function at ``fit``, as scikit-learn does)."""
+        names = {s.estimator_name or s.name: s for s in self._settings}
+        unknown = [k for k in params if k not in names]
+        if unknown:
+            raise error("unexpected-argument", func=type(self).__name__, name=unknown[0])
+        for name, setting in names.items():
+            setattr(self, name, params.get(name, setting.default))
 
     def __getattr__(self, name):
         # Only called when normal lookup fails: a fitted attribute before fit.
@@ -58,10 +74,8 @@ class _Estimator:
     _takes_dict = False
 
     def get_params(self, deep=True):
-        import inspect
-
-        sig = inspect.signature(type(self).__init__)
-        return {p: getattr(self, p) for p in sig.parameters if p != "self"}
+        """The parameters, in the order of the settings table."""
+        return {name: getattr(self, name) for name in (s.estimator_name or s.name for s in self._settings)}
 
     def set_params(self, **params):
         valid = self.get_params()
@@ -87,9 +101,7 @@ class _Estimator:
         >>> StructureLearner(max_parents=3)
         StructureLearner(max_parents=3)
         """
-        import inspect
-
-        defaults = {k: p.default for k, p in inspect.signature(type(self).__init__).parameters.items()}
+        defaults = {s.estimator_name or s.name: s.default for s in self._settings}
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if not _is_default(v, defaults.get(k)))
         return f"{type(self).__name__}({args})"
 
@@ -106,12 +118,22 @@ def _is_default(value, default):
         return False
 
 
+@SINGLE.declare(names=_NAMES)
 class StructureLearner(_Estimator):
     """Single-task structure learner (estimator shell around :func:`learn_structure`).
 
-    Parameters are those of :func:`learn_structure`, except that the name of
-    the scoring function is ``scoring`` (``score`` is the estimator's
-    scikit-learn method). After ``fit(data)``: ``graph_``
+    The parameters are :func:`learn_structure`'s settings
+    (:data:`mtbn.learn.settings.SINGLE`), except that the scoring function
+    is called ``scoring`` (``score`` is the estimator's scikit-learn
+    method); they are checked at ``fit``.
+
+    Parameters
+    ----------
+    {settings}
+
+    Attributes
+    ----------
+    After ``fit(data)``: ``graph_``
     (networkx.DiGraph), ``dag_`` (DAG), ``log_score_``, ``network_`` (pgmpy
     DiscreteBayesianNetwork with CPTs), ``bayesian_network_`` (mtbn
     BayesianNetwork), ``search_result_``. ``score_samples(data)`` and
@@ -130,39 +152,13 @@ class StructureLearner(_Estimator):
     -2.152
     """
 
+    _settings = SINGLE
     _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_",
                "n_features_in_", "feature_names_in_")
 
-    def __init__(
-        self,
-        *,
-        scoring: str = "bdeu",
-        equivalent_sample_size: float = 1.0,
-        max_parents: int | None = None,
-        required_edges: Any = None,
-        forbidden_edges: Any = None,
-        tiers: Sequence[Sequence[str]] | None = None,
-        knowledge: Any = None,
-        start: Any = None,
-        tabu_length: int = 10,
-        max_tabu_iter: int = 10,
-        n_restarts: int = 50,
-        max_iter: int | None = None,
-        random_state: Any = 0,
-    ):
-        self.scoring = scoring
-        self.equivalent_sample_size = equivalent_sample_size
-        self.max_parents = max_parents
-        self.required_edges = required_edges
-        self.forbidden_edges = forbidden_edges
-        self.tiers = tiers
-        self.knowledge = knowledge
-        self.start = start
-        self.tabu_length = tabu_length
-        self.max_tabu_iter = max_tabu_iter
-        self.n_restarts = n_restarts
-        self.max_iter = max_iter
-        self.random_state = random_state
+    @SINGLE.declare(leading=("self",), names=_NAMES)
+    def __init__(self, **params):
+        self._store(params)
 
     def fit(self, data: Any, y: Any = None, *, required_edges: Any = None, forbidden_edges: Any = None, start: Any = None) -> StructureLearner:
         """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
@@ -229,10 +225,21 @@ class StructureLearner(_Estimator):
 
 
 
+@_MULTITASK.declare(names=_NAMES)
 class MultitaskStructureLearner(_Estimator):
     """Multitask structure learner (estimator shell around :func:`learn_structures`).
 
-    Parameters are those of :func:`learn_structures`. After ``fit(tasks)``:
+    The parameters are :func:`learn_structures`' settings
+    (:data:`mtbn.learn.settings.MULTITASK`, ``score`` called ``scoring``)
+    and ``n_bootstrap``; they are checked at ``fit``.
+
+    Parameters
+    ----------
+    {settings}
+
+    Attributes
+    ----------
+    After ``fit(tasks)``:
     ``graphs_`` (task name -> networkx.DiGraph), ``dags_`` (name -> DAG),
     ``networks_`` (name -> pgmpy DiscreteBayesianNetwork with CPTs),
     ``bayesian_networks_`` (name -> mtbn BayesianNetwork), ``penalty_``,
@@ -254,82 +261,14 @@ class MultitaskStructureLearner(_Estimator):
     ['a', 'b']
     """
 
+    _settings = _MULTITASK
     _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_", "task_column_",
                "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_")
     _takes_dict = True
 
-    def __init__(
-        self,
-        *,
-        prior: str = "paired",
-        penalty: Any = "auto",
-        reversal: str | None = None,
-        scoring: str = "bdeu",
-        equivalent_sample_size: float = 1.0,
-        max_parents: int | None = None,
-        cv: int = 5,
-        validation: Any = None,
-        selection_rule: str | None = None,
-        force_transfer: bool = False,
-        penalty_grid: Sequence[float] | None = None,
-        warm_start: bool = False,
-        penalty_search: str = "refine",
-        solver: str = "auto",
-        pair_weights: Any = None,
-        start: Any = "auto",
-        n_restarts: int = 50,
-        tabu_length: int = 10,
-        max_tabu_iter: int = 10,
-        n_joint_restarts: int = 20,
-        max_iter: int | None = None,
-        structure_log_prior: Any = None,
-        edge_penalty: Any = None,
-        required_edges: Any = None,
-        forbidden_edges: Any = None,
-        tiers: Sequence[Sequence[str]] | None = None,
-        knowledge: Any = None,
-        task_column: str | None = None,
-        random_state: Any = 0,
-        n_jobs: int | None = None,
-        progress: Any = None,
-        n_bootstrap: int = 0,
-        parameter_sharing: Any = None,
-        transfer_per_task: bool = False,
-    ):
-        self.prior = prior
-        self.penalty = penalty
-        self.reversal = reversal
-        self.scoring = scoring
-        self.equivalent_sample_size = equivalent_sample_size
-        self.max_parents = max_parents
-        self.cv = cv
-        self.validation = validation
-        self.selection_rule = selection_rule
-        self.force_transfer = force_transfer
-        self.penalty_grid = penalty_grid
-        self.warm_start = warm_start
-        self.penalty_search = penalty_search
-        self.solver = solver
-        self.pair_weights = pair_weights
-        self.start = start
-        self.n_restarts = n_restarts
-        self.tabu_length = tabu_length
-        self.max_tabu_iter = max_tabu_iter
-        self.n_joint_restarts = n_joint_restarts
-        self.max_iter = max_iter
-        self.structure_log_prior = structure_log_prior
-        self.edge_penalty = edge_penalty
-        self.required_edges = required_edges
-        self.forbidden_edges = forbidden_edges
-        self.tiers = tiers
-        self.knowledge = knowledge
-        self.task_column = task_column
-        self.random_state = random_state
-        self.n_jobs = n_jobs
-        self.progress = progress
-        self.n_bootstrap = n_bootstrap
-        self.parameter_sharing = parameter_sharing
-        self.transfer_per_task = transfer_per_task
+    @_MULTITASK.declare(leading=("self",), names=_NAMES)
+    def __init__(self, **params):
+        self._store(params)
 
     def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
@@ -348,8 +287,7 @@ class MultitaskStructureLearner(_Estimator):
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
-            boot = {k: v for k, v in params.items() if k not in ("parameter_sharing", "transfer_per_task")}
-            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(boot, penalty=res.penalty))
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty))
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))

@@ -17,6 +17,7 @@ from mtbn._validation import format_penalty
 from mtbn.cli import files
 from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import _usage_error, penalty_list
+from mtbn.learn.settings import MULTITASK
 from mtbn.priors import PRIORS
 
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
@@ -95,13 +96,7 @@ def _learn(args, progress):
     # searches (same seeds) that the multitask search starts from.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
-        res = learn_structures(
-            taskset, prior=args.prior, penalty=args.penalty, reversal=args.reversal, score=args.score,
-            equivalent_sample_size=args.ess,
-            max_parents=args.max_parents, cv=args.cv, validation=args.validation, force_transfer=args.force_transfer,
-            penalty_search=args.penalty_search, transfer_per_task=args.transfer_per_task, n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
-            random_state=args.seed, n_jobs=args.jobs, progress=progress, parameter_sharing=args.share_parameters,
-            **constraints)
+        res = learn_structures(taskset, **MULTITASK.from_args(args), progress=progress, **constraints)
     if res.transfer is not None:  # penalty auto with a prior that has one
         print(res.transfer["message"])
     boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
@@ -114,11 +109,8 @@ def _bootstrap(args, taskset, res, progress):
     """``--bootstrap B``: the replicates at the chosen penalty and each task's averaged network."""
     from mtbn.bootstrap import bootstrap_structures
 
-    boot = bootstrap_structures(
-        taskset, n_boot=args.bootstrap, prior=args.prior, penalty=res.penalty,
-        reversal=args.reversal, score=args.score, equivalent_sample_size=args.ess, max_parents=args.max_parents,
-        n_restarts=args.restarts, start=args.start, n_joint_restarts=args.joint_restarts,
-        random_state=args.seed, n_jobs=args.jobs, progress=progress)
+    boot = bootstrap_structures(taskset, n_boot=args.bootstrap, **dict(MULTITASK.from_args(args), penalty=res.penalty),
+                                progress=progress)
     return boot, {name: boot.averaged_network(name) for name in taskset.names}
 
 

@@ -11,29 +11,44 @@ checked by :mod:`mtbn.cli.values`. The defaults are the library's
 import argparse
 
 from mtbn.cli import values
+from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
 from mtbn.cli.commands import cmd_bench, cmd_cluster, cmd_demo, cmd_learn, cmd_relatedness, cmd_select
 
 __all__ = ["build_parser"]
-
-#: ``learn --start``: learn_structures checks the same list (mtbn.learn has no registry of its starts).
-STARTS = ("auto", "single-task", "identical", "empty")
 
 HELP = {
     "csv": "one CSV file per task",
     "out": "output folder: new or empty (created if missing), or an earlier mtbn run's with --overwrite",
     "overwrite": "replace the --out folder of an earlier mtbn run whole (a folder holding files mtbn did not "
                  "write is never touched)",
-    "seed": "random seed (default 0)",
-    "jobs": "parallel jobs (default 1; -1 = all cores); never more worker processes than usable cores "
-            "or jobs to run, and every worker ends with mtbn",
-    "restarts": "random restarts of every single-task search (default 50; 0 = fastest)",
-    "ess": "BDeu equivalent sample size (default 1)",
+    "jobs": "parallel jobs (-1 = all cores); never more worker processes than usable cores or jobs to run, and "
+            "every worker ends with mtbn",
     "dropna": "drop rows with missing values instead of failing",
     "progress": "print progress on stderr even when not a terminal",
     "scheduler": "run the parallel work on the Dask scheduler at ADDRESS (e.g. tcp://10.0.0.5:8786; "
                  "needs pip install \"mtbn[dask]\"); every worker is used and --jobs is ignored; "
                  "results equal a local run's (see docs/scaling.md)",
 }
+
+
+def _add_setting(p, setting, *, help=None, **overrides):
+    """The option of a learner setting (:mod:`mtbn.learn.settings`): its flag, converter or choices, default
+    and help (``help`` replaces the setting's text; the default is appended)."""
+    kw = {"default": setting.default}
+    if setting.kind is not None:
+        kw["type"] = values.CONVERTERS[setting.kind]
+    elif setting.choices is not None:
+        kw["choices"] = list(setting.choices())
+    elif isinstance(setting.default, bool):
+        kw["action"] = "store_true"
+    if setting.metavar is not None:
+        kw["metavar"] = setting.metavar
+    kw.update(overrides)
+    switch = kw.get("action") == "store_true"
+    if switch:
+        del kw["default"]
+    text = setting.help(help, kw.get("default"), switch)
+    p.add_argument(setting.flag, help=text.replace("%", "%%"), **kw)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -89,15 +104,15 @@ def _add_discretize(p):
 
 def _add_run(p, *, jobs_help=HELP["jobs"], jobs_default=1, jobs_metavar="N"):
     """How a run is seeded and parallelised: --seed, --jobs, --scheduler."""
-    p.add_argument("--seed", default=0, type=values.seed, help=HELP["seed"])
-    p.add_argument("--jobs", default=jobs_default, type=values.jobs, metavar=jobs_metavar, help=jobs_help)
+    _add_setting(p, MULTITASK["random_state"])
+    _add_setting(p, MULTITASK["n_jobs"], help=jobs_help, default=jobs_default, metavar=jobs_metavar)
     p.add_argument("--scheduler", default=None, metavar="ADDRESS", help=HELP["scheduler"])
 
 
-def _add_search(p, *, restarts_help=HELP["restarts"]):
+def _add_search(p, *, restarts_help=None):
     """The single-task search and the data: --ess, --restarts, --dropna, --progress."""
-    p.add_argument("--ess", default=1.0, type=values.positive_float, help=HELP["ess"])
-    p.add_argument("--restarts", default=50, type=values.nonneg_int, help=restarts_help)
+    _add_setting(p, MULTITASK["equivalent_sample_size"])
+    _add_setting(p, MULTITASK["n_restarts"], help=restarts_help)
     p.add_argument("--dropna", action="store_true", help=HELP["dropna"])
     p.add_argument("--progress", action="store_true", help=HELP["progress"])
     _add_discretize(p)
@@ -136,14 +151,13 @@ def _add_noise_floor(p):
 
 def _add_selection(p, penalty_scope, selection_help):
     """``select`` and ``cluster``: the penalties and the validation splits."""
-    p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
-                   help=f"multitask penalty {penalty_scope}, or 'auto' to choose it on a validation "
-                   "split (default auto)")
+    _add_setting(p, MULTITASK["penalty"], help=f"multitask penalty {penalty_scope}, or 'auto' to choose it on a "
+                 "validation split")
     p.add_argument("--relatedness-penalty", default=0.9, type=values.unit_interval, metavar="DELTA",
                    help="penalty used by the direct measure (default 0.9)")
-    p.add_argument("--validation", default=0.05, type=values.validation, metavar="FRACTION_OR_ROWS",
-                   help="rows per task held out to choose the penalty (default 0.05: one validation split, "
-                   "as in the paper's task selection; mtbn learn uses 5-fold cross-validation instead)")
+    _add_setting(p, MULTITASK["validation"], default=0.05,
+                 help="rows per task held out to choose the penalty (one validation split, as in the paper's task "
+                 "selection; mtbn learn uses 5-fold cross-validation instead)")
     p.add_argument("--selection-validation", default=0.05, type=values.validation, metavar="FRACTION_OR_ROWS",
                    help=f"{selection_help} (default 0.05)")
 
@@ -164,9 +178,8 @@ def _add_learn(sub):
     _add_tasks(p)
     _add_learn_prior(p)
     _add_learn_search(p)
-    _add_search(p, restarts_help="random restarts of the single-task search (default 50)")
-    _add_run(p, jobs_help="parallel jobs for the penalty grid and bootstrap replicates (default 1; -1 = all cores); "
-                             "never more worker processes than usable cores or jobs to run")
+    _add_search(p)
+    _add_run(p, jobs_help=None)
     _add_learn_outputs(p)
     _add_learn_knowledge(p)
     p.set_defaults(func=cmd_learn)
@@ -174,54 +187,15 @@ def _add_learn(sub):
 
 def _add_learn_prior(p):
     """The multitask prior and how its penalty is chosen."""
-    from mtbn.graph import REVERSAL_COSTS
-    from mtbn.heldout import SEARCHES
-    from mtbn.priors import PRIORS
-
-    p.add_argument("--prior", default="paired", choices=list(PRIORS),
-                   help="multitask prior: paired (default), edit, or none (independent single-task learning)")
-    p.add_argument("--penalty", default="auto", type=values.penalty, metavar="DELTA|auto",
-                   help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it by --cv K-fold "
-                   "cross-validation within each task (default auto); a printed penalty given back here gives the "
-                   "same result")
-    p.add_argument("--reversal", default=None, choices=sorted(REVERSAL_COSTS),
-                   help="a reversed edge counts as two differences or one (default: double for paired, "
-                   "single for edit)")
-    p.add_argument("--cv", default=5, type=values.int_at_least(2), metavar="K",
-                   help="--penalty auto: K-fold cross-validation within each task, one-standard-error rule "
-                   "toward weaker coupling (default 5)")
-    p.add_argument("--validation", default=None, type=values.validation, metavar="FRACTION_OR_ROWS",
-                   help="--penalty auto: the paper's rule instead of --cv: one validation split per task "
-                   "(a fraction or a row count; the paper holds out 50 rows), best validation score wins")
-    p.add_argument("--penalty-search", default="refine", choices=list(SEARCHES),
-                   help="--penalty auto: refine (default) searches every other grid point, then the neighbours of "
-                   "the best and the chosen point until none is left; grid searches every point (slower)")
-    p.add_argument("--transfer-per-task", action="store_true",
-                   help="--penalty auto with 3 or more tasks: learn alone the tasks whose own relatedness test says "
-                   "they depend on their variables unlike the others, the rest jointly (default: all tasks jointly)")
-    p.add_argument("--force-transfer", action="store_true",
-                   help="keep the multitask result even when it does not beat independent learning on "
-                   "held-out rows (the negative-transfer guard otherwise returns the single-task structures)")
+    for name in ("prior", "penalty", "reversal", "cv", "validation", "penalty_search", "transfer_per_task",
+                 "force_transfer"):
+        _add_setting(p, MULTITASK[name])
 
 
 def _add_learn_search(p):
-    """The joint search: score, parents, starts, restarts."""
-    from mtbn.score import SCORES
-
-    p.add_argument("--score", default="bdeu", choices=list(SCORES),
-                   help="each task's structure score: bdeu (default, the paper's) or bic; the penalty selection "
-                   "and the CPTs use BDeu parameters (--ess) either way")
-    p.add_argument("--share-parameters", default=None, type=values.sharing, metavar="auto|STRENGTH",
-                   help="shrink each task's CPTs toward the pooled CPT of the tasks sharing each family: 'auto' "
-                   "(strength by 5-fold cross-validation) or a strength (0 = each task alone, inf = pooled); "
-                   "default: each task's CPTs alone. The structures do not change")
-    p.add_argument("--max-parents", default=None, type=values.nonneg_int, metavar="K",
-                   help="maximum number of parents per variable (default: no limit)")
-    p.add_argument("--start", default="auto", choices=list(STARTS),
-                   help="start(s) of the joint search: auto (default: single-task, identical and empty "
-                   "graphs, best kept) or one of them")
-    p.add_argument("--joint-restarts", default=20, type=values.nonneg_int, metavar="N",
-                   help="random restarts of the joint search per start (default 20)")
+    """The joint search: score, parameter sharing, parents, starts, restarts."""
+    for name in ("score", "parameter_sharing", "max_parents", "start", "n_joint_restarts"):
+        _add_setting(p, MULTITASK[name])
 
 
 def _add_learn_outputs(p):
@@ -234,10 +208,7 @@ def _add_learn_outputs(p):
                    help="also write each task's structure as DIR/<task>.<format> for each of these comma-separated "
                    "formats: dot (Graphviz), gml, json (networkx node-link), graphml (default: none; the BIF and "
                    "edges.csv files are always written)")
-    p.add_argument("--bootstrap", default=0, type=values.nonneg_int, metavar="B",
-                   help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
-                   "and across tasks, and averaged networks, to DIR/bootstrap/ (default 0: none; each "
-                   "replicate costs about one multitask search)")
+    _add_setting(p, ESTIMATOR_ONLY["n_bootstrap"])
 
 
 def _add_learn_knowledge(p):
@@ -271,7 +242,7 @@ def _add_demo(sub):
     p.add_argument("--tasks", default=3, type=int, help="related tasks per trial (default 3; the paper's "
                    "benchmark has 5: 'mtbn bench alarm')")
     p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
-    _add_run(p, jobs_help="parallel trials (default 2; at most the usable cores)", jobs_default=2, jobs_metavar=None)
+    _add_run(p, jobs_help="parallel trials (at most the usable cores)", jobs_default=2, jobs_metavar=None)
     p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder); an "
                    "earlier demo's folder resumes")
     p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")
@@ -302,10 +273,10 @@ def _add_bench(sub):
     p.add_argument("--test-rows", default=20000, type=int, help="test rows per task for KL (default 20000)")
     p.add_argument("--trials", default=10, type=int, help="trials (default 10)")
     _add_bench_methods(p)
-    p.add_argument("--restarts", default=20, type=values.nonneg_int,
-                   help="restarts of single-task searches (default 20, fewer than the 50 of "
-                   "learn/relatedness/select/cluster to keep many trials affordable)")
-    _add_run(p, jobs_help="parallel trials (default 1; -1 = all cores; at most the usable cores)", jobs_metavar=None)
+    _add_setting(p, MULTITASK["n_restarts"], default=20,
+                 help="restarts of single-task searches (fewer than the 50 of learn/relatedness/select/cluster to "
+                 "keep many trials affordable)")
+    _add_run(p, jobs_help="parallel trials (-1 = all cores; at most the usable cores)", jobs_metavar=None)
     p.add_argument("--progress", action="store_true", help="print progress even when stderr is not a terminal")
     p.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     p.set_defaults(func=cmd_bench)

@@ -170,6 +170,11 @@ def noise_floor(text):
     return value
 
 
+#: How the command line reads each ``kind`` of setting (:class:`mtbn.learn.settings.Setting`).
+CONVERTERS = {"positive_float": positive_float, "nonneg_int": nonneg_int, "penalty": penalty,
+              "int_at_least_2": folds, "validation": validation, "seed": seed, "jobs": jobs, "sharing": sharing}
+
+
 def penalty_list(text):
     """``bench --penalty D1,D2,...``: the penalties, each in [0, 1]."""
     values = []

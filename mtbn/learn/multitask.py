@@ -20,28 +20,14 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mtbn._validation import (
-    check_max_parents,
-    check_n_jobs,
-    check_option,
-    check_penalty,
-    check_positive,
-    check_random_state,
-    format_penalty,
-)
+from mtbn._validation import format_penalty
 from mtbn.data import TaskSet, as_named_items, make_taskset
 from mtbn.engine import Shared
 from mtbn.exceptions import InvalidParameterError, TransferWarning
-from mtbn.joint import SOLVERS
 from mtbn.learn.checks import (
     as_parent_sets,
-    check_counts,
-    check_cv,
-    check_grid,
-    check_sharing,
     check_task_overlap,
     check_task_rows,
-    check_validation,
     constraint_matrices,
     edge_log_prior_array,
     edge_penalty_matrix,
@@ -58,192 +44,34 @@ from mtbn.learn.grid import (
 )
 from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transfer, one_task_verdict
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
+from mtbn.learn.settings import MULTITASK
 from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
-from mtbn.score import SCORES, make_scorer
-from mtbn.heldout import RULES, SEARCHES, fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
-
-STARTS = ("auto", "single-task", "identical", "empty")
+from mtbn.score import make_scorer
+from mtbn.heldout import fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
 
 
-def learn_structures(
-    tasks: Any,
-    *,
-    prior: str = "paired",
-    penalty: Any = "auto",
-    reversal: str | None = None,
-    score: str = "bdeu",
-    equivalent_sample_size: float = 1.0,
-    max_parents: int | None = None,
-    start: Any = "auto",
-    cv: int = 5,
-    validation: Any = None,
-    selection_rule: str | None = None,
-    force_transfer: bool = False,
-    penalty_grid: Sequence[float] | None = None,
-    warm_start: bool = False,
-    penalty_search: str = "refine",
-    solver: str = "auto",
-    pair_weights: Any = None,
-    edge_penalty: Any = None,
-    structure_log_prior: Any = None,
-    required_edges: Any = None,
-    forbidden_edges: Any = None,
-    tiers: Sequence[Sequence[str]] | None = None,
-    knowledge: Any = None,
-    n_restarts: int = 50,
-    tabu_length: int = 10,
-    max_tabu_iter: int = 10,
-    n_joint_restarts: int = 20,
-    max_iter: int | None = None,
-    random_state: Any = 0,
-    n_jobs: int | None = None,
-    task_column: str | None = None,
-    progress: Any = None,
-    parameter_sharing: Any = None,
-    transfer_per_task: bool = False,
-) -> MultitaskResult:
+
+@MULTITASK.declare(leading=("tasks",))
+def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     """Learn the structures of several related tasks jointly (paper Section 2.3).
 
     Search over joint moves (one node pair, every task's edge between them
     added, removed, reversed or kept) on the posterior of eq. 2.5 with the
     Edit (eq. 2.7) or Paired (eq. 2.8) prior: greedy ascent with a tabu
-    phase and random restarts, from one or more start configurations.
+    phase and random restarts, from one or more start configurations. The
+    settings are declared in :data:`mtbn.learn.settings.MULTITASK` (the
+    estimator and the command line read the same table).
 
     Parameters
     ----------
     tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
         The tasks; with one DataFrame, ``task_column`` names the column that
         splits it into tasks (one network per value: the multi-net case).
-    prior : {"paired", "edit", "none"}
-        ``"none"`` learns every task independently (same as penalty 0).
-    penalty : float in [0, 1] or "auto"
-        delta in the paper. 0 learns the tasks independently; 1 forces
-        identical structures. ``"auto"`` picks it from ``penalty_grid`` by
-        the mean validation log-likelihood (Section 2.3.4).
-    reversal : {"double", "single"}, optional
-        How many differences an edge reversal counts as (default: "double"
-        for Paired as in the paper, "single" for Edit).
-    score : {"bdeu", "bic"}, default "bdeu"
-        Each task's structure score: the BDeu marginal likelihood (the
-        paper's), or BIC (log-likelihood at the maximum-likelihood
-        parameters minus ``log(N)/2`` per free parameter), which the prior
-        combines with in the same way (eq. 2.5 with log P(D|G) replaced by
-        BIC). The held-out scores of the penalty selection and the fitted
-        CPTs use BDeu parameters with ``equivalent_sample_size`` either way.
-    equivalent_sample_size : float, default 1.0
-    max_parents : int, optional
-    start : {"auto", "single-task", "identical", "empty"} or list of graphs
-        Start configuration(s). ``"auto"``: three starts, the single-task
-        solutions (the paper's start), the identical-structure (TSK)
-        solution when all tasks share their variables, and empty graphs.
-        Each heads its own chain of joint restarts with a random stream of
-        its own, and the best chain is kept: the result equals the best of
-        the single-start runs with the same seed, and at penalty 1 it
-        scores at least as high as :func:`learn_identical_structures`.
-        ``"single-task"``, ``"identical"``, ``"empty"``: that start alone;
-        or one graph per task.
-    cv : int, default 5
-        ``penalty="auto"``: K-fold cross-validation within every task. Each
-        grid point is learned on every fold's training rows and scored on
-        its held-out rows (mean log-likelihood per row, averaged over
-        tasks); see :mod:`mtbn.heldout` for the standard errors.
-    validation : float or int, optional
-        Use one validation split per task instead of ``cv`` (a fraction or
-        a row count): the paper's rule (Section 2.3.4; the paper holds out
-        50 rows per task) with ``selection_rule="max"``.
-    selection_rule : {"one-se", "max"}, optional
-        How the penalty is chosen from the held-out scores: ``"one-se"``
-        (default with ``cv``), the weakest coupling whose score is within
-        one standard error of the best; ``"max"`` (default with
-        ``validation``), the best score. Exact ties go to the smaller delta.
-    force_transfer : bool, default False
-        The negative-transfer guard: with ``penalty="auto"``, when the chosen
-        penalty does not beat delta = 0 (independent learning) by more than
-        one standard error on held-out rows, the independent structures are
-        returned and a :class:`~mtbn.exceptions.TransferWarning` issued
-        (``result.transfer`` holds the numbers, per task too).
-        ``force_transfer=True`` keeps the multitask result. With either, the
-        final structures and parameters are learned on all rows.
-    penalty_grid : sequence of float, optional
-        Default :data:`DEFAULT_PENALTY_GRID`: 0, then 1 - delta from 1e-1
-        to 1e-8 on a log scale, 1e-10, 1e-12, 1e-14, and delta = 1. delta = 0
-        is always added. During selection the searches use at most
-        ``SELECTION_RESTARTS`` single-task (and TSK) restarts,
-        ``SELECTION_JOINT_RESTARTS`` joint restarts per start, and not the
-        empty start of ``start="auto"``.
-    warm_start : bool, default False
-        Continuation along the grid: each point also starts from its
-        neighbours' results, in an upward then a downward pass (sequential;
-        about twice the work; every grid point). A point never scores below
-        its cold search.
-    penalty_search : {"refine", "grid"}, default "refine"
-        ``penalty="auto"``: which grid points are searched
-        (:func:`mtbn.heldout.search_candidates`). ``"refine"``: every
-        other point (both ends), then the unsearched neighbours of the best
-        and the chosen point, round by round, until none is left (7-10 of
-        the 13 default points); ``"grid"``: every point. The rule is applied
-        to the points searched; ``penalty_path`` lists them.
-    solver : {"auto", "exact", "bnb", "exhaustive"}
-        Best-neighbour solver (see :mod:`mtbn.joint`).
-    pair_weights : (k, k) array, optional
-        Paired prior only: symmetric weights per task pair.
-    edge_penalty : dict of (u, v) -> float, optional
-        Per-edge penalties replacing ``penalty`` for those node pairs (1: the
-        edge must not differ between tasks; 0: free).
-    structure_log_prior : callable or (k, n, n) array, optional
-        ``f(task, parent, child) -> float``: each task's own structure prior
-        ``log P(G_t) = sum_edges f(...)``, raised to ``c = 1/(1+(k-1)delta)``.
-    required_edges, forbidden_edges : list of (parent, child), DAG or networkx graph, optional
-        Apply to every task that has both variables.
-    tiers : sequence of sequences of names, optional
-        Temporal order for every task: no edge from a later tier into an
-        earlier one (bnlearn's ``tiers2blacklist``).
-    knowledge : pgmpy ExpertKnowledge, optional
-        Its required / forbidden edges and temporal order are added.
-    n_restarts : int, default 50
-        Restarts of the single-task (and TSK) searches that give the starts.
-    tabu_length : int, default 10
-        Joint search: node pairs changed in the last ``tabu_length`` moves
-        stay fixed unless the move reaches a new best score.
-    max_tabu_iter : int, default 10
-        Joint search: moves without a new best score before a climb stops.
-    n_joint_restarts : int, default 20
-        Joint search: restarts per start, each from the start's best
-        configuration so far after random joint and per-task changes at
-        ``n_vars // 4`` node pairs that hold an edge in some task.
-    max_iter : int, optional
-        Joint moves allowed per climb.
-    random_state : int, Generator or None, default 0
-    n_jobs : int, optional
-        Parallel jobs over the penalty grid (joblib; results do not depend on it).
-    task_column : str, optional
-    progress : bool, callable or mtbn.progress.Reporter, optional
-        ``True``: a line per stage on stderr, and a bar per counted stage on
-        a terminal or in a notebook; a callable is called with a short
-        message at each stage (see :func:`mtbn.progress.reporter`).
-    parameter_sharing : None, "auto" or float, optional
-        The CPTs of the final structures: each task alone (None, the
-        default), or shrunk toward the pooled CPT of the tasks sharing each
-        family with this strength (:func:`mtbn.networks.fit_shared_parameters`;
-        ``"auto"``: chosen by 5-fold cross-validation,
-        :func:`mtbn.networks.choose_sharing_strength`). The structures do
-        not change. Helps where the tasks' parameters are alike
-        (docs/design.md); not the default until the robustness suite has
-        measured it.
-    transfer_per_task : bool, default False
-        With ``penalty="auto"`` and three or more tasks: before choosing
-        the penalty, every task's own relatedness test (its dependences
-        against the other tasks', :func:`mtbn.stats.relabelling_test`) is
-        read, and the tasks whose p-value is not below the guard's level
-        are learned on their own (with a
-        :class:`~mtbn.exceptions.TransferWarning`); the rest are learned
-        jointly as usual (again per task), as long as two remain.
-        ``result.transfer["excluded"]`` names the tasks left out. Off by
-        default until the robustness suite has measured it.
+    {settings}
 
     Returns
     -------
@@ -264,16 +92,16 @@ def learn_structures(
     >>> sorted(res.graphs[0].edges(names=True))[:2]
     [('bronc', 'dysp'), ('either', 'dysp')]
     """
-    return _learn(dict(locals()))
+    return _learn(dict(MULTITASK.bind("learn_structures", settings), tasks=tasks))
 
 
-#: learn_structures' arguments that are not checked by _validate.
+#: learn_structures' settings that _validate does not read.
 _NOT_VALIDATED = ("progress", "parameter_sharing", "transfer_per_task")
 
 
 def _learn(args, base=None):
     """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
-    sharing = check_sharing(args["parameter_sharing"])
+    sharing = args["parameter_sharing"]
     problem = _validate(**{k: v for k, v in args.items() if k not in _NOT_VALIDATED})
     if args["transfer_per_task"] and (not isinstance(args["start"], str) or args["pair_weights"] is not None
                                       or args["structure_log_prior"] is not None):
@@ -406,41 +234,25 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
               validation, selection_rule, force_transfer, penalty_grid, warm_start, penalty_search, solver, pair_weights,
               edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
               tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
-    """Step 1: every argument checked, in the order the errors are documented to come."""
+    """Step 1: the checks that need the data, on settings already checked at the front door
+    (:meth:`mtbn.learn.settings.Settings.bind`; ``random_state`` is a Generator by then)."""
     ts = make_taskset(tasks, task_column=task_column)
-    check_option("prior", prior, PRIORS)
     if PRIORS[prior].has_penalty:
         check_task_overlap(ts)
     else:
         penalty = 0.0
-    if penalty != "auto":
-        check_penalty(penalty)
-    check_option("score", score, SCORES)
-    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
-    max_parents = check_max_parents(max_parents)
-    check_option("solver", solver, SOLVERS)
-    check_n_jobs(n_jobs)
-    check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts,
-                 n_joint_restarts=n_joint_restarts)
-    if validation is not None:
-        check_validation(validation)
-    else:
-        check_cv(cv)
     check_task_rows(ts, cv if penalty == "auto" and validation is None else None)
     rule = selection_rule or ("max" if validation is not None else "one-se")
-    check_option("selection_rule", rule, RULES)
-    grid = check_grid(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid)
-    check_option("penalty_search", penalty_search, SEARCHES)
+    grid = DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid
     required, forbidden = constraint_matrices(ts.variables, required_edges, forbidden_edges, tiers, knowledge)
     spec = PriorSpec(prior, ts.n_tasks, reversal, pair_weights, edge_penalty_matrix(edge_penalty, ts.variables))
     spec.at(0.0 if penalty == "auto" else penalty)  # validate once, early
     edge_prior = edge_log_prior_array(structure_log_prior, ts)
-    rng = check_random_state(random_state)
     settings = SearchSettings(ts.local_index, required, forbidden, max_parents=max_parents, edge_log_prior=edge_prior,
                               solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
                               n_restarts=n_joint_restarts)
-    problem = _Problem(ts, penalty, spec, settings, score, ess, start, n_restarts, grid, rule, cv, validation, warm_start,
-                       penalty_search, force_transfer, n_jobs, rng)
+    problem = _Problem(ts, penalty, spec, settings, score, equivalent_sample_size, start, n_restarts, grid, rule, cv,
+                       validation, warm_start, penalty_search, force_transfer, n_jobs, random_state)
     _check_start(problem)
     return problem
 
@@ -448,7 +260,6 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
 def _check_start(problem):
     start, k = problem.start, problem.taskset.n_tasks
     if isinstance(start, str):
-        check_option("start", start, STARTS)
         if start == "identical" and not problem.shared_variables:
             raise error("identical-needs-shared-variables", what="start='identical'")
     elif len(start) != k:

@@ -12,75 +12,35 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mtbn._validation import check_max_parents, check_option, check_positive, check_random_state
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import job, run_jobs
 from mtbn.graph import DAG
 from mtbn.joint import local_constraints
+from mtbn.learn.settings import IDENTICAL, SINGLE
 from mtbn.learn.checks import (
     as_discrete_data,
     as_parent_sets,
     check_constraints,
-    check_counts,
     constraint_matrices,
 )
 from mtbn.messages import error
 from mtbn.progress import reporter
-from mtbn.score import SCORES, make_scorer
+from mtbn.score import make_scorer
 from mtbn.search import SearchResult, hill_climb
 
 
-def learn_structure(
-    data: Any,
-    *,
-    score: str = "bdeu",
-    equivalent_sample_size: float = 1.0,
-    max_parents: int | None = None,
-    required_edges: Any = None,
-    forbidden_edges: Any = None,
-    tiers: Sequence[Sequence[str]] | None = None,
-    knowledge: Any = None,
-    start: Any = None,
-    tabu_length: int = 10,
-    max_tabu_iter: int = 10,
-    n_restarts: int = 50,
-    perturbation: int | None = None,
-    max_iter: int | None = None,
-    random_state: Any = 0,
-    scorer: Any = None,
-) -> SearchResult:
+@SINGLE.declare(leading=("data",), trailing={"scorer": None})
+def learn_structure(data: Any, *, scorer: Any = None, **settings: Any) -> SearchResult:
     """Learn one Bayesian network structure by hill climbing (single task).
 
     Greedy search over edge additions, removals and reversals with a tabu
-    list and random restarts (the paper's STL baseline), scored by BDeu.
+    list and random restarts (the paper's STL baseline), scored by BDeu. The
+    settings are declared in :data:`mtbn.learn.settings.SINGLE`.
 
     Parameters
     ----------
     data : DataFrame, DiscreteData or path to a CSV file
-    score : {"bdeu", "bic"}
-    equivalent_sample_size : float, default 1.0
-        BDeu's equivalent sample size.
-    max_parents : int, optional
-    required_edges, forbidden_edges : list of (parent, child) names, DAG or networkx graph, optional
-    tiers : sequence of sequences of names, optional
-        Temporal order: no edge from a later tier into an earlier one.
-    knowledge : pgmpy ExpertKnowledge, optional
-        Its required / forbidden edges and temporal order are added
-        (see :func:`constraint_matrices`).
-    start : DAG, networkx.DiGraph or edge list, optional
-        Start graph (default: empty). Required edges are added to it.
-    tabu_length : int, default 10
-        Recently undone moves that stay forbidden (0: plain hill climbing).
-    max_tabu_iter : int, default 10
-        Non-improving moves tolerated before a climb stops.
-    n_restarts : int, default 50
-        Random restarts, each from the best graph after ``perturbation``
-        random moves.
-    perturbation : int, optional
-        Random moves per restart (default ``n_vars // 4``).
-    max_iter : int, optional
-        Moves allowed per climb.
-    random_state : int, Generator or None, default 0
+    {settings}
     scorer : BDeuScore, optional
         A scorer for ``data`` whose cache to reuse.
 
@@ -97,29 +57,27 @@ def learn_structure(
     >>> res.graph.n_nodes
     8
     """
+    s = SINGLE.bind("learn_structure", settings)
     d = as_discrete_data(data)
-    check_option("score", score, SCORES)
-    ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
-    max_parents = check_max_parents(max_parents)
-    check_counts(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, n_restarts=n_restarts)
-    rng = check_random_state(random_state)
     names = d.names
-    required, forbidden = constraint_matrices(names, required_edges, forbidden_edges, tiers, knowledge)
-    parents = check_constraints(as_parent_sets(start, names), required, forbidden, names, max_parents)
+    max_parents = s["max_parents"]
+    required, forbidden = constraint_matrices(names, s["required_edges"], s["forbidden_edges"], s["tiers"],
+                                              s["knowledge"])
+    parents = check_constraints(as_parent_sets(s["start"], names), required, forbidden, names, max_parents)
     if scorer is None:
-        scorer = make_scorer(d, score, ess)
+        scorer = make_scorer(d, s["score"], s["equivalent_sample_size"])
     return hill_climb(
         scorer,
         parents,
         max_parents=max_parents,
         required=required,
         forbidden=forbidden,
-        tabu_length=int(tabu_length),
-        max_tabu_iter=int(max_tabu_iter),
-        n_restarts=int(n_restarts),
-        perturbation=perturbation,
-        rng=rng,
-        max_iter=max_iter,
+        tabu_length=int(s["tabu_length"]),
+        max_tabu_iter=int(s["max_tabu_iter"]),
+        n_restarts=int(s["n_restarts"]),
+        perturbation=s["perturbation"],
+        rng=s["random_state"],
+        max_iter=s["max_iter"],
         names=names,
     )
 
@@ -201,17 +159,8 @@ def identical_search(ts, *, ess, score="bdeu", max_parents=None, required=None, 
     return DAG([set(p) - {n} for p in res.graph.parents[:n]], ts.variables), res
 
 
-def learn_identical_structures(
-    tasks: Any,
-    *,
-    equivalent_sample_size: float = 1.0,
-    max_parents: int | None = None,
-    tabu_length: int = 10,
-    max_tabu_iter: int = 10,
-    n_restarts: int = 50,
-    random_state: Any = 0,
-    task_column: str | None = None,
-):
+@IDENTICAL.declare(leading=("tasks",))
+def learn_identical_structures(tasks: Any, **settings: Any):
     """One structure shared by all tasks, by the paper's TSK method (Section 2.3.1).
 
     The tasks' rows are stacked with an extra variable ``TSK`` (the task),
@@ -221,6 +170,11 @@ def learn_identical_structures(
     size ``k * ess`` equals the sum of the tasks' BDeu with ``ess`` for every
     shared graph, so pass ``equivalent_sample_size=k * ess`` to reproduce the
     multitask search at penalty 1.
+
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
+    {settings}
 
     Returns
     -------
@@ -238,11 +192,12 @@ def learn_identical_structures(
     >>> graphs[0] is graphs[1], graphs[0].n_edges
     (True, 8)
     """
-    ts = make_taskset(tasks, task_column=task_column)
+    s = IDENTICAL.bind("learn_identical_structures", settings)
+    ts = make_taskset(tasks, task_column=s["task_column"])
     if np.any(ts.local_index < 0):
         raise error("identical-needs-shared-variables", what="learn_identical_structures")
     shared, res = identical_search(
-        ts, ess=equivalent_sample_size, max_parents=check_max_parents(max_parents), tabu_length=tabu_length,
-        max_tabu_iter=max_tabu_iter, n_restarts=n_restarts, rng=check_random_state(random_state),
+        ts, ess=s["equivalent_sample_size"], max_parents=s["max_parents"], tabu_length=s["tabu_length"],
+        max_tabu_iter=s["max_tabu_iter"], n_restarts=s["n_restarts"], rng=s["random_state"],
     )
     return [shared for _ in range(ts.n_tasks)], res

@@ -373,9 +373,18 @@ def _defaults(command):
 
 
 def _signature_defaults(func):
+    """The defaults a function applies: its signature's, and for ``**settings`` (task selection and
+    clustering) the learner settings' with the groups' own defaults."""
     import inspect
 
-    return {name: p.default for name, p in inspect.signature(func).parameters.items()}
+    from mtbn.learn.settings import MULTITASK
+    from mtbn.relatedness.learning import GROUP_DEFAULTS
+
+    params = inspect.signature(func).parameters
+    out = {name: p.default for name, p in params.items()}
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        out = {**MULTITASK.defaults(), **GROUP_DEFAULTS, **out}
+    return out
 
 
 #: command -> [(library function, {CLI option dest: the function's argument})].

@@ -337,10 +337,8 @@ def cmd_select(args):
         return select_tasks(
             tasks, args.principal, measure=args.measure or (rel.measure if rel is not None else "direct"),
             relatedness=rel, n=args.n, selection_validation=args.selection_validation,
-            penalty=args.penalty, validation=args.validation, relatedness_penalty=args.relatedness_penalty,
-            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_tasks=args.max_tasks,
-            n_folds=args.folds, noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs,
-            progress=progress,
+            relatedness_penalty=args.relatedness_penalty, max_tasks=args.max_tasks, n_folds=args.folds,
+            noise_floor=args.noise_floor, **MULTITASK.from_args(args), progress=progress,
         )
 
     def write(res, out, options, stems):
@@ -371,10 +369,8 @@ def cmd_cluster(args):
     def compute(tasks, progress, rel):
         return cluster_tasks(
             tasks, n_clusters=args.n, relatedness=rel, selection_validation=args.selection_validation,
-            penalty=args.penalty,
-            validation=args.validation, relatedness_penalty=args.relatedness_penalty,
-            equivalent_sample_size=args.ess, n_restarts=args.restarts, max_clusters=args.max_clusters,
-            noise_floor=args.noise_floor, random_state=args.seed, n_jobs=args.jobs, progress=progress,
+            relatedness_penalty=args.relatedness_penalty, max_clusters=args.max_clusters,
+            noise_floor=args.noise_floor, **MULTITASK.from_args(args), progress=progress,
         )
 
     def write(res, out, options, stems):

@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mtbn._validation import format_penalty
+from mtbn._validation import check_random_state, format_penalty
 from mtbn.data import TaskSet, as_named_items, make_taskset
 from mtbn.engine import Shared
 from mtbn.exceptions import InvalidParameterError, TransferWarning
@@ -235,7 +235,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
               edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
               tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
     """Step 1: the checks that need the data, on settings already checked at the front door
-    (:meth:`mtbn.learn.settings.Settings.bind`; ``random_state`` is a Generator by then)."""
+    (:meth:`mtbn.learn.settings.Settings.bind`)."""
     ts = make_taskset(tasks, task_column=task_column)
     if PRIORS[prior].has_penalty:
         check_task_overlap(ts)
@@ -252,7 +252,7 @@ def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent
                               solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
                               n_restarts=n_joint_restarts)
     problem = _Problem(ts, penalty, spec, settings, score, equivalent_sample_size, start, n_restarts, grid, rule, cv,
-                       validation, warm_start, penalty_search, force_transfer, n_jobs, random_state)
+                       validation, warm_start, penalty_search, force_transfer, n_jobs, check_random_state(random_state))
     _check_start(problem)
     return problem
 

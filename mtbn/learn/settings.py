@@ -228,6 +228,13 @@ def _flag(value, name):
     return bool(value)
 
 
+def _seed(value):
+    """A seed checked and returned as given (a generator is not drawn from: the learner seeds itself once)."""
+    if not isinstance(value, (np.random.Generator, np.random.RandomState)):
+        check_random_state(value)
+    return value
+
+
 def _penalty_or_auto(value, name):
     return value if isinstance(value, str) and value == "auto" else check_penalty(value, name)
 
@@ -291,7 +298,7 @@ MAX_ITER = Setting("max_iter", None, "int", "Moves allowed per climb (None: no l
 RANDOM_STATE = Setting(
     "random_state", 0, "int, Generator or None",
     "The seed: the same seed gives the same result.",
-    check=lambda value, name: check_random_state(value), flag="--seed", kind="seed", cli_help="random seed")
+    check=lambda value, name: _seed(value), flag="--seed", kind="seed", cli_help="random seed")
 
 TASK_COLUMN = Setting(
     "task_column", None, "str",

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from mtbn._validation import check_random_state
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import job, run_jobs
 from mtbn.graph import DAG
@@ -76,7 +77,7 @@ def learn_structure(data: Any, *, scorer: Any = None, **settings: Any) -> Search
         max_tabu_iter=int(s["max_tabu_iter"]),
         n_restarts=int(s["n_restarts"]),
         perturbation=s["perturbation"],
-        rng=s["random_state"],
+        rng=check_random_state(s["random_state"]),
         max_iter=s["max_iter"],
         names=names,
     )
@@ -198,6 +199,6 @@ def learn_identical_structures(tasks: Any, **settings: Any):
         raise error("identical-needs-shared-variables", what="learn_identical_structures")
     shared, res = identical_search(
         ts, ess=s["equivalent_sample_size"], max_parents=s["max_parents"], tabu_length=s["tabu_length"],
-        max_tabu_iter=s["max_tabu_iter"], n_restarts=s["n_restarts"], rng=s["random_state"],
+        max_tabu_iter=s["max_tabu_iter"], n_restarts=s["n_restarts"], rng=check_random_state(s["random_state"]),
     )
     return [shared for _ in range(ts.n_tasks)], res

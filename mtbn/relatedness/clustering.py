@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn._validation import check_option, check_random_state
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
-from mtbn.relatedness.learning import GroupLearner, curve_records
+from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
 from mtbn.relatedness.measures import RelatednessResult, check_relatedness, direct_relatedness
 from mtbn.heldout import RULES, fit_networks, heldout_scores, hold_out
 
@@ -105,10 +105,8 @@ def average_link_clusters(distance, n_clusters):
     return fcluster(Z, t=n_clusters, criterion="maxclust"), Z
 
 
-def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalty="auto", validation=0.05,
-                  relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50, max_clusters=None,
-                  noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None, progress=None,
-                  relatedness=None):
+def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relatedness_penalty=0.9, max_clusters=None,
+                  noise_floor=True, selection_rule="one-se", relatedness=None, **settings):
     """Cluster tasks (average link on the direct distance) and learn within each cluster.
 
     ``n_clusters="auto"`` chooses the number of clusters by the mean
@@ -127,7 +125,14 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     again (``relatedness_penalty`` and ``noise_floor`` then do not apply).
     Either way the distances come from every row, the held-out ones
     included, so that they equal those of :func:`direct_relatedness` with
-    the same arguments.
+    the same arguments. ``settings``: those of
+    :func:`mtbn.learn.learn_structures` (:data:`mtbn.learn.settings.MULTITASK`)
+    for every cluster learned (a cluster of one task with the settings the
+    single-task learner shares), checked before any work, with the same
+    defaults except ``validation=0.05`` (each cluster's penalty chosen on
+    one validation split of each task); ``random_state``,
+    ``equivalent_sample_size``, ``n_restarts`` and ``n_jobs`` also serve
+    the relatedness and the choice of the number of clusters.
 
     Returns
     -------
@@ -159,14 +164,16 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
     >>> sorted(res.graphs["c"].edges())
     [('bronc', 'dysp'), ('lung', 'dysp')]
     """
+    settings = group_settings("cluster_tasks", settings)
+    equivalent_sample_size, n_restarts, random_state, n_jobs = (
+        settings[k] for k in ("equivalent_sample_size", "n_restarts", "random_state", "n_jobs"))
     ts = make_taskset(tasks)
     names, k = list(ts.names), ts.n_tasks
     if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
         raise error("n-clusters-value", k=k, value=n_clusters)
-    check_n_jobs(n_jobs)
     check_option("selection_rule", selection_rule, RULES)
     check_relatedness(relatedness, names, "direct", "cluster_tasks")
-    say = reporter(progress)
+    say = reporter(settings["progress"])
     rel = relatedness
     if rel is None:  # on every row with random_state as given: the distances of direct_relatedness() itself
         say(f"direct relatedness of {k} tasks")
@@ -180,8 +187,7 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, penalt
         for name, d in full.items():
             rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4])
             train[name], held_out[name] = hold_out(d, selection_validation, rng, name, "selection_validation")
-    learn = _ClusterLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
-                            train, names)
+    learn = _ClusterLearner(GroupLearner(settings, seed), train, names)
     curve = []
     if n_clusters == "auto":
         top = k if max_clusters is None else max(1, min(int(max_clusters), k))

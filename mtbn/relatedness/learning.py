@@ -8,36 +8,43 @@ the same way.
 """
 
 from dataclasses import dataclass
-from typing import Any
 
 from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn.settings import MULTITASK, SINGLE
+
+#: Where task selection and clustering differ from learn_structures' defaults: the penalty of every group is
+#: chosen on one validation split of each task, as in the paper's task selection.
+GROUP_DEFAULTS = {"validation": 0.05}
+
+
+def group_settings(func, settings):
+    """The learner settings of a selection or clustering (``func`` names it in errors): checked at the front
+    door, with :data:`GROUP_DEFAULTS` where not given."""
+    return MULTITASK.bind(func, dict(GROUP_DEFAULTS, **settings))
 
 
 @dataclass(frozen=True)
 class GroupLearner:
     """Learns a group of tasks (``dict`` name -> DiscreteData) with fixed settings.
 
-    ``penalty`` and ``validation`` are passed to :func:`mtbn.learn.learn_structures`
-    for groups of two or more tasks; ``seed`` is every search's ``random_state``.
+    ``settings`` are :func:`mtbn.learn.learn_structures`' (checked, as
+    :func:`group_settings` gives them) for groups of two or more tasks; a
+    group of one task is learned by :func:`mtbn.learn.learn_structure` with
+    the settings the two share. ``seed`` is every search's ``random_state``;
+    the groups' progress is not reported.
     """
 
-    penalty: Any
-    validation: Any
-    equivalent_sample_size: float
-    n_restarts: int
-    n_jobs: Any
+    settings: dict
     seed: int
 
     def __call__(self, group):
         """``(dict name -> DAG, multitask penalty)``; the penalty is NaN for a group of one task."""
         if len(group) == 1:
             (name, data), = group.items()
-            res = learn_structure(data, equivalent_sample_size=self.equivalent_sample_size,
-                                  n_restarts=self.n_restarts, random_state=self.seed)
+            shared = {k: v for k, v in self.settings.items() if k in SINGLE and SINGLE[k] is MULTITASK[k]}
+            res = learn_structure(data, **dict(shared, random_state=self.seed))
             return {name: res.graph}, float("nan")
-        res = learn_structures(group, penalty=self.penalty, validation=self.validation,
-                               equivalent_sample_size=self.equivalent_sample_size, n_restarts=self.n_restarts,
-                               n_jobs=self.n_jobs, random_state=self.seed)
+        res = learn_structures(group, **dict(self.settings, random_state=self.seed, progress=None))
         return dict(zip(res.task_names, res.graphs)), res.penalty
 
 

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn._validation import check_option, check_random_state
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters
 from mtbn.progress import reporter
-from mtbn.relatedness.learning import GroupLearner, curve_records
+from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
 from mtbn.relatedness.measures import (
     MEASURES,
     RelatednessResult,
@@ -140,10 +140,9 @@ class SelectionResult:
         }
 
 
-def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, penalty="auto",
-                 validation=0.05, relatedness_penalty=0.9, equivalent_sample_size=1.0, n_restarts=50,
-                 max_tasks=None, n_folds=10, noise_floor=True, selection_rule="one-se", random_state=0, n_jobs=None,
-                 progress=None, relatedness=None):
+def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_validation=0.05, relatedness_penalty=0.9,
+                 max_tasks=None, n_folds=10, noise_floor=True, selection_rule="one-se", relatedness=None,
+                 **settings):
     """Select related tasks for a principal task and learn its network with them.
 
     Parameters
@@ -159,9 +158,6 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         (``"gap"``), or given.
     selection_validation : float or int, default 0.05
         Principal rows held out to choose N (fraction or count).
-    penalty, validation
-        Multitask penalty (or "auto") and its validation split, passed to
-        :func:`mtbn.learn.learn_structures`.
     relatedness_penalty : float, default 0.9
         delta used by the direct measure.
     max_tasks : int, optional
@@ -187,6 +183,18 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         and ``noise_floor`` then do not apply. Either way the distances come
         from every row (those held out to choose N included), so that they
         equal those of :func:`relatedness` with the same arguments.
+
+    **settings
+        Settings of :func:`mtbn.learn.learn_structures`
+        (:data:`mtbn.learn.settings.MULTITASK`) for every group learned, the
+        principal alone included (with the settings the single-task learner
+        shares); checked before any work. The same defaults, except
+        ``validation=0.05``: each group's penalty (``penalty="auto"``) is
+        chosen on one validation split of each task, as in the paper's task
+        selection. ``random_state`` also seeds the relatedness and the
+        choice of N, ``equivalent_sample_size`` and ``n_restarts`` the
+        relatedness structures, ``n_jobs`` the relatedness and every group,
+        ``progress`` the stages of the selection.
 
     Returns
     -------
@@ -217,9 +225,12 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     >>> res.gap, res.n_within_noise, res.selected, res.how
     (1, 1, ['b'], 'gap')
     """
-    ts, n = _check_selection(tasks, principal, measure, n, selection_rule, n_jobs)
+    settings = group_settings("select_tasks", settings)
+    equivalent_sample_size, n_restarts, random_state, n_jobs = (
+        settings[k] for k in ("equivalent_sample_size", "n_restarts", "random_state", "n_jobs"))
+    ts, n = _check_selection(tasks, principal, measure, n, selection_rule)
     check_relatedness(relatedness, ts.names, measure, "select_tasks")
-    say = reporter(progress)
+    say = reporter(settings["progress"])
     rel = relatedness
     if rel is None:  # on every row with random_state as given: the distances of relatedness() itself
         say(f"{measure} relatedness of {len(ts.names)} tasks")
@@ -235,8 +246,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     dist = rel.from_task(principal)
     order, n_min = _order(rel, dist, principal, ts.names)
     gap = gap_size([dist[x] for x in order])
-    learn = _PrincipalLearner(GroupLearner(penalty, validation, equivalent_sample_size, n_restarts, n_jobs, seed),
-                              datasets, principal)
+    learn = _PrincipalLearner(GroupLearner(settings, seed), datasets, principal)
     curve = []
     if n == "auto":
         limit = max(n_min, len(order) if max_tasks is None else min(int(max_tasks), len(order)))
@@ -271,13 +281,12 @@ def _check_n(n):
     raise error("n-select-value", value=n)
 
 
-def _check_selection(tasks, principal, measure, n, rule, n_jobs):
+def _check_selection(tasks, principal, measure, n, rule):
     """The checked tasks (a TaskSet) and ``n``."""
     ts = make_taskset(tasks)
     if principal not in ts.names:
         raise error("unknown-principal", task=principal, names=", ".join(map(repr, ts.names)))
     check_option("measure", measure, MEASURES)
-    check_n_jobs(n_jobs)
     n = _check_n(n)
     check_option("selection_rule", rule, RULES)
     if isinstance(n, int) and n > ts.n_tasks - 1:

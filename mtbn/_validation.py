@@ -15,6 +15,7 @@ from mtbn.messages import error, register
 __all__ = [
     "check_option",
     "check_penalty",
+    "is_penalty",
     "format_penalty",
     "check_positive",
     "check_random_state",
@@ -55,12 +56,18 @@ def check_option(name, value, allowed):
     return value
 
 
+def is_penalty(value):
+    """Whether a float is a penalty (delta in the paper): in [0, 1], not NaN. The one statement of the rule;
+    each front end (argument, option, method name) raises its own message. Elementwise on arrays."""
+    return (0.0 <= value) & (value <= 1.0)
+
+
 def check_penalty(value, name="penalty"):
     """Return the multitask penalty (delta in the paper) as a float in [0, 1]."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise error("penalty-type", name=name, value=value)
     value = float(value)
-    if not 0.0 <= value <= 1.0 or np.isnan(value):
+    if not is_penalty(value):
         raise error("penalty-range", name=name, value=value)
     return value
 

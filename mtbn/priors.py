@@ -43,7 +43,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from mtbn._validation import check_option, check_penalty
+from mtbn._validation import check_option, check_penalty, is_penalty
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import REVERSAL_COSTS
 from mtbn.messages import error, register
@@ -680,7 +680,7 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
         if edge_penalty.ndim != 2 or edge_penalty.shape[0] != edge_penalty.shape[1]:
             raise error("prior-edge-penalty-shape")
         bad = edge_penalty[~np.isnan(edge_penalty)]
-        if np.any((bad < 0) | (bad > 1)):
+        if not np.all(is_penalty(bad)):
             raise error("prior-edge-penalty-range")
         edge_penalty = np.where(np.isnan(edge_penalty), penalty, edge_penalty)
     if not cls.takes_weights:

@@ -10,6 +10,7 @@ registered in :mod:`mtbn.messages`.
 
 import argparse
 
+from mtbn._validation import is_penalty
 from mtbn.messages import error, register, text
 
 __all__ = ["unit_interval", "penalty", "validation", "int_at_least", "nonneg_int", "seed", "folds", "jobs",
@@ -80,7 +81,7 @@ def _number(text, convert, code, **fields):
 def unit_interval(text):
     """A number in [0, 1] (a fixed penalty delta)."""
     value = _number(text, float, "option-unit-number")
-    if not 0.0 <= value <= 1.0:
+    if not is_penalty(value):
         raise error("option-unit-range", value=text)
     return value
 
@@ -183,7 +184,7 @@ def penalty_list(text):
             v = float(part)
         except ValueError:
             raise _usage_error("option-penalty-list-number", value=part) from None
-        if not 0 <= v <= 1:
+        if not is_penalty(v):
             raise _usage_error("option-penalty-list-range", value=part)
         values.append(v)
     return values

@@ -1,5 +1,6 @@
 """The benchmark's methods: their names, the columns of a result row, ``mtl@DELTA``, and their order."""
 
+from mtbn._validation import is_penalty
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
@@ -35,7 +36,7 @@ def fixed_penalty(method):
         delta = float(method[4:])
     except ValueError:
         raise error("method-penalty-type", method=method) from None
-    if not 0 <= delta <= 1:
+    if not is_penalty(delta):
         raise error("method-penalty-range", method=method)
     return delta
 

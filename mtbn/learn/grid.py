@@ -52,19 +52,20 @@ class PriorSpec:
 class SearchSettings:
     """Everything the joint search needs besides the scores, the starts and the prior (global indices).
 
-    ``n_restarts`` is the number of joint restarts per start.
+    ``n_restarts`` is the number of joint restarts per start (``n_joint_restarts``); the values come from
+    the checked settings (no defaults here: :mod:`mtbn.learn.settings` declares them).
     """
 
     local_index: np.ndarray
     required: np.ndarray
     forbidden: np.ndarray
-    max_parents: "int | None" = None
-    edge_log_prior: "np.ndarray | None" = None
-    solver: str = "auto"
-    max_iter: "int | None" = None
-    tabu_length: int = 10
-    max_tabu_iter: int = 10
-    n_restarts: int = 20
+    max_parents: "int | None"
+    edge_log_prior: "np.ndarray | None"
+    solver: str
+    max_iter: "int | None"
+    tabu_length: int
+    max_tabu_iter: int
+    n_restarts: int
 
 
 def _point_rng(base, penalty, label):

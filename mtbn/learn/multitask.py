@@ -1,6 +1,6 @@
 """The multitask driver: :func:`learn_structures` as five named steps.
 
-1. :func:`_validate`: every argument checked (:mod:`mtbn.learn.checks`) into a :class:`_Problem`.
+1. :func:`_validate`: the settings, checked at the front door (:mod:`mtbn.learn.settings`), checked against the data into a :class:`_Problem`.
 2. :func:`_seed`: one base seed from ``random_state``; per-task streams keyed by the task's name.
 3. :func:`_choose_penalty` (``penalty="auto"``): grid points learned on every fold's training
    rows (K-fold CV, or the paper's single validation split) and scored on the held-out rows, in
@@ -95,14 +95,10 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     return _learn(dict(MULTITASK.bind("learn_structures", settings), tasks=tasks))
 
 
-#: learn_structures' settings that _validate does not read.
-_NOT_VALIDATED = ("progress", "parameter_sharing", "transfer_per_task")
-
-
 def _learn(args, base=None):
     """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
     sharing = args["parameter_sharing"]
-    problem = _validate(**{k: v for k, v in args.items() if k not in _NOT_VALIDATED})
+    problem = _validate(args)
     if args["transfer_per_task"] and (not isinstance(args["start"], str) or args["pair_weights"] is not None
                                       or args["structure_log_prior"] is not None):
         raise error("per-task-transfer-settings")
@@ -230,29 +226,32 @@ register("per-task-transfer-settings", InvalidParameterError,
          fix="Drop transfer_per_task, or drop the per-task settings, or select the tasks yourself.")
 
 
-def _validate(tasks, *, task_column, prior, penalty, reversal, score, equivalent_sample_size, max_parents, start, cv,
-              validation, selection_rule, force_transfer, penalty_grid, warm_start, penalty_search, solver, pair_weights,
-              edge_penalty, structure_log_prior, required_edges, forbidden_edges, tiers, knowledge, n_restarts,
-              tabu_length, max_tabu_iter, n_joint_restarts, max_iter, random_state, n_jobs):
-    """Step 1: the checks that need the data, on settings already checked at the front door
-    (:meth:`mtbn.learn.settings.Settings.bind`)."""
-    ts = make_taskset(tasks, task_column=task_column)
-    if PRIORS[prior].has_penalty:
+def _validate(args):
+    """Step 1: the checks that need the data, on the settings ``args`` (a dict, with ``tasks``) already checked at
+    the front door (:meth:`mtbn.learn.settings.Settings.bind`)."""
+    a = args
+    penalty, validation, cv = a["penalty"], a["validation"], a["cv"]
+    ts = make_taskset(a["tasks"], task_column=a["task_column"])
+    if PRIORS[a["prior"]].has_penalty:
         check_task_overlap(ts)
     else:
         penalty = 0.0
     check_task_rows(ts, cv if penalty == "auto" and validation is None else None)
-    rule = selection_rule or ("max" if validation is not None else "one-se")
-    grid = DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid
-    required, forbidden = constraint_matrices(ts.variables, required_edges, forbidden_edges, tiers, knowledge)
-    spec = PriorSpec(prior, ts.n_tasks, reversal, pair_weights, edge_penalty_matrix(edge_penalty, ts.variables))
+    rule = a["selection_rule"] or ("max" if validation is not None else "one-se")
+    grid = DEFAULT_PENALTY_GRID if a["penalty_grid"] is None else a["penalty_grid"]
+    required, forbidden = constraint_matrices(ts.variables, a["required_edges"], a["forbidden_edges"], a["tiers"],
+                                              a["knowledge"])
+    spec = PriorSpec(a["prior"], ts.n_tasks, a["reversal"], a["pair_weights"],
+                     edge_penalty_matrix(a["edge_penalty"], ts.variables))
     spec.at(0.0 if penalty == "auto" else penalty)  # validate once, early
-    edge_prior = edge_log_prior_array(structure_log_prior, ts)
-    settings = SearchSettings(ts.local_index, required, forbidden, max_parents=max_parents, edge_log_prior=edge_prior,
-                              solver=solver, max_iter=max_iter, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
-                              n_restarts=n_joint_restarts)
-    problem = _Problem(ts, penalty, spec, settings, score, equivalent_sample_size, start, n_restarts, grid, rule, cv,
-                       validation, warm_start, penalty_search, force_transfer, n_jobs, check_random_state(random_state))
+    edge_prior = edge_log_prior_array(a["structure_log_prior"], ts)
+    settings = SearchSettings(ts.local_index, required, forbidden, max_parents=a["max_parents"],
+                              edge_log_prior=edge_prior, solver=a["solver"], max_iter=a["max_iter"],
+                              tabu_length=a["tabu_length"], max_tabu_iter=a["max_tabu_iter"],
+                              n_restarts=a["n_joint_restarts"])
+    problem = _Problem(ts, penalty, spec, settings, a["score"], a["equivalent_sample_size"], a["start"],
+                       a["n_restarts"], grid, rule, cv, validation, a["warm_start"], a["penalty_search"],
+                       a["force_transfer"], a["n_jobs"], check_random_state(a["random_state"]))
     _check_start(problem)
     return problem
 

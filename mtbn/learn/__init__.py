@@ -4,6 +4,9 @@ The functions validate their inputs (data, constraints, start graphs, options)
 and call the backends of :mod:`mtbn.search` and :mod:`mtbn.joint`. One job a
 module:
 
+* :mod:`~mtbn.learn.settings`: every setting of the learners, declared once
+  (default, type, check, documentation, command-line option), read by the
+  functions' signatures and docs, the estimators and the command line;
 * :mod:`~mtbn.learn.checks`: argument checks (data, background knowledge,
   start graphs, options), shared with the estimators and the command line;
 * :mod:`~mtbn.learn.single`: the single-task front end :func:`learn_structure`,

@@ -6,7 +6,8 @@ For every (problem, rows) cell, the training data of the first trials of
 ``mtbn bench`` (seed 0: exactly the data the robustness suite learns from)
 goes through the negative-transfer guard's relatedness check
 (``mtbn.learn._relatedness_check``: mean pairwise Spearman correlation of
-the tasks' pairwise BDeu log Bayes factors, 999 relabellings, level 0.01).
+the tasks' pairwise BDeu log Bayes factors, 999 relabellings among variables
+with the same number of states, level 0.01).
 On related problems the check must pass (p < 0.01) in every trial, or the
 guard would throw away transfer that helps; on unrelated problems it should
 pass in about 1% of trials. Writes ``experiments/out/relatedness_power.md``.
@@ -25,7 +26,7 @@ from mtbn.score import make_scorer
 
 RELATED = ("sachs", "sachs-ind", "insurance", "insurance-ind", "alarm", "alarm-ind", "alarm-comp",
            "hepar2", "hepar2-ind", "win95pts", "win95pts-ind", "andes", "andes-ind")
-UNRELATED = ("sachs-unrelated", "alarm-unrelated")
+UNRELATED = ("sachs-unrelated", "alarm-unrelated", "sachs-random", "alarm-random", "hepar2-random")
 ROWS = (50, 250, 1000)
 
 

@@ -30,8 +30,8 @@ CELLS = [(p, r) for p in ("sachs", "sachs-ind", "sachs-unrelated", "alarm", "ala
          for r in (250, 1000) if (p, r) not in (("alarm", 250), ("alarm-unrelated", 250))]
 
 
-def run_cell(problem, rows, trials):
-    out = os.path.join(OUT, "robustness-refine", f"{problem}_{rows}")
+def run_cell(problem, rows, trials, name="robustness-refine"):
+    out = os.path.join(OUT, name, f"{problem}_{rows}")
     progress(f"{problem}, {rows} rows, {trials} trials -> {out}")
     results, _ = run_benchmark(problem, out, n_trials=trials, n_train=rows, n_test=5000, methods=("mtl",),
                                n_restarts=20, n_jobs=jobs(), progress=progress, plots=False)
@@ -43,10 +43,10 @@ def _stored(folder):
     return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
 
 
-def compare(problem, rows):
-    """One table row: the new default against the stored one over the trials both have."""
-    new = _stored(os.path.join(OUT, "robustness-refine", f"{problem}_{rows}", "trials"))
-    old = _stored(os.path.join(OUT, "robustness", f"{problem}_{rows}", "trials"))
+def compare(problem, rows, name="robustness-refine", baseline="robustness"):
+    """One table row: the new default (in ``name``) against the stored one (``baseline``) over the trials both have."""
+    new = _stored(os.path.join(OUT, name, f"{problem}_{rows}", "trials"))
+    old = _stored(os.path.join(OUT, baseline, f"{problem}_{rows}", "trials"))
     if new is None or old is None:
         return None
     old = old[old["method"] == "mtl"]
@@ -87,14 +87,16 @@ def main():
     ap.add_argument("--rows", nargs="*", type=int)
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--name", default="robustness-refine", help="output folder under experiments/out")
+    ap.add_argument("--baseline", default="robustness", help="folder of the stored default to pair with")
     args = ap.parse_args()
     cells = [(p, r) for p, r in CELLS if (not args.problems or p in args.problems)
              and (not args.rows or r in args.rows)]
     if not args.table_only:
         for p, r in cells:
-            run_cell(p, r, args.trials)
-    rows = [r for r in (compare(p, r) for p, r in CELLS) if r is not None]
-    write_out(os.path.join("robustness-refine", "table.md"), table(rows))
+            run_cell(p, r, args.trials, args.name)
+    rows = [r for r in (compare(p, r, args.name, args.baseline) for p, r in CELLS) if r is not None]
+    write_out(os.path.join(args.name, "table.md"), table(rows))
 
 
 if __name__ == "__main__":

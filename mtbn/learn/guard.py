@@ -33,21 +33,34 @@ def _relatedness_check(scorers, local_index, seed):
     guard also asks whether the tasks share a dependence pattern at all:
     :func:`mtbn.stats.relabelling_test` on every task's pairwise log Bayes
     factors (:func:`mtbn.score.pairwise_log_bayes_factors`, all rows), over
-    the variables every task has. None (not tested) when fewer than
-    :data:`RELATEDNESS_MIN_VARIABLES` variables are shared: with m variables
+    the variables every task has, relabelling only among variables with the
+    same number of states in that task (a Bayes factor's scale depends on
+    the state counts, which alone made unrelated networks over the same
+    variables look related). None (not tested) when fewer than
+    :data:`RELATEDNESS_MIN_VARIABLES` shared variables share their state
+    count with another one: with m variables
     there are only m! relabellings and few pairs, so the test cannot reach
     its level on small networks (on 8-variable ASIA tasks p is already near
     0.01 at times); cross-validation alone decides there.
     """
     common = np.flatnonzero(np.all(local_index >= 0, axis=0))
-    if len(scorers) < 2 or len(common) < RELATEDNESS_MIN_VARIABLES:
+    if len(scorers) < 2:
+        return None
+    arities = np.array([np.asarray(s.arities)[local_index[t, common]] for t, s in enumerate(scorers)])
+    if min(_movable(a) for a in arities) < RELATEDNESS_MIN_VARIABLES:
         return None
     mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
     work = len(scorers) * len(common) ** 2
     n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
-    out = relabelling_test(mats, n_perm, seed)
+    out = relabelling_test(mats, n_perm, seed, strata=arities)
     out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
     return out
+
+
+def _movable(arities):
+    """How many variables a relabelling within equal state counts can move (those not alone in their count)."""
+    _, counts = np.unique(arities, return_counts=True)
+    return int(counts[counts > 1].sum())
 
 
 def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related=None):

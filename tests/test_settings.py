@@ -34,7 +34,7 @@ def _keywords(func):
 def test_signatures_and_docs_come_from_the_table(func, table, extra):
     assert _keywords(func) == dict(table.defaults(), **extra)
     for s in table:
-        assert f"\n    {s.name} : {s.type}" in func.__doc__, s.name
+        assert f"\n    {s.name} : {s.type_text()}" in func.__doc__, s.name
     assert "{settings}" not in func.__doc__
 
 
@@ -48,7 +48,7 @@ def test_estimator_parameters_come_from_the_table(cls, table):
     changed = cls(n_restarts=3)
     assert changed.get_params()["n_restarts"] == 3 and repr(changed) == f"{cls.__name__}(n_restarts=3)"
     for s in table:
-        assert f"\n    {s.estimator_name or s.name} : {s.type}" in cls.__doc__, s.name
+        assert f"\n    {s.estimator_name or s.name} : {s.type_text()}" in cls.__doc__, s.name
 
 
 def test_every_checked_setting_has_a_bad_value_here():

@@ -113,9 +113,15 @@ class Setting:
             return text
         return f"{text} (default {_default_text(self.default if default is None else default)})"
 
+    def type_text(self):
+        """The type as documented; a choice's names are read from its registry (``{choices}`` in ``type``)."""
+        if "{choices}" not in self.type:
+            return self.type
+        return self.type.replace("{choices}", "{" + ", ".join(f'"{c}"' for c in self.choices()) + "}")
+
     def doc_entry(self, name=None):
         """The numpydoc entry of this setting (under ``name`` when the function calls it otherwise)."""
-        head = f"{name or self.name} : {self.type}"
+        head = f"{name or self.name} : {self.type_text()}"
         head += ", optional" if self.default is None else f", default {self.default!r}"
         return head + "\n" + textwrap.indent(textwrap.fill(self.doc, 72) if "\n" not in self.doc
                                              else textwrap.dedent(self.doc).strip(), "    ")
@@ -255,7 +261,7 @@ def _registry(registry):
 # -- the settings ------------------------------------------------------------
 
 SCORE = Setting(
-    "score", "bdeu", '{"bdeu", "bic"}',
+    "score", "bdeu", "{choices}",
     "Each task's structure score: the BDeu marginal likelihood (the paper's), or BIC (log-likelihood at the "
     "maximum-likelihood parameters minus log(N)/2 per free parameter), which the multitask prior combines with "
     "in the same way (eq. 2.5 with log P(D|G) replaced by BIC). Held-out scores and fitted CPTs use BDeu "
@@ -315,7 +321,7 @@ SINGLE = Settings((
 ))
 
 MULTITASK = Settings((
-    Setting("prior", "paired", '{"paired", "edit", "none"}',
+    Setting("prior", "paired", "{choices}",
             "The multitask prior: Paired (eq. 2.8) or Edit (eq. 2.7); \"none\" learns every task independently "
             "(penalty 0).",
             choices=_registry(PRIORS), flag="--prior",
@@ -327,13 +333,13 @@ MULTITASK = Settings((
             check=_penalty_or_auto, flag="--penalty", kind="penalty", metavar="DELTA|auto",
             cli_help="penalty delta in [0, 1] for differing edges, or 'auto' to choose it by --cv K-fold "
                      "cross-validation within each task; a printed penalty given back here gives the same result"),
-    Setting("reversal", None, '{"double", "single"}',
+    Setting("reversal", None, "{choices}",
             "How many differences an edge reversal counts as (None: \"double\" for Paired as in the paper, "
             "\"single\" for Edit).",
             choices=_registry(REVERSAL_COSTS), flag="--reversal",
             cli_help="a reversed edge counts as two differences or one (none: double for paired, single for edit)"),
     SCORE, ESS, MAX_PARENTS,
-    Setting("start", "auto", '{"auto", "single-task", "identical", "empty"} or list of graphs',
+    Setting("start", "auto", "{choices} or list of graphs",
             """\
             Start configuration(s) of the joint search. "auto": the single-task solutions (the paper's start),
             the identical-structure (TSK) solution when all tasks share their variables, and empty graphs; each
@@ -358,7 +364,7 @@ MULTITASK = Settings((
             metavar="FRACTION_OR_ROWS",
             cli_help="--penalty auto: the paper's rule instead of --cv: one validation split per task (a fraction "
                      "or a row count; the paper holds out 50 rows), best validation score wins"),
-    Setting("selection_rule", None, '{"one-se", "max"}',
+    Setting("selection_rule", None, "{choices}",
             "How the penalty is chosen from the held-out scores: \"one-se\" (the default with cv), the weakest "
             "coupling whose score is within one standard error of the best; \"max\" (the default with "
             "validation), the best score. Exact ties go to the smaller delta.",
@@ -382,7 +388,7 @@ MULTITASK = Settings((
             "a downward pass (sequential; about twice the work; every grid point). A point never scores below "
             "its cold search.",
             check=_flag),
-    Setting("penalty_search", "refine", '{"refine", "grid"}',
+    Setting("penalty_search", "refine", "{choices}",
             "penalty=\"auto\": which grid points are searched (mtbn.heldout.search_candidates). \"refine\": every "
             "other point (both ends), then the unsearched neighbours of the best and the chosen point, round by "
             "round, until none is left (7-10 of the 13 default points); \"grid\": every point. The rule is "
@@ -390,7 +396,7 @@ MULTITASK = Settings((
             choices=_registry(SEARCHES), flag="--penalty-search",
             cli_help="--penalty auto: refine searches every other grid point, then the neighbours of the best and "
                      "the chosen point until none is left; grid searches every point (slower)"),
-    Setting("solver", "auto", '{"auto", "exact", "bnb", "exhaustive"}',
+    Setting("solver", "auto", "{choices}",
             "The best-neighbour solver of the joint search (see mtbn.joint).",
             choices=_registry(SOLVERS)),
     Setting("pair_weights", None, "(k, k) array", "Paired prior only: symmetric weights per task pair."),

@@ -153,7 +153,13 @@ the tasks' pairwise dependences (BDeu log Bayes factors), at level 0.01. It
 must pass on every related problem, at every size, or the guard would throw
 away transfer that helps, and fail on unrelated ones. It was run on the
 training data of the first 10 trials of every cell (the same data the
-suite learns from), including ANDES and the sizes the suite did not run:
+suite learns from), including ANDES and the sizes the suite did not run.
+Since 2026-11-25 (night) the test relabels only among variables with the
+same number of states (issue 31 item 5, below): on every cell of the suite
+it decides as the earlier test did in every trial (all related cells pass,
+all unrelated fail), so the suite's stored results stand; the random cells
+(independent random networks over the same variables) now fail as they
+should (the earlier test passed ALARM-RANDOM and HEPAR2-RANDOM 10 in 10):
 """
 
 #: The suite the issue asks for: every problem at 250 and 1000 rows, 10 trials.

@@ -26,7 +26,8 @@ from mtbn.evaluate import run_benchmark
 from mtbn.stats import paired_comparison
 
 CELLS = [("alarm-mixed", 1000), ("sachs-mixed", 1000), ("hepar2-mixed", 250), ("alarm-random", 1000),
-         ("sachs-random", 1000), ("hepar2-random", 250)]
+         ("sachs-random", 1000), ("hepar2-random", 250), ("alarm-mixed", 250), ("sachs-mixed", 250),
+         ("hepar2-mixed", 1000)]
 METHODS = ("stl", "mtl", "mtl-per-task")
 N_TASKS = 5
 

@@ -59,7 +59,7 @@ def stratified_permutation(strata, rng):
     """A random permutation of ``range(len(strata))`` that moves each index only among those of its stratum.
 
     >>> stratified_permutation([2, 3, 2, 3, 3], np.random.default_rng(0)).tolist()
-    [2, 4, 0, 1, 3]
+    [0, 4, 2, 1, 3]
     """
     strata = np.asarray(strata)
     perm = np.arange(len(strata))

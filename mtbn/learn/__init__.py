@@ -39,7 +39,7 @@ from mtbn.learn.guard import (
     _transfer_check,
 )
 from mtbn.learn.multitask import learn_structures
-from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
+from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.single import learn_identical_structures, learn_structure
 
 __all__ = [
@@ -48,5 +48,6 @@ __all__ = [
     "learn_identical_structures",
     "MultitaskResult",
     "PenaltyPathPoint",
+    "TransferVerdict",
     "DEFAULT_PENALTY_GRID",
 ]

@@ -11,6 +11,7 @@ step the driver calls; it returns the verdict as a JSON-ready dict.
 import numpy as np
 
 from mtbn._validation import format_penalty
+from mtbn.learn.results import TransferVerdict
 from mtbn.score import pairwise_log_bayes_factors
 from mtbn.stats import relabelling_test
 
@@ -113,9 +114,9 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
     hurt = [n for n, v in tasks.items() if v["verdict"] == "hurt"]
     if hurt and status in ("accepted", "forced"):
         message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
-    return {"status": status, "message": message, "selected_penalty": float(grid[chosen]),
-            "gain": gain, "se": se, "rule": rule, "folds": n_folds, "tasks": tasks,
-            "relatedness": None if related is None else {k: v for k, v in related.items() if k != "tasks"}}
+    return TransferVerdict(status=status, message=message, selected_penalty=float(grid[chosen]), gain=gain, se=se,
+                           rule=rule, folds=n_folds, tasks=tasks,
+                           relatedness=None if related is None else {k: v for k, v in related.items() if k != "tasks"})
 
 
 def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, scorers, local_index, seed,
@@ -131,10 +132,10 @@ def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, sc
     if related is False:
         related = _relatedness_check(scorers, local_index, seed)
     transfer = _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related)
-    return transfer, (grid[chosen] if transfer["status"] in ("accepted", "forced") else 0.0)
+    return transfer, (grid[chosen] if transfer.transferred else 0.0)
 
 
 def one_task_verdict(rule):
     """The guard's record for a single task: nothing to couple, so no penalty to choose."""
-    return {"status": "none", "message": "one task: learned on its own (no penalty to choose)",
-            "selected_penalty": 0.0, "gain": 0.0, "se": 0.0, "rule": rule, "folds": 0, "tasks": {}}
+    return TransferVerdict(status="none", message="one task: learned on its own (no penalty to choose)",
+                           selected_penalty=0.0, gain=0.0, se=0.0, rule=rule, folds=0, tasks={})

@@ -43,7 +43,7 @@ from mtbn.learn.grid import (
     search_grid,
 )
 from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transfer, one_task_verdict
-from mtbn.learn.results import MultitaskResult, PenaltyPathPoint
+from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.single import identical_search, single_task_starts
 from mtbn.messages import error, register
@@ -162,8 +162,8 @@ def _learn_apart(args, problem, seeds, split, say):
     def merged(field):
         return [getattr(parts[part], field)[i] for part, i in (order[t] for t in range(ts.n_tasks))]
 
-    transfer = dict(joint.transfer or {}, excluded=names, message=(joint.transfer or {}).get("message", "") + "; "
-                    + message)
+    transfer = TransferVerdict(joint.transfer or {}, excluded=names,
+                               message=(joint.transfer or {}).get("message", "") + "; " + message)
     transfer["tasks"] = dict(transfer.get("tasks") or {})
     for t in unrelated:
         transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",

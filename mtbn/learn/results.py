@@ -6,6 +6,57 @@ from dataclasses import dataclass
 from typing import Any
 
 
+class TransferVerdict(dict):
+    """The negative-transfer guard's verdict: a JSON-ready dict whose keys are also typed attributes.
+
+    Attributes
+    ----------
+    status : {"accepted", "rejected", "forced", "none"}
+        "forced": rejected but kept (``force_transfer=True``); "none": one
+        task, nothing to couple.
+    message : str
+        The one line the learner says about it.
+    selected_penalty : float
+        The penalty the selection chose (the learner uses 0 when rejected).
+    gain, se : float
+        The selected penalty's gain over delta = 0 in nats per held-out row,
+        and its paired standard error.
+    rule : str
+    folds : int
+    tasks : dict
+        Per task name: ``gain``, ``se``, ``verdict`` ("helped", "hurt",
+        "unclear") and, when the relatedness test ran, ``relatedness`` (its
+        own statistic and p-value).
+    relatedness : dict or None
+        The all-task relatedness test (statistic, p-value, level, ...), None
+        when not run.
+    excluded : list of str
+        ``transfer_per_task``: the tasks learned alone (empty otherwise).
+
+    Examples
+    --------
+    >>> v = TransferVerdict(status="accepted", message="transfer accepted", selected_penalty=0.9, gain=0.01,
+    ...                     se=0.002, rule="one-se", folds=5, tasks={})
+    >>> v.status, v["status"], v.transferred, v.excluded
+    ('accepted', 'accepted', True, [])
+    """
+
+    def __getattr__(self, name):
+        if name == "excluded":
+            return self.get("excluded", [])
+        if name == "relatedness":
+            return self.get("relatedness")
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"'TransferVerdict' object has no attribute {name!r}") from None
+
+    @property
+    def transferred(self):
+        """Whether the multitask structures were kept (accepted, or forced)."""
+        return self["status"] in ("accepted", "forced")
+
+
 @dataclass
 class PenaltyPathPoint:
     """One grid point of the penalty selection path."""
@@ -46,12 +97,10 @@ class MultitaskResult:
         The search that produced ``graphs``.
     single_task : list of SearchResult
         The single-task solutions the search started from (or None).
-    transfer : dict or None
-        With ``penalty="auto"``: the negative-transfer guard's verdict
-        (``status``: "accepted", "rejected", "forced" or "none"; ``message``;
-        ``selected_penalty``; ``gain`` and ``se`` of the selected penalty
-        over delta = 0 in nats per held-out row; ``tasks``: the same per
-        task with a verdict "helped", "hurt" or "unclear").
+    transfer : TransferVerdict or None
+        With ``penalty="auto"``: the negative-transfer guard's verdict (a
+        dict whose keys are also attributes: ``status``, ``message``,
+        ``selected_penalty``, ``gain``, ``se``, ``tasks``, ...).
     sharing_strength : float or None
         With ``parameter_sharing``: the strength the CPTs were shrunk with
         toward the pooled CPTs (:func:`mtbn.networks.fit_shared_parameters`);
@@ -97,7 +146,7 @@ class MultitaskResult:
     penalty_path: list
     search: Any
     single_task: "list | None" = None
-    transfer: "dict | None" = None
+    transfer: "TransferVerdict | None" = None
     sharing_strength: "float | None" = None
     sharing_distances: "list | None" = None
 

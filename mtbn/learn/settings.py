@@ -454,7 +454,7 @@ IDENTICAL = Settings((ESS, MAX_PARENTS, TABU_LENGTH, MAX_TABU_ITER, N_RESTARTS, 
 ESTIMATOR_ONLY = Settings((
     Setting("n_bootstrap", 0, "int",
             "Also run this many bootstrap replicates at the chosen penalty (mtbn.bootstrap.bootstrap_structures) "
-            "into bootstrap_; 0: none.",
+            "into the estimator's ``bootstrap_``; 0: none.",
             check=_count, flag="--bootstrap", kind="nonneg_int", metavar="B",
             cli_help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
                      "and across tasks, and averaged networks, to DIR/bootstrap/ (0: none; each replicate costs "

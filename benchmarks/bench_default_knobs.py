@@ -17,13 +17,10 @@ import time
 import warnings
 from dataclasses import replace
 
-import numpy as np
-
 import mtbn.learn.multitask as M
-from mtbn.benchmarks import make_problem
-from mtbn.data import DiscreteData
+from bench_default_learn import benchmark_tasks
+
 from mtbn.learn import learn_structures
-from mtbn.networks import sample
 
 STEPS = (("default", {}), ("selection climbs plain greedy", {"sel_tabu": 0}),
          ("+ no restarts of the fold starts", {"sel_restarts": 0}),
@@ -60,10 +57,7 @@ def main():
     ap.add_argument("--rows", type=int, default=1000)
     ap.add_argument("--trial", type=int, default=0)
     args = ap.parse_args()
-    rng = np.random.default_rng([0, args.trial])
-    nets = make_problem(args.problem, n_tasks=5, p_del=0.05, random_state=rng)
-    tasks = [DiscreteData(sample(n, args.rows, random_state=rng).codes, n.names, n.states, f"task{t}")
-             for t, n in enumerate(nets)]
+    tasks = benchmark_tasks(args.problem, args.rows, args.trial)
     warnings.simplefilter("ignore")
     t0 = time.perf_counter()
     learn_structures(tasks, prior="none", n_jobs=1)

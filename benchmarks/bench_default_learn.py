@@ -21,16 +21,21 @@ from mtbn.networks import sample
 from mtbn.learn import learn_structures
 
 
+def benchmark_tasks(problem, rows, trial=0):
+    """The 5 tasks of ``mtbn bench PROBLEM`` trial ``trial`` (seed 0) with ``rows`` rows each (DiscreteData)."""
+    rng = np.random.default_rng([0, trial])
+    nets = make_problem(problem, n_tasks=5, p_del=0.05, random_state=rng)
+    return [DiscreteData(sample(n, rows, random_state=rng).codes, n.names, n.states, f"task{t}")
+            for t, n in enumerate(nets)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problem", default="alarm")
     ap.add_argument("--rows", type=int, default=1000)
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
-    rng = np.random.default_rng([0, 0])
-    nets = make_problem(args.problem, n_tasks=5, p_del=0.05, random_state=rng)
-    tasks = [DiscreteData(sample(n, args.rows, random_state=rng).codes, n.names, n.states, f"task{t}")
-             for t, n in enumerate(nets)]
+    tasks = benchmark_tasks(args.problem, args.rows)
     stages = []
 
     def progress(message):

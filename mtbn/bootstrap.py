@@ -80,13 +80,8 @@ class BootstrapResult:
     Five replicates (far too few in practice) of three tasks over four
     ASIA variables; in ``c`` the smoking column is shuffled:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> boot = bootstrap_structures(tasks, n_boot=5, penalty=0.9, n_restarts=0, n_joint_restarts=0,
     ...                             random_state=0)
     >>> boot.variables, boot.edges.shape
@@ -369,13 +364,8 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     shuffled. Five replicates at a fixed penalty keep the example quick
     (100 or more give usable frequencies):
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> boot = bootstrap_structures(tasks, n_boot=5, penalty=0.9, n_restarts=0, n_joint_restarts=0,
     ...                             random_state=0)
     >>> boot.n_boot, boot.penalty, boot.task_names

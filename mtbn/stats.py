@@ -61,10 +61,18 @@ def stratified_permutation(strata, rng):
     >>> stratified_permutation([2, 3, 2, 3, 3], np.random.default_rng(0)).tolist()
     [0, 4, 2, 1, 3]
     """
+    return _permute_within(_strata_groups(strata), len(strata), rng)
+
+
+def _strata_groups(strata):
+    """The indices of each stratum, strata in sorted order (computed once per task, not per permutation)."""
     strata = np.asarray(strata)
-    perm = np.arange(len(strata))
-    for value in np.unique(strata):
-        where = np.flatnonzero(strata == value)
+    return [np.flatnonzero(strata == value) for value in np.unique(strata)]
+
+
+def _permute_within(groups, m, rng):
+    perm = np.arange(m)
+    for where in groups:
         perm[where] = rng.permutation(where)
     return perm
 
@@ -131,8 +139,9 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     null = np.empty(n_permutations)
     null_own = np.empty((n_permutations, k))
     labels = np.broadcast_to(np.zeros(m, dtype=int) if strata is None else np.asarray(strata), (k, m))
+    groups = [_strata_groups(labels[t]) for t in range(k)]
     for i in range(n_permutations):
-        perms = [stratified_permutation(labels[t], rng) for t in range(k)]
+        perms = [_permute_within(groups[t], m, rng) for t in range(k)]
         moved = np.stack([ranked[t][np.ix_(p, p)] for t, p in enumerate(perms)])
         null[i] = mean_pairwise(moved.sum(axis=0))
         null_own[i] = [(moved[t] * (total - ranked[t])).sum() / 2 for t in range(k)]

@@ -41,7 +41,7 @@ from mtbn.networks.bif import read_bif
 from mtbn.networks.bif_write import bif_portable, write_bif
 from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
-from mtbn.networks.io import SHIPPED_NETWORKS, load_network, read_network
+from mtbn.networks.io import SHIPPED_NETWORKS, example_tasks, load_network, read_network
 from mtbn.networks.model import BayesianNetwork
 from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
 from mtbn.networks.xmlbif import write_xmlbif
@@ -62,6 +62,7 @@ __all__ = [
     "bif_portable",
     "write_xmlbif",
     "load_network",
+    "example_tasks",
     "to_pgmpy",
     "from_pgmpy",
     "SHIPPED_NETWORKS",

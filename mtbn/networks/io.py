@@ -13,6 +13,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.networks.bif import read_bif
 from mtbn.networks.convert import from_pgmpy
+from mtbn.networks.fitting import sample
 from mtbn.networks.model import BayesianNetwork
 
 #: Names accepted by :func:`load_network` for the networks shipped with mtbn.
@@ -125,3 +126,29 @@ def read_network(path: Any) -> BayesianNetwork:
 
     reader = getattr(readwrite, readers[ext])(path=str(path))
     return from_pgmpy(reader.get_model())
+
+
+#: The variables of :func:`example_tasks`.
+EXAMPLE_VARIABLES = ("smoke", "lung", "bronc", "dysp")
+
+
+def example_tasks(n_rows: int = 500) -> dict:
+    """Three small related tasks for examples: two alike and one whose smoking no longer matters.
+
+    Tasks ``"a"``, ``"b"`` and ``"c"``: ``n_rows`` rows of ASIA's smoke,
+    lung, bronc and dysp sampled with seeds 1, 2 and 3 (pandas DataFrames);
+    in ``"c"`` the smoke column is shuffled, so smoking causes neither lung
+    cancer nor bronchitis there. The examples of task relatedness, selection,
+    clustering and the bootstrap use them.
+
+    >>> tasks = example_tasks()
+    >>> sorted(tasks), tasks["a"].shape, list(tasks["c"].columns)
+    (['a', 'b', 'c'], (500, 4), ['smoke', 'lung', 'bronc', 'dysp'])
+    """
+    net = load_network("asia")
+    columns = list(EXAMPLE_VARIABLES)
+    tasks = {name: sample(net, n_rows, random_state=seed).to_dataframe()[columns]
+             for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
+    shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
+    tasks["c"] = tasks["c"].assign(smoke=shuffled)
+    return tasks

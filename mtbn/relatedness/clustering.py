@@ -49,13 +49,8 @@ class ClusteringResult:
     Three tasks over four ASIA variables, cut into two clusters; in ``c``
     the smoking column is shuffled:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = direct_relatedness(tasks, n_restarts=0, n_joint_restarts=0, noise_floor=2, random_state=0)
     >>> res = cluster_tasks(tasks, n_clusters=2, penalty=0.9, n_restarts=0, relatedness=rel, random_state=0)
     >>> res.labels, res.n_clusters, res.linkage.shape
@@ -144,13 +139,8 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relate
     shuffled. The direct distances are computed once (two permutation
     replicates for the noise floor) and passed in:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = direct_relatedness(tasks, n_restarts=0, n_joint_restarts=0, noise_floor=2, random_state=0)
     >>> rel.distance.values.tolist()
     [[0.0, 0.0, 2.0], [0.0, 0.0, 2.0], [2.0, 2.0, 0.0]]

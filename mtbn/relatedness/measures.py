@@ -345,13 +345,8 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
     Three samples of four ASIA variables; in task ``c`` the smoking column
     is shuffled, so smoking causes neither lung cancer nor bronchitis there:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = direct_relatedness(tasks, n_restarts=0, n_joint_restarts=0, noise_floor=2, random_state=0)
     >>> rel.distance.values.tolist()
     [[0.0, 0.0, 2.0], [0.0, 0.0, 2.0], [2.0, 2.0, 0.0]]
@@ -452,13 +447,8 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
     The tasks of the :func:`direct_relatedness` example (in ``c`` smoking
     is shuffled), with 2 folds instead of 10:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = indirect_relatedness(tasks, n_folds=2, n_restarts=0, random_state=0)
     >>> rel.measure, rel.distance.loc["a"].round(3).to_dict()
     ('indirect', {'a': 0.0, 'b': 0.012, 'c': 0.055})
@@ -510,13 +500,8 @@ def relatedness(tasks, measure="direct", **kwargs):
     --------
     The keyword arguments go to the measure's function:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = relatedness(tasks, "indirect", n_folds=2, n_restarts=0, random_state=0)
     >>> rel.measure, rel.distance.equals(indirect_relatedness(tasks, n_folds=2, n_restarts=0, random_state=0).distance)
     ('indirect', True)

@@ -82,13 +82,8 @@ class SelectionResult:
     Task ``a`` learned with the one task closest to it by the indirect
     measure (2 folds here); in ``c`` the smoking column is shuffled:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> res = select_tasks(tasks, "a", measure="indirect", n_folds=2, n=1, penalty=0.9, n_restarts=0,
     ...                    random_state=0)
     >>> res.principal, res.order, res.selected, res.how
@@ -206,13 +201,8 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     shuffled. The direct distances (with a small noise floor: two
     permutation replicates) are computed once and passed in:
 
-    >>> from mtbn.networks import load_network, sample
-    >>> net = load_network("asia")
-    >>> columns = ["smoke", "lung", "bronc", "dysp"]
-    >>> tasks = {name: sample(net, 500, random_state=seed).to_dataframe()[columns]
-    ...          for name, seed in [("a", 1), ("b", 2), ("c", 3)]}
-    >>> shuffled = tasks["c"]["smoke"].sample(frac=1, random_state=0).to_numpy()
-    >>> tasks["c"] = tasks["c"].assign(smoke=shuffled)  # in c, smoking no longer matters
+    >>> from mtbn.networks import example_tasks
+    >>> tasks = example_tasks()  # a, b, c over smoke, lung, bronc, dysp; in c smoking no longer matters
     >>> rel = direct_relatedness(tasks, n_restarts=0, n_joint_restarts=0, noise_floor=2, random_state=0)
     >>> res = select_tasks(tasks, "a", n="gap", penalty=0.9, n_restarts=0, relatedness=rel, random_state=0)
     >>> res.order, res.distances

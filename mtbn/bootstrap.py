@@ -393,8 +393,9 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     # The learner's settings, checked at the front door; the replicates' CPTs are not used (structures only).
     learn_kwargs = MULTITASK.bind("bootstrap_structures", dict(learn_kwargs, random_state=random_state, n_jobs=n_jobs,
                                                                   progress=progress))
-    for name in ("random_state", "n_jobs", "progress", "parameter_sharing"):
+    for name in ("random_state", "n_jobs", "progress"):
         del learn_kwargs[name]
+    learn_kwargs["parameter_sharing"] = None
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))

@@ -125,7 +125,7 @@ def test_learner_parameter_sharing_changes_the_cpts_not_the_structures(asia_task
     from mtbn.networks.shared_fitting import STRENGTH_GRID
 
     kw = dict(penalty=0.9, n_restarts=0, n_joint_restarts=0)
-    alone = learn_structures(asia_tasks, **kw)
+    alone = learn_structures(asia_tasks, parameter_sharing=None, **kw)
     pooled = learn_structures(asia_tasks, parameter_sharing=float("inf"), **kw)
     assert alone.sharing_strength is None and pooled.sharing_strength == float("inf")
     assert [g.parents for g in alone.graphs] == [g.parents for g in pooled.graphs]
@@ -155,7 +155,10 @@ def test_cli_share_parameters(tmp_path, asia):
     proc = _run_cli("learn", *paths, "--share-parameters", "-1", "--out", str(tmp_path / "x"))
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
-    assert "--share-parameters: must be 'auto' or a strength >= 0" in lines[0]
+    assert "--share-parameters: must be 'auto', 'none' or a strength >= 0" in lines[0]
+    assert main(["learn", *paths, "--penalty", "0.9", "--restarts", "0", "--joint-restarts", "0",
+                 "--share-parameters", "none", "--out", str(tmp_path / "alone")]) == 0
+    assert "sharing_strength" not in json.loads((tmp_path / "alone" / "summary.json").read_text())
 
 
 # --- how far each task's table is from the pooled one (issue 32, item 4) ---
@@ -185,7 +188,7 @@ def test_the_learner_and_its_report_show_the_distances(asia_tasks, tmp_path):
     from mtbn.report import write_learn_report
 
     kw = dict(penalty=0.9, n_restarts=0, n_joint_restarts=0)
-    alone = learn_structures(asia_tasks, **kw)
+    alone = learn_structures(asia_tasks, parameter_sharing=None, **kw)
     shared = learn_structures(asia_tasks, parameter_sharing=30.0, **kw)
     assert alone.sharing_distances is None
     assert shared.sharing_distances and {r["task"] for r in shared.sharing_distances} == set(asia_tasks.names)

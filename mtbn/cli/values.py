@@ -55,15 +55,17 @@ register("option-penalty-list-number", _UsageError, "--penalty: {value!r} is not
 register("option-penalty-list-range", _UsageError, "--penalty: {value!r} is outside [0, 1]",
          cause="bench --penalty with an entry outside [0, 1].", fix="Write numbers in [0, 1] separated by commas.")
 
-register("option-sharing", A, "must be 'auto' or a strength >= 0 (inf = pooled); got {value!r}",
-         cause="--share-parameters that is neither 'auto' nor a non-negative number.",
-         fix="Write auto, a number of pseudo-counts (e.g. 100), 0 (each task alone) or inf (pooled).")
+register("option-sharing", A, "must be 'auto', 'none' or a strength >= 0 (inf = pooled); got {value!r}",
+         cause="--share-parameters that is neither 'auto', 'none' nor a non-negative number.",
+         fix="Write auto, none (each task's CPTs alone), a number of pseudo-counts (e.g. 100), 0 or inf (pooled).")
 
 
 def sharing(text):
-    """``--share-parameters``: ``"auto"`` or a strength >= 0 (``inf`` allowed)."""
+    """``--share-parameters``: ``"auto"``, ``"none"`` (None) or a strength >= 0 (``inf`` allowed)."""
     if text == "auto":
         return text
+    if text == "none":
+        return None
     value = _number(text, float, "option-sharing")
     if not value >= 0:  # also NaN
         raise error("option-sharing", value=text)

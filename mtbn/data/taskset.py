@@ -153,6 +153,21 @@ class TaskSet:
                 out[:, v] = task.codes[:, j]
         return out
 
+    def pooled(self, name="pooled"):
+        """All tasks' rows stacked into one DiscreteData over the global variables and states.
+
+        Meaningful when every task has every variable (``local_index >= 0``
+        throughout): a variable a task lacks would read as its first state.
+
+        >>> import pandas as pd
+        >>> ts = make_taskset({"a": pd.DataFrame({"x": ["u", "v"]}), "b": pd.DataFrame({"x": ["v"]})})
+        >>> p = ts.pooled()
+        >>> p.n_samples, p.states, p.codes[:, 0].tolist()
+        (3, (('u', 'v'),), [0, 1, 1])
+        """
+        codes = np.concatenate([self.global_codes(t) for t in range(self.n_tasks)])
+        return DiscreteData(codes, self.variables, self.states, name)
+
 
 def as_named_items(tasks, task_column=None):
     """Normalise the accepted task containers into a list of (name, obj)."""

@@ -383,7 +383,7 @@ def task_start(parents, data, local_index, required, forbidden, max_parents, wha
 register("parameter-sharing-value", InvalidParameterError,
          "parameter_sharing must be None, 'auto' or a strength >= 0 (inf = pooled); got {value!r}.",
          cause="The parameter-sharing option is neither off, automatic nor a number of pseudo-counts.",
-         fix="Pass None (each task's CPTs alone, the default), 'auto' (strength by cross-validation) or a number.")
+         fix="Pass None (each task's CPTs alone), 'auto' (the default: chosen on held-out rows) or a number.")
 
 
 def check_sharing(value):

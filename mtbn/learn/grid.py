@@ -43,6 +43,11 @@ class PriorSpec:
     weights: Any = None
     edge_penalty: Any = None
 
+    @property
+    def plain(self):
+        """Whether the prior has no per-pair weights or per-edge penalties (identical structures cost nothing)."""
+        return self.weights is None and self.edge_penalty is None
+
     def at(self, penalty):
         return make_prior(self.prior, penalty, self.n_tasks, reversal=self.reversal, weights=self.weights,
                           edge_penalty=self.edge_penalty)

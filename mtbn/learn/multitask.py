@@ -45,7 +45,8 @@ from mtbn.learn.grid import (
 from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transfer, one_task_verdict
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
-from mtbn.learn.single import identical_search, single_task_starts
+from mtbn.learn.sharing import choose_sharing
+from mtbn.learn.single import identical_search, pooled_search, single_task_starts
 from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
 from mtbn.priors import PRIORS
@@ -112,20 +113,58 @@ def _learn(args, base=None):
         split = _unrelated_tasks(problem, related)
         if split is not None:
             return _learn_apart(args, problem, seeds, split, say)
-    path, transfer, chosen = [], None, problem.penalty
+    path, transfer, chosen, folds = [], None, problem.penalty, None
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
-        path, scores, best, n_folds, searched = _choose_penalty(problem, seeds, say)
-        transfer, chosen = _guard(problem, seeds, scorers, scores, best, n_folds, searched, say, related)
+        path, scores, best, folds, searched = _choose_penalty(problem, seeds, say)
+        transfer, chosen = _guard(problem, seeds, scorers, scores, best, len(folds.trains), searched, say, related)
+    choice = None
+    if sharing == "auto" and not PRIORS[args["prior"]].has_penalty:
+        sharing = None  # independent learning asked for: each task's CPTs alone
+    elif sharing == "auto" and folds is not None:
+        choice = _choose_sharing(problem, seeds, folds, float(chosen), transfer, say)
+        sharing = choice.strength if choice.shared else None
+        transfer["sharing"] = choice.record
     search, stl = _refit(problem, seeds, scorers, float(chosen), say)
-    networks, strength, distances = _fit_cpts(search.graphs, ts, problem.ess, sharing, seeds, say)
+    graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
+    if choice is not None and choice.pooled:
+        say("one structure from all tasks' rows pooled")
+        graphs = _pooled_structure(problem, seeds, ts.tasks, problem.n_restarts, [seeds.base, 7])
+        task_lls = [scorers[t].score([set(p) for p in g.parents]) for t, g in enumerate(graphs)]
+        log_score = float(sum(task_lls))  # identical structures: the multitask prior adds nothing
+    networks, strength, distances = _fit_cpts(graphs, ts, problem.ess, sharing, seeds, say)
     return MultitaskResult(
-        task_names=ts.names, graphs=search.graphs, networks=networks,
-        penalty=float(chosen), log_score=search.log_score, task_log_likelihoods=search.log_likelihoods,
+        task_names=ts.names, graphs=graphs, networks=networks,
+        penalty=float(chosen), log_score=log_score, task_log_likelihoods=task_lls,
         penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
         sharing_distances=distances,
     )
+
+
+def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
+    """``parameter_sharing="auto"`` after the guard: the strength, and whether the pooled structure replaces the
+    multitask one (:func:`mtbn.learn.sharing.choose_sharing`, on the selection's folds)."""
+    say("parameter sharing: strength and the pooled structure on the selection's folds")
+    related = transfer.get("relatedness")
+    unrelated = related is not None and not related["p_value"] < related["level"]
+    poolable = (problem.shared_variables and isinstance(problem.start, str) and problem.taskset.n_tasks > 1
+                and problem.prior.plain and problem.settings.edge_log_prior is None)
+    learner = None
+    if poolable:
+        def learner(train):
+            return _pooled_structure(problem, seeds, train, min(problem.n_restarts, SELECTION_RESTARTS),
+                                     [seeds.base, 7])
+    return choose_sharing(folds.graphs[chosen], folds.trains, folds.held_out, problem.ess, learner, unrelated)
+
+
+def _pooled_structure(problem, seeds, datasets, restarts, key):
+    """One structure learned from ``datasets`` (one per task) stacked, as each task's DAG."""
+    s = problem.settings
+    seed = int(np.random.SeedSequence(key).generate_state(1)[0])
+    return pooled_search(make_taskset(list(datasets)), ess=problem.ess, score=problem.score,
+                         max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, n_restarts=restarts,
+                         seed=seed)
 
 
 def _unrelated_tasks(problem, test):
@@ -154,7 +193,8 @@ def _learn_apart(args, problem, seeds, split, say):
     items = as_named_items(args["tasks"], args["task_column"])
     rest = dict(args, task_column=None)
     joint = _learn(dict(rest, tasks=[items[t] for t in related]), base=seeds.base)
-    alone = _learn(dict(rest, tasks=[items[t] for t in unrelated], prior="none", transfer_per_task=False),
+    alone = _learn(dict(rest, tasks=[items[t] for t in unrelated], prior="none", transfer_per_task=False,
+                        parameter_sharing=None),
                    base=seeds.base)
     order = {t: ("joint", i) for i, t in enumerate(related)} | {t: ("alone", i) for i, t in enumerate(unrelated)}
     parts = {"joint": joint, "alone": alone}
@@ -177,15 +217,22 @@ def _learn_apart(args, problem, seeds, split, say):
     )
 
 
+#: Folds of the sharing strength's choice with a given penalty (tasks with fewer than twice as many rows: no sharing).
+SHARING_FOLDS = 5
+
+
 def _fit_cpts(graphs, ts, ess, sharing, seeds, say):
     """The CPTs of the final structures: each task alone, or shrunk toward the pooled CPTs
     (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None, distances or None)``."""
     if sharing is None:
         return fit_networks(graphs, ts.tasks, ess), None, None
     strength = sharing
-    if sharing == "auto":
+    if sharing == "auto" and min(d.n_samples for d in ts.tasks) < 2 * SHARING_FOLDS:
+        return fit_networks(graphs, ts.tasks, ess), None, None  # too few rows to choose a strength on
+    if sharing == "auto":  # a fixed penalty: the strength for the final structures
         say("parameter sharing: strength by 5-fold cross-validation")
-        strength, _ = choose_sharing_strength(graphs, ts, equivalent_sample_size=ess, random_state=[seeds.base, 6])
+        strength, _ = choose_sharing_strength(graphs, ts, n_folds=SHARING_FOLDS, equivalent_sample_size=ess,
+                                              random_state=[seeds.base, 6])
     networks, distances = fit_shared_parameters(graphs, ts, strength=strength, equivalent_sample_size=ess,
                                                 with_distances=True)
     return networks, float(strength), distances
@@ -263,6 +310,16 @@ def _check_start(problem):
             raise error("identical-needs-shared-variables", what="start='identical'")
     elif len(start) != k:
         raise error("start-count", k=k, n=len(start))
+
+
+@dataclass(frozen=True)
+class _Folds:
+    """The selection's folds: each fold's training and held-out rows of every task (``[fold][task]``), and per
+    penalty searched the structures every fold learned (``graphs[penalty][fold][task]``)."""
+
+    trains: list
+    held_out: list
+    graphs: dict
 
 
 @dataclass(frozen=True)
@@ -360,16 +417,18 @@ def _choose_penalty(problem, seeds, say):
 
     Which points are searched is :func:`mtbn.heldout.search_candidates`'s
     (``penalty_search``; every point with ``warm_start``). Returns ``(path,
-    scores, index of the chosen point, number of folds, penalties searched)``,
+    scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched)``,
     indices into the penalties searched.
     """
     trains, held_out = _split_rows(problem, seeds)
     problems = _fold_problems(problem, seeds, trains, say)
-    grid, found = problem.grid, {}
+    grid, found, fold_graphs = problem.grid, {}, {}
 
     def score(points):
         per_fold = _search_points(problem, seeds, problems, [grid[i] for i in points], say)
         found.update(zip(points, per_fold[0]))
+        for j, i in enumerate(points):
+            fold_graphs[grid[i]] = [fold[j].graphs for fold in per_fold]
         return heldout_scores([[r.graphs for r in fold] for fold in per_fold], trains, held_out, problem.ess).rows
 
     done, scores = search_candidates(len(grid), score, problem.rule,
@@ -378,7 +437,8 @@ def _choose_penalty(problem, seeds, say):
     path = [PenaltyPathPoint(delta, float(m), found[i].graphs, found[i].log_score, found[i].n_iter,
                              validation_se=float(se), se_vs_best=se_best)
             for delta, i, m, se, se_best in zip(searched, done, scores.means, scores.ses, scores.ses_vs_best())]
-    return path, scores, scores.choose(problem.rule), len(trains), searched
+    folds = _Folds(trains, held_out, fold_graphs)
+    return path, scores, scores.choose(problem.rule), folds, searched
 
 
 def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say, related=False):

@@ -423,17 +423,20 @@ MULTITASK = Settings((
     Setting("progress", None, "bool, callable or mtbn.progress.Reporter",
             "True: a line per stage on stderr, and a bar per counted stage on a terminal or in a notebook; a "
             "callable is called with a short message at each stage (see mtbn.progress.reporter)."),
-    Setting("parameter_sharing", None, 'None, "auto" or float',
+    Setting("parameter_sharing", "auto", 'None, "auto" or float',
             "The CPTs of the final structures: each task alone (None), or shrunk toward the pooled CPT of the "
-            "tasks sharing each family with this strength (mtbn.networks.fit_shared_parameters; \"auto\": chosen "
-            "by 5-fold cross-validation, mtbn.networks.choose_sharing_strength). The structures do not change. "
-            "Helps where the tasks' parameters are alike (docs/design.md); not the default until the robustness "
-            "suite has measured it.",
+            "tasks sharing each family with this strength (mtbn.networks.fit_shared_parameters). \"auto\": with "
+            "penalty=\"auto\", the strength is chosen on the penalty's cross-validation folds, and one structure "
+            "learned from all tasks' rows pooled replaces the multitask structures when it beats them there by "
+            "more than a standard error (mtbn.learn.sharing); nothing is shared when the guard finds the tasks "
+            "unrelated. With a given penalty, \"auto\" chooses the strength for the final structures by 5-fold "
+            "cross-validation (mtbn.networks.choose_sharing_strength).",
             check=lambda value, name: check_sharing(value), flag="--share-parameters", kind="sharing",
-            metavar="auto|STRENGTH",
+            metavar="auto|none|STRENGTH",
             cli_help="shrink each task's CPTs toward the pooled CPT of the tasks sharing each family: 'auto' "
-                     "(strength by 5-fold cross-validation) or a strength (0 = each task alone, inf = pooled); "
-                     "none: each task's CPTs alone. The structures do not change"),
+                     "(strength chosen on held-out rows; with --penalty auto also one structure from all rows "
+                     "pooled when it beats the multitask ones there), 'none' (each task's CPTs alone) or a "
+                     "strength (0 = each task alone, inf = pooled)"),
     Setting("transfer_per_task", False, "bool",
             "With penalty=\"auto\" and three or more tasks: before choosing the penalty, every task's own "
             "relatedness test (its dependences against the other tasks', mtbn.stats.relabelling_test) is read, "

@@ -136,7 +136,7 @@ def identical_search(ts, *, ess, score="bdeu", max_parents=None, required=None, 
     tsk = "TSK"
     while tsk in ts.variables:
         tsk = "_" + tsk
-    codes = np.concatenate([ts.global_codes(t) for t in range(k)])
+    codes = ts.pooled().codes
     task_codes = np.concatenate([np.full(d.n_samples, t, dtype=np.uint8) for t, d in enumerate(ts.tasks)])
     stacked = DiscreteData(
         np.column_stack([codes, task_codes]), ts.variables + (tsk,), ts.states + (ts.names,), "stacked"
@@ -158,6 +158,21 @@ def identical_search(ts, *, ess, score="bdeu", max_parents=None, required=None, 
         rng=rng, names=stacked.names,
     )
     return DAG([set(p) - {n} for p in res.graph.parents[:n]], ts.variables), res
+
+
+def pooled_search(ts, *, ess, score="bdeu", max_parents=None, required=None, forbidden=None, n_restarts=50,
+                  seed=0):
+    """One structure learned from all tasks' rows stacked (the POOLED baseline), as one DAG per task.
+
+    ``ts``: tasks over the same variables and state lists; ``required`` /
+    ``forbidden``: (n, n) matrices over ``ts.variables``. Each task's DAG
+    lists its nodes in that task's column order.
+    """
+    pooled = ts.pooled()
+    local = np.arange(ts.n_variables)
+    res = _single_task_search(make_scorer(pooled, score, ess), local, max_parents, required, forbidden, n_restarts,
+                              seed)
+    return [DAG(as_parent_sets(res.graph, d.names), d.names) for d in ts.tasks]
 
 
 @IDENTICAL.declare(leading=("tasks",))

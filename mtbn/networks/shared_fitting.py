@@ -35,7 +35,8 @@ from mtbn.messages import error, register
 from mtbn.networks.fitting import _config_codes, _data_column, log_likelihood
 from mtbn.networks.model import BayesianNetwork
 
-__all__ = ["fit_shared_parameters", "choose_sharing_strength", "family_distances", "STRENGTH_GRID"]
+__all__ = ["fit_shared_parameters", "choose_sharing_strength", "family_distances", "heldout_rows_by_strength",
+           "STRENGTH_GRID"]
 
 #: Strengths tried by :func:`choose_sharing_strength`: from independent estimation to pooling.
 STRENGTH_GRID = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, float("inf"))
@@ -263,13 +264,22 @@ def choose_sharing_strength(graphs, tasks, *, grid=STRENGTH_GRID, n_folds=5, equ
     for f in range(n_folds):
         held = [np.sort(parts[f]) for parts in folds]
         kept = [np.sort(np.concatenate(parts[:f] + parts[f + 1:])) for parts in folds]
-        train = make_taskset([d.take(k) for d, k in zip(ts.tasks, kept)])
         tests = [d.take(h) for d, h in zip(ts.tasks, held)]
         n_rows += sum(t.n_samples for t in tests)
-        counted = _counted(graphs, train)  # once per fold; each strength only reweighs the counts
+        rows = heldout_rows_by_strength(graphs, [d.take(k) for d, k in zip(ts.tasks, kept)], tests, grid, ess)
         for g in grid:
-            nets = _shrunk(counted, g, ess)
-            total[g] += sum(log_likelihood(net, t) * t.n_samples for net, t in zip(nets, tests))
+            total[g] += sum(float(r.sum()) for r in rows[g])
     scores = {g: total[g] / n_rows for g in grid}
     best = max(grid, key=lambda g: (scores[g], -g))
     return best, scores
+
+
+def heldout_rows_by_strength(graphs, train, held_out, grid, ess):
+    """Per strength, each task's per-row log-likelihood of ``held_out`` under :func:`fit_shared_parameters`
+    fitted on ``train`` (one DiscreteData per task, same state lists): ``{strength: [array per task]}``.
+
+    The family counts are taken once; each strength only reweighs them.
+    """
+    counted = _counted(graphs, make_taskset(list(train)))
+    return {g: [log_likelihood(net, t, per_row=True) for net, t in zip(_shrunk(counted, g, ess), held_out)]
+            for g in grid}

@@ -44,7 +44,9 @@ class GroupLearner:
             shared = {k: v for k, v in self.settings.items() if k in SINGLE and SINGLE[k] is MULTITASK[k]}
             res = learn_structure(data, **dict(shared, random_state=self.seed))
             return {name: res.graph}, float("nan")
-        res = learn_structures(group, **dict(self.settings, random_state=self.seed, progress=None))
+        # Groups are compared by their structures: no parameter sharing (nor its pooled structure).
+        res = learn_structures(group, **dict(self.settings, random_state=self.seed, progress=None,
+                                             parameter_sharing=None))
         return dict(zip(res.task_names, res.graphs)), res.penalty
 
 

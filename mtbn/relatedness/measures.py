@@ -285,7 +285,8 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     seed = int(rng.integers(0, 2**31 - 1))
     mask = _mask_pairs(free_edges)
     edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
-    kwargs = dict(learn_kwargs, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
+    kwargs = dict(learn_kwargs, parameter_sharing=None, prior=prior, penalty=penalty, edge_penalty=edge_penalty,
+                  n_restarts=n_restarts,
                   random_state=seed, solver=solver)
     # Pool in task-name order, so the floor does not depend on the order the tasks were given.
     order = sorted(range(ts.n_tasks), key=lambda t: ts.names[t])
@@ -370,8 +371,8 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
                                        n_perm=n_perm, **learn_kwargs)
     check_penalty(penalty)
     edge_penalty = {tuple(e): 0.0 for e in free_edges} if free_edges else None
-    res = learn_structures(ts, prior=prior, penalty=penalty, edge_penalty=edge_penalty, n_restarts=n_restarts,
-                           random_state=random_state, solver=solver, **learn_kwargs)
+    res = learn_structures(ts, **dict(learn_kwargs, parameter_sharing=None), prior=prior, penalty=penalty,
+                           edge_penalty=edge_penalty, n_restarts=n_restarts, random_state=random_state, solver=solver)
     mask = _mask_pairs(free_edges)
     names = ts.names
     edges = [_masked_edges(g, mask) for g in res.graphs]

@@ -87,6 +87,9 @@ def _sharing_section(doc, result, names, top=20):
              "each task alone, inf the pooled table). Per family shared by two or more tasks: the KL divergence "
              "(nats) of the pooled table from the task's own, weighted by the task's parent configurations; the "
              "largest first. A large value is a family where this task differs from the others.")
+    chosen = (result.transfer or {}).get("sharing")
+    if chosen:
+        doc.para(chosen["message"][0].upper() + chosen["message"][1:] + ".")
     per = {}
     for r in result.sharing_distances or []:
         per.setdefault((r["child"], tuple(r["parents"])), {})[r["task"]] = r["kl"]

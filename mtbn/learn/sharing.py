@@ -1,0 +1,115 @@
+"""How much the default learner shares between tasks beyond structure: CPTs, and the pooled structure (issue 32).
+
+``parameter_sharing="auto"`` with ``penalty="auto"`` decides on the same
+cross-validation folds the penalty was chosen on, after the guard:
+
+1. the sharing strength of the returned structures: every strength of
+   :data:`mtbn.networks.shared_fitting.STRENGTH_GRID`, the structures each
+   fold learned at the returned penalty, CPTs fitted on the fold's training
+   rows (:func:`mtbn.networks.shared_fitting.heldout_rows_by_strength`),
+   the best mean held-out log-likelihood (ties to less sharing);
+2. the pooled candidate: one structure learned on every fold's training rows
+   of all tasks stacked (:func:`mtbn.learn.single.pooled_search`), with its
+   own best strength; it replaces the multitask structures only when it
+   beats them by more than the paired standard error of the difference
+   (the one-standard-error rule toward the multitask structures).
+
+When the relatedness test finds the tasks unrelated nothing is shared
+(strength 0): the guard's single-task answer stays exactly single-task
+learning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn.heldout import ValidationScores
+from mtbn.networks import fits_in_tables
+from mtbn.networks.shared_fitting import STRENGTH_GRID, heldout_rows_by_strength
+
+__all__ = ["SharingChoice", "choose_sharing"]
+
+
+@dataclass(frozen=True)
+class SharingChoice:
+    """What :func:`choose_sharing` decided.
+
+    ``strength``: the sharing strength of the structures returned;
+    ``pooled``: whether those are the pooled structure; ``record``: the
+    JSON-ready account (kept in the guard's verdict as ``sharing``).
+    """
+
+    strength: float
+    pooled: bool
+    record: dict
+
+    @property
+    def shared(self):
+        """False when nothing is shared at all (unrelated tasks, or tables too large): CPTs fitted alone."""
+        return self.record.get("shared", True)
+
+
+def _strength_scores(fold_graphs, trains, held_out, ess):
+    """:class:`ValidationScores` of every strength (from 0 up) for the structures each fold learned, or None when a
+    family's table would be too large to build."""
+    if any(not fits_in_tables(g, d) for graphs, train in zip(fold_graphs, trains) for g, d in zip(graphs, train)):
+        return None
+    per_fold = [heldout_rows_by_strength(graphs, train, valid, STRENGTH_GRID, ess)
+                for graphs, train, valid in zip(fold_graphs, trains, held_out)]
+    k = len(trains[0])
+    return ValidationScores([[np.concatenate([rows[g][t] for rows in per_fold]) for t in range(k)]
+                             for g in STRENGTH_GRID])
+
+
+def _strength_text(strength):
+    return "inf" if strength == float("inf") else f"{strength:g}"
+
+
+def _json_strength(strength):
+    """A strength for JSON (which has no infinity)."""
+    return "inf" if strength == float("inf") else float(strength)
+
+
+def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False):
+    """The sharing strength of the structures ``fold_graphs[f][t]`` (learned on fold ``f``'s training rows), and
+    whether the pooled structure replaces them.
+
+    ``pooled_learner(train)``: one DAG per task learned from the stacked training rows ``train`` (a list of
+    DiscreteData, one per task), or None to leave the pooled candidate out; ``unrelated``: the relatedness test
+    found the tasks unrelated (then nothing is shared).
+    """
+    if unrelated:
+        return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
+                                          "message": "parameters not shared: the tasks look unrelated"})
+    own = _strength_scores(fold_graphs, trains, held_out, ess)
+    if own is None:
+        return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
+                                          "message": "parameters not shared: a family's table is too large"})
+    best = own.best()
+    strength = STRENGTH_GRID[best]
+    record = {"strength": _json_strength(strength), "pooled": False,
+              "heldout": {_strength_text(g): float(m) for g, m in zip(STRENGTH_GRID, own.means)}}
+    message = f"parameters shared at strength {_strength_text(strength)} (5-fold CV)"
+    if pooled_learner is not None:
+        pooled_graphs = [pooled_learner(train) for train in trains]
+        pooled = _strength_scores(pooled_graphs, trains, held_out, ess)
+        if pooled is not None:
+            p_best = pooled.best()
+            both = ValidationScores([own.rows[best], pooled.rows[p_best]])
+            gain, se, _, _ = both.difference(1, 0)
+            chosen = gain > se
+            record.update(pooled=bool(chosen), pooled_gain=gain, pooled_se=se,
+                          pooled_strength=_json_strength(STRENGTH_GRID[p_best]))
+            if chosen:
+                strength = STRENGTH_GRID[p_best]
+                record["strength"] = _json_strength(strength)
+                message = (f"one structure learned from all tasks' rows pooled beats the multitask structures "
+                           f"by {gain:.4g} nats per held-out row (SE {se:.2g}); parameters shared at strength "
+                           f"{_strength_text(strength)}")
+            else:
+                message += (f"; the pooled structure does not beat the multitask structures by more than one "
+                            f"standard error (gain {gain:.4g}, SE {se:.2g})")
+    record["message"] = message
+    return SharingChoice(float(strength), bool(record["pooled"]), record)

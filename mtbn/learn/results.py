@@ -32,6 +32,12 @@ class TransferVerdict(dict):
         when not run.
     excluded : list of str
         ``transfer_per_task``: the tasks learned alone (empty otherwise).
+    sharing : dict
+        With ``parameter_sharing="auto"`` (:mod:`mtbn.learn.sharing`):
+        ``strength`` (``"inf"`` for pooled tables), ``pooled`` (whether one
+        structure learned from all rows pooled replaced the multitask
+        ones), ``shared`` (False: nothing shared), the held-out means per
+        strength, the pooled structure's gain and SE, and ``message``.
 
     Examples
     --------
@@ -44,8 +50,8 @@ class TransferVerdict(dict):
     def __getattr__(self, name):
         if name == "excluded":
             return self.get("excluded", [])
-        if name == "relatedness":
-            return self.get("relatedness")
+        if name in ("relatedness", "sharing"):
+            return self.get(name)
         try:
             return self[name]
         except KeyError:

@@ -5,7 +5,7 @@ Run: ``python benchmarks/bench_default_learn.py [--problem alarm] [--rows 1000] 
 In one process, on the same 5 tasks (``mtbn bench PROBLEM`` trial 0, seed 0):
 ``learn_structures(tasks, prior="none")`` (what ``mtbn learn --prior none``
 runs) and ``learn_structures(tasks)`` (the default: 5-fold CV over the
-penalty grid, guard, search on all rows), with the time spent in each stage
+penalty grid, guard, parameter sharing, search on all rows), with the time spent in each stage
 (from the progress messages). Prints a Markdown table of seconds and ratios.
 """
 
@@ -59,8 +59,10 @@ def main():
     kinds = (("fold", "starts of the CV folds (single-task and TSK searches, 2 restarts)"),
              ("single-task searches", None), ("identical-structure", None),
              ("penalty grid", "joint searches of the penalty selection (all rounds), held-out scoring, the guard"),
+             ("parameter sharing", "parameter sharing: strengths and the pooled structures on the folds"),
              ("chosen penalty", "refit starts on all rows (single-task and TSK searches, full restarts)"),
-             ("multitask search", "final joint search on all rows"))
+             ("multitask search", "final joint search on all rows"),
+             ("one structure from all", "the pooled structure on all rows (when chosen)"))
     spent = {}
     last = None
     for (a, m), (b, _) in zip(stages, stages[1:]):

@@ -32,7 +32,7 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
-from mtbn.networks.fitting import _config_codes, _data_column, log_likelihood
+from mtbn.networks.fitting import _config_codes, _data_column
 from mtbn.networks.model import BayesianNetwork
 
 __all__ = ["fit_shared_parameters", "choose_sharing_strength", "family_distances", "heldout_rows_by_strength",
@@ -152,9 +152,8 @@ def _distances(counted, names, ess):
             if sharing[key] < 2:
                 continue
             q = counts.shape[0]
-            own = (counts + ess / (q * r)) / (counts.sum(axis=1, keepdims=True) + ess / q)
-            total = pooled[key]
-            centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
+            own = _theta(counts, counts, math.inf, ess)  # the task's own BDeu posterior mean
+            centre = _theta(counts, pooled[key], math.inf, ess)
             n_j = counts.sum(axis=1)
             weights = n_j / n_j.sum() if n_j.sum() > 0 else np.full(q, 1.0 / q)
             kl = float(weights @ (own * np.log(own / centre)).sum(axis=1))
@@ -199,14 +198,7 @@ def _shrunk(counted, strength, ess):
         parents, cpts = [], []
         index = {n: i for i, n in enumerate(graph.names)}
         for (child, parent_names), counts, arities, r in mine:
-            q = counts.shape[0]
-            total = pooled[(child, parent_names)]
-            centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
-            if math.isinf(strength):
-                theta = centre
-            else:
-                theta = (counts + ess / (q * r) + strength * centre) / (
-                    counts.sum(axis=1, keepdims=True) + ess / q + strength)
+            theta = _theta(counts, pooled[(child, parent_names)], strength, ess)
             parents.append(tuple(index[p] for p in parent_names))
             cpts.append(theta.reshape(tuple(arities) + (r,)))
         columns = [_data_column(data, n) for n in graph.names]
@@ -280,6 +272,26 @@ def heldout_rows_by_strength(graphs, train, held_out, grid, ess):
 
     The family counts are taken once; each strength only reweighs them.
     """
-    counted = _counted(graphs, make_taskset(list(train)))
-    return {g: [log_likelihood(net, t, per_row=True) for net, t in zip(_shrunk(counted, g, ess), held_out)]
-            for g in grid}
+    families, pooled = _counted(graphs, make_taskset(list(train)))
+    cells = []  # per task and family: each held-out row's cell (parent configuration, child state) of the table
+    for (_, _, mine), test in zip(families, held_out):
+        cells.append([_config_codes(test.codes, [_data_column(test, p) for p in parents], arities) * r
+                      + test.codes[:, _data_column(test, child)] for (child, parents), _, arities, r in mine])
+    out = {}
+    for g in grid:
+        out[g] = []
+        for (_, _, mine), idx, test in zip(families, cells, held_out):
+            rows = np.zeros(test.n_samples)
+            for (key, counts, _, _), cell in zip(mine, idx):
+                rows += np.log(_theta(counts, pooled[key], g, ess).ravel()[cell])
+            out[g].append(rows)
+    return out
+
+
+def _theta(counts, total, strength, ess):
+    """One task's shrunk table (q, r) from its counts and the pooled counts ``total`` of the family."""
+    q, r = counts.shape
+    centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
+    if math.isinf(strength):
+        return centre
+    return (counts + ess / (q * r) + strength * centre) / (counts.sum(axis=1, keepdims=True) + ess / q + strength)

@@ -99,6 +99,8 @@ def _learn(args, progress):
         res = learn_structures(taskset, **MULTITASK.from_args(args), progress=progress, **constraints)
     if res.transfer is not None:  # penalty auto with a prior that has one
         print(res.transfer["message"])
+        if res.transfer.sharing:
+            print(res.transfer.sharing["message"])
     boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0

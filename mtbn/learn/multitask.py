@@ -155,7 +155,8 @@ def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
         def learner(train):
             return _pooled_structure(problem, seeds, train, min(problem.n_restarts, SELECTION_RESTARTS),
                                      [seeds.base, 7])
-    return choose_sharing(folds.graphs[chosen], folds.trains, folds.held_out, problem.ess, learner, unrelated)
+    what = "the multitask structures" if chosen > 0 else "the single-task structures"
+    return choose_sharing(folds.graphs[chosen], folds.trains, folds.held_out, problem.ess, learner, unrelated, what)
 
 
 def _pooled_structure(problem, seeds, datasets, restarts, key):

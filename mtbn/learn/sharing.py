@@ -72,13 +72,14 @@ def _json_strength(strength):
     return "inf" if strength == float("inf") else float(strength)
 
 
-def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False):
+def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False,
+                   what="the multitask structures"):
     """The sharing strength of the structures ``fold_graphs[f][t]`` (learned on fold ``f``'s training rows), and
     whether the pooled structure replaces them.
 
     ``pooled_learner(train)``: one DAG per task learned from the stacked training rows ``train`` (a list of
     DiscreteData, one per task), or None to leave the pooled candidate out; ``unrelated``: the relatedness test
-    found the tasks unrelated (then nothing is shared).
+    found the tasks unrelated (then nothing is shared); ``what`` names ``fold_graphs``' kind in the message.
     """
     if unrelated:
         return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
@@ -105,11 +106,11 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
             if chosen:
                 strength = STRENGTH_GRID[p_best]
                 record["strength"] = _json_strength(strength)
-                message = (f"one structure learned from all tasks' rows pooled beats the multitask structures "
+                message = (f"one structure learned from all tasks' rows pooled replaces {what}: it beats them "
                            f"by {gain:.4g} nats per held-out row (SE {se:.2g}); parameters shared at strength "
                            f"{_strength_text(strength)}")
             else:
-                message += (f"; the pooled structure does not beat the multitask structures by more than one "
+                message += (f"; the pooled structure does not beat {what} by more than one "
                             f"standard error (gain {gain:.4g}, SE {se:.2g})")
     record["message"] = message
     return SharingChoice(float(strength), bool(record["pooled"]), record)

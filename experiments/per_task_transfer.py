@@ -7,7 +7,7 @@ robustness suite): ``*-mixed`` (tasks 0-2 related, tasks 3-4 relabelled) and
 ``*-random`` (task 0 from the network, tasks 1-4 independent random networks
 over the same variables). Methods: STL, MTL (the default) and MTL-PER-TASK
 (``transfer_per_task=True``). Each cell is one ``run_benchmark`` run in
-``experiments/out/per-task/<problem>_<rows>/`` (resumable). Writes
+``experiments/out/per-task/<problem>_<rows>/`` (resumable; ``--name NAME``: another folder). Writes
 ``experiments/out/per-task/table.md``: per cell and per group of tasks
 (related / unrelated), mean edit distance and KL of each method, paired
 t-tests (MTL-PER-TASK - MTL, MTL - STL, MTL-PER-TASK - STL; trials as pairs),
@@ -32,15 +32,19 @@ METHODS = ("stl", "mtl", "mtl-per-task")
 N_TASKS = 5
 
 
+#: Output folder under experiments/out (``--name``).
+NAME = ["per-task"]
+
+
 def run_cell(problem, rows, trials):
-    out = os.path.join(OUT, "per-task", f"{problem}_{rows}")
+    out = os.path.join(OUT, NAME[0], f"{problem}_{rows}")
     progress(f"{problem}, {rows} rows, {trials} trials -> {out}")
     return run_benchmark(problem, out, n_trials=trials, n_train=rows, n_test=5000, methods=METHODS,
                          n_restarts=20, n_jobs=jobs(), progress=progress, plots=False)[0]
 
 
 def _stored(problem, rows):
-    folder = os.path.join(OUT, "per-task", f"{problem}_{rows}", "trials")
+    folder = os.path.join(OUT, NAME[0], f"{problem}_{rows}", "trials")
     files = sorted(f for f in os.listdir(folder) if f.endswith(".csv")) if os.path.isdir(folder) else []
     return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
 
@@ -103,12 +107,14 @@ def main():
     ap.add_argument("--problems", nargs="*")
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--table-only", action="store_true")
+    ap.add_argument("--name", default="per-task", help="output folder under experiments/out")
     args = ap.parse_args()
+    NAME[0] = args.name
     cells = [(p, r) for p, r in CELLS if not args.problems or p in args.problems]
     if not args.table_only:
         for p, r in cells:
             run_cell(p, r, args.trials)
-    write_out(os.path.join("per-task", "table.md"), table(CELLS))
+    write_out(os.path.join(args.name, "table.md"), table(CELLS))
 
 
 if __name__ == "__main__":

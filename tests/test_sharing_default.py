@@ -94,6 +94,8 @@ def test_unrelated_tasks_share_nothing_and_equal_single_task_learning():
     assert res.transfer["sharing"]["shared"] is False and res.sharing_strength is None
     alone = _learn(tasks, prior="none")
     assert alone.sharing_strength is None and "sharing" not in (alone.transfer or {})
+    one = _learn(tasks.subset([0]))
+    assert one.sharing_strength is None
     for a, b, d in zip(res.networks, alone.networks, tasks.tasks):
         assert a.parents == b.parents
         assert np.array_equal(log_likelihood(a, d, per_row=True), log_likelihood(b, d, per_row=True))

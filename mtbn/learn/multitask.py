@@ -120,8 +120,8 @@ def _learn(args, base=None):
         path, scores, best, folds, searched = _choose_penalty(problem, seeds, say)
         transfer, chosen = _guard(problem, seeds, scorers, scores, best, len(folds.trains), searched, say, related)
     choice = None
-    if sharing == "auto" and not PRIORS[args["prior"]].has_penalty:
-        sharing = None  # independent learning asked for: each task's CPTs alone
+    if sharing == "auto" and (not PRIORS[args["prior"]].has_penalty or ts.n_tasks < 2):
+        sharing = None  # independent learning asked for, or one task: each task's CPTs alone
     elif sharing == "auto" and folds is not None:
         choice = _choose_sharing(problem, seeds, folds, float(chosen), transfer, say)
         sharing = choice.strength if choice.shared else None

@@ -236,7 +236,7 @@ def _add_demo(sub):
         help="a small multitask benchmark on ALARM (under a minute on 2 cores)",
         description="Run a small version of 'mtbn bench alarm': 3 related tasks made from the shipped "
         "ALARM network, single-task vs identical vs pooled vs multitask learning, and print the table "
-        "(about 31 s on 2 cores with the defaults).",
+        "(about 29 s on 2 cores with the defaults).",
     )
     p.add_argument("--trials", default=4, type=int, help="trials (default 4)")
     p.add_argument("--tasks", default=3, type=int, help="related tasks per trial (default 3; the paper's "

@@ -126,9 +126,11 @@ def _learn(args, base=None):
         choice = _choose_sharing(problem, seeds, folds, float(chosen), transfer, say)
         sharing = choice.strength if choice.shared else None
         transfer["sharing"] = choice.record
-    search, stl = _refit(problem, seeds, scorers, float(chosen), say)
+    pooled = choice is not None and choice.pooled
+    # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
+    search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say)
     graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
-    if choice is not None and choice.pooled:
+    if pooled:
         say("one structure from all tasks' rows pooled")
         graphs = _pooled_structure(problem, seeds, ts.tasks, problem.n_restarts, [seeds.base, 7])
         task_lls = [scorers[t].score([set(p) for p in g.parents]) for t, g in enumerate(graphs)]
@@ -148,8 +150,8 @@ def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
     say("parameter sharing: strength and the pooled structure on the selection's folds")
     related = transfer.get("relatedness")
     unrelated = related is not None and not related["p_value"] < related["level"]
-    poolable = (problem.shared_variables and isinstance(problem.start, str) and problem.taskset.n_tasks > 1
-                and problem.prior.plain and problem.settings.edge_log_prior is None)
+    poolable = (problem.shared_variables and isinstance(problem.start, str) and problem.prior.plain
+                and problem.settings.edge_log_prior is None)
     learner = None
     if poolable:
         def learner(train):

@@ -100,7 +100,8 @@ class MultitaskResult:
         the paired standard error of its difference from the best point,
         and the structures learned on the first fold's training rows.
     search : MultitaskSearchResult
-        The search that produced ``graphs``.
+        The search that produced ``graphs`` (when the pooled structure was
+        chosen, ``transfer["sharing"]["pooled"]``: the single-task search).
     single_task : list of SearchResult
         The single-task solutions the search started from (or None).
     transfer : TransferVerdict or None

@@ -5,8 +5,10 @@ Run: ``python experiments/per_task_transfer.py [--problems alarm-mixed ...] [--t
 Cells (5 tasks, P_del = 0.05, seed 0, 5000 test rows, 20 restarts, as the
 robustness suite): ``*-mixed`` (tasks 0-2 related, tasks 3-4 relabelled) and
 ``*-random`` (task 0 from the network, tasks 1-4 independent random networks
-over the same variables). Methods: STL, MTL (the default) and MTL-PER-TASK
-(``transfer_per_task=True``). Each cell is one ``run_benchmark`` run in
+over the same variables). Methods: STL, MTL (all tasks at once) and MTL-PER-TASK
+(``transfer_per_task=True``); with ``--default-per-task``: STL, ``mtl-all-tasks``
+(``transfer_per_task=False``, the default before 2026-11-26) and ``mtl`` (the
+default, transfer decided per task). Each cell is one ``run_benchmark`` run in
 ``experiments/out/per-task/<problem>_<rows>/`` (resumable; ``--name NAME``: another folder). Writes
 ``experiments/out/per-task/table.md``: per cell and per group of tasks
 (related / unrelated), mean edit distance and KL of each method, paired
@@ -28,8 +30,10 @@ from mtbn.stats import paired_comparison
 CELLS = [("alarm-mixed", 1000), ("sachs-mixed", 1000), ("hepar2-mixed", 250), ("alarm-random", 1000),
          ("sachs-random", 1000), ("hepar2-random", 250), ("alarm-mixed", 250), ("sachs-mixed", 250),
          ("hepar2-mixed", 1000)]
-METHODS = ("stl", "mtl", "mtl-per-task")
 N_TASKS = 5
+#: The all-or-nothing method and the per-task one (``--default-per-task``: the default against mtl-all-tasks).
+ROLES = {"all": "mtl", "per": "mtl-per-task"}
+METHODS = ["stl", "mtl", "mtl-per-task"]
 
 
 #: Output folder under experiments/out (``--name``).
@@ -55,7 +59,9 @@ def _groups(problem):
     if problem.endswith("-mixed"):
         n = N_TASKS - mixed_unrelated(N_TASKS)
         return [("related (tasks 0-%d)" % (n - 1), tasks[:n]), ("unrelated (tasks %d-%d)" % (n, N_TASKS - 1), tasks[n:])]
-    return [("task 0 (the network)", tasks[:1]), ("random (tasks 1-4)", tasks[1:])]
+    if problem.endswith("-random"):
+        return [("task 0 (the network)", tasks[:1]), ("random (tasks 1-4)", tasks[1:])]
+    return [("all tasks (related)", tasks)]
 
 
 def _cmp(per, col, a, b):
@@ -77,39 +83,44 @@ def table(cells):
         done = res.groupby("trial")["method"].nunique()
         res = res[res["trial"].isin(done[done == len(METHODS)].index)]
         n_trials = res["trial"].nunique()
-        left_out = {}
-        for (trial, task), row in res[res["method"] == "mtl-per-task"].set_index(["trial", "task"]).iterrows():
-            left_out.setdefault(task, 0)
+        A, P = ROLES["all"], ROLES["per"]
         for label, tasks in _groups(problem):
             sub = res[res["task"].isin(tasks)]
             per = sub.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
             m = {k: per.loc[k].mean() for k in METHODS}
             same = {k: int(sum(np.array_equal(sub[(sub.method == k) & (sub.trial == t)]["edit_distance"].values,
                                               sub[(sub.method == "stl") & (sub.trial == t)]["edit_distance"].values)
-                               for t in sorted(sub.trial.unique()))) for k in ("mtl", "mtl-per-task")}
-            alone = sub[(sub.method == "mtl-per-task")].groupby("task")["transfer"].apply(
-                lambda s: int((s == "alone").sum()))
+                               for t in sorted(sub.trial.unique()))) for k in (A, P)}
+            alone = sub[(sub.method == P)].groupby("task")["transfer"].apply(lambda s: int((s == "alone").sum()))
             lines.append("| " + " | ".join([
                 problem, str(rows), str(n_trials), label,
-                f"{m['stl']['edit_distance']:.1f}", f"{m['mtl']['edit_distance']:.1f}",
-                f"{m['mtl-per-task']['edit_distance']:.1f}",
-                _cmp(per, "edit_distance", "mtl-per-task", "mtl"), _cmp(per, "edit_distance", "mtl", "stl"),
-                _cmp(per, "edit_distance", "mtl-per-task", "stl"),
-                f"{m['stl']['kl']:.4f}", f"{m['mtl']['kl']:.4f}", f"{m['mtl-per-task']['kl']:.4f}",
-                _cmp(per, "kl", "mtl-per-task", "mtl"),
+                f"{m['stl']['edit_distance']:.1f}", f"{m[A]['edit_distance']:.1f}", f"{m[P]['edit_distance']:.1f}",
+                _cmp(per, "edit_distance", P, A), _cmp(per, "edit_distance", A, "stl"),
+                _cmp(per, "edit_distance", P, "stl"),
+                f"{m['stl']['kl']:.4f}", f"{m[A]['kl']:.4f}", f"{m[P]['kl']:.4f}",
+                _cmp(per, "kl", P, A),
                 " ".join(f"{t[4:]}:{alone.get(t, 0)}" for t in tasks),
-                f"{same['mtl']}/{n_trials}", f"{same['mtl-per-task']}/{n_trials}"]) + " |")
+                f"{same[A]}/{n_trials}", f"{same[P]}/{n_trials}"]) + " |")
     return "\n".join(lines) + "\n"
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--problems", nargs="*")
+    ap.add_argument("--cells", nargs="*", metavar="PROBLEM:ROWS",
+                    help="other cells (e.g. sachs-ind:50), run and tabulated instead of the standard ones")
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--table-only", action="store_true")
     ap.add_argument("--name", default="per-task", help="output folder under experiments/out")
+    ap.add_argument("--default-per-task", action="store_true",
+                    help="the default (mtl, transfer per task) against mtl-all-tasks (all tasks at once)")
     args = ap.parse_args()
     NAME[0] = args.name
+    if args.default_per_task:
+        ROLES.update(all="mtl-all-tasks", per="mtl")
+        METHODS[:] = ["stl", "mtl-all-tasks", "mtl"]
+    if args.cells:
+        CELLS[:] = [(c.split(":")[0], int(c.split(":")[1])) for c in args.cells]
     cells = [(p, r) for p, r in CELLS if not args.problems or p in args.problems]
     if not args.table_only:
         for p, r in cells:

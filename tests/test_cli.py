@@ -487,3 +487,17 @@ def test_out_that_is_a_file_is_refused_before_any_work(tmp_path, capsys, csvs):
     assert main(["learn", "--prior", "none", "--restarts", "0", "--out", str(target), *csvs]) == 2
     assert capsys.readouterr().err == f"mtbn: error: {text('out-is-a-file', out=str(target))}\n"
     assert target.read_text() == "mine"
+
+
+def test_transfer_per_task_option_reads_auto_on_off():
+    from mtbn.cli.parser import build_parser
+
+    parser = build_parser()
+    read = [parser.parse_args(["learn", "a.csv", "--out", "o", *extra]).transfer_per_task
+            for extra in ([], ["--transfer-per-task"], ["--transfer-per-task", "on"], ["--transfer-per-task", "off"],
+                          ["--transfer-per-task", "auto"])]
+    assert read == ["auto", True, True, False, "auto"]
+    proc = _run_cli("learn", "a.csv", "--out", "o", "--transfer-per-task", "maybe")
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
+    assert "--transfer-per-task: must be 'auto', 'on' or 'off'; got 'maybe'" in lines[0]

@@ -721,22 +721,33 @@ _PER_TASK_KW = dict(n_restarts=2, n_joint_restarts=1, cv=3, penalty_grid=[0.9, 0
 def test_transfer_per_task_learns_the_unrelated_tasks_alone_and_the_others_as_a_group():
     import warnings
 
+    from mtbn.data import make_taskset
     from mtbn.exceptions import TransferWarning
 
     tasks = _mixed_tasks()
     with pytest.warns(TransferWarning, match="'t3', 't4' depend on their variables unlike the others"):
-        res = learn_structures(tasks, transfer_per_task=True, **_PER_TASK_KW)
+        res = learn_structures(tasks, **_PER_TASK_KW)  # the default decides transfer per task
     assert res.transfer["excluded"] == ["t3", "t4"]
     assert [res.transfer["tasks"][n]["verdict"] for n in ("t3", "t4")] == ["learned alone (unrelated)"] * 2
-    # truths: the related tasks learned by themselves, the unrelated ones alone, same seed
+    # truths, same seed: the related tasks learned by themselves over all five tasks' state lists, and the
+    # unrelated ones exactly as prior="none" learns them among all five
+    ts = make_taskset(tasks)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
-        joint = learn_structures({n: tasks[n] for n in ("t0", "t1", "t2")}, **_PER_TASK_KW)
-        alone = learn_structures({n: tasks[n] for n in ("t3", "t4")}, prior="none", **_PER_TASK_KW)
+        joint = learn_structures(ts.subset(["t0", "t1", "t2"]), **_PER_TASK_KW)
+        stl = learn_structures(tasks, prior="none", **_PER_TASK_KW)
+        forced = learn_structures(tasks, transfer_per_task=True, **_PER_TASK_KW)
+        all_tasks = learn_structures(tasks, transfer_per_task=False, **_PER_TASK_KW)
     assert [g.parents for g in res.graphs[:3]] == [g.parents for g in joint.graphs]
-    assert [g.parents for g in res.graphs[3:]] == [g.parents for g in alone.graphs]
+    assert [g.parents for g in res.graphs[3:]] == [g.parents for g in stl.graphs[3:]]
+    assert [g.parents for g in forced.graphs] == [g.parents for g in res.graphs]
     assert res.penalty == joint.penalty and res.task_names == tuple(tasks)
-    assert res.log_score == pytest.approx(joint.log_score + alone.log_score)
+    assert res.log_score == pytest.approx(joint.log_score + sum(stl.task_log_likelihoods[3:]))
+    # every task's network keeps the states of all five tasks (a relabelled column holds other variables' states)
+    for net in res.networks:
+        assert dict(zip(net.names, net.states)) == dict(zip(ts.variables, ts.states))
+    # all tasks at once: the relatedness test over all five passes, nobody is left out
+    assert "excluded" not in all_tasks.transfer
 
 
 def test_transfer_per_task_changes_nothing_when_every_task_is_related():
@@ -757,6 +768,20 @@ def test_transfer_per_task_refuses_per_task_settings_by_name():
     tasks = _mixed_tasks(rows=300)
     with pytest.raises(InvalidParameterError, match="transfer_per_task cannot leave tasks out"):
         learn_structures(tasks, transfer_per_task=True, pair_weights=np.ones((5, 5)), **_PER_TASK_KW)
+
+
+@pytest.mark.parametrize("setting", [dict(pair_weights=np.ones((5, 5))), dict(force_transfer=True)])
+def test_the_default_decides_for_all_tasks_at_once_with_per_task_settings_or_forced_transfer(setting):
+    import warnings
+
+    tasks = _mixed_tasks(rows=300)
+    kw = dict(_PER_TASK_KW, penalty_grid=[0.9, 0.999], parameter_sharing=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        auto = learn_structures(tasks, **setting, **kw)
+        all_tasks = learn_structures(tasks, transfer_per_task=False, **setting, **kw)
+    assert "excluded" not in auto.transfer
+    assert [g.parents for g in auto.graphs] == [g.parents for g in all_tasks.graphs]
 
 
 def test_the_transfer_warning_points_at_the_callers_line():

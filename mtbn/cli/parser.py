@@ -187,9 +187,9 @@ def _add_learn(sub):
 
 def _add_learn_prior(p):
     """The multitask prior and how its penalty is chosen."""
-    for name in ("prior", "penalty", "reversal", "cv", "validation", "penalty_search", "transfer_per_task",
-                 "force_transfer"):
+    for name in ("prior", "penalty", "reversal", "cv", "validation", "penalty_search", "force_transfer"):
         _add_setting(p, MULTITASK[name])
+    _add_setting(p, MULTITASK["transfer_per_task"], nargs="?", const=True)  # a bare --transfer-per-task: on
 
 
 def _add_learn_search(p):

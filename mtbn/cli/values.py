@@ -58,6 +58,9 @@ register("option-penalty-list-range", _UsageError, "--penalty: {value!r} is outs
 register("option-sharing", A, "must be 'auto', 'none' or a strength >= 0 (inf = pooled); got {value!r}",
          cause="--share-parameters that is neither 'auto', 'none' nor a non-negative number.",
          fix="Write auto, none (each task's CPTs alone), a number of pseudo-counts (e.g. 100), 0 or inf (pooled).")
+register("option-auto-switch", A, "must be 'auto', 'on' or 'off'; got {value!r}",
+         cause="An on/off option with an automatic default got another word.",
+         fix="Write auto (the default), on or off.")
 
 
 def sharing(text):
@@ -70,6 +73,14 @@ def sharing(text):
     if not value >= 0:  # also NaN
         raise error("option-sharing", value=text)
     return value
+
+
+def auto_switch(text):
+    """An on/off option whose default is ``"auto"``: ``auto``, ``on`` (True) or ``off`` (False)."""
+    choices = {"auto": "auto", "on": True, "off": False}
+    if text not in choices:
+        raise error("option-auto-switch", value=text)
+    return choices[text]
 
 
 def _number(text, convert, code, **fields):
@@ -175,7 +186,8 @@ def noise_floor(text):
 
 #: How the command line reads each ``kind`` of setting (:class:`mtbn.learn.settings.Setting`).
 CONVERTERS = {"positive_float": positive_float, "nonneg_int": nonneg_int, "penalty": penalty,
-              "int_at_least_2": folds, "validation": validation, "seed": seed, "jobs": jobs, "sharing": sharing}
+              "int_at_least_2": folds, "validation": validation, "seed": seed, "jobs": jobs, "sharing": sharing,
+              "auto_switch": auto_switch}
 
 
 def penalty_list(text):

@@ -19,9 +19,10 @@ Methods (paper Section 2.3.4):
 * ``pooled``: one network (structure and parameters) learned from all tasks'
   rows stacked;
 * ``mtl``: multitask learning as ``learn_structures`` does by default:
-  Paired prior, reversals counted twice, penalty chosen by 5-fold
-  cross-validation with the one-standard-error rule, the negative-transfer
-  guard, structures and parameters learned on all rows;
+  Paired prior, reversals counted twice, transfer decided per task, penalty
+  chosen by 5-fold cross-validation with the one-standard-error rule, the
+  negative-transfer guard, parameter sharing, structures and parameters
+  learned on all rows;
 * ``mtl-paper``: the paper's rule: penalty with the best log-likelihood on a
   validation split (``validation`` rows per task), no guard; structures and
   parameters then learned on all rows at that penalty;
@@ -29,6 +30,8 @@ Methods (paper Section 2.3.4):
   Paired prior counting a reversal once;
 * ``mtl-per-task``: ``mtl`` with ``transfer_per_task=True`` (tasks whose
   own relatedness test fails are learned alone, the rest jointly);
+* ``mtl-all-tasks``: ``mtl`` with ``transfer_per_task=False`` (the guard
+  decides for all tasks at once: the default before 2026-11-26);
 * ``mtl-oracle``: the grid point of ``mtl-paper``'s penalty path (structures
   learned on the training split) with the lowest mean edit distance to the
   true structures (the headroom of a perfect penalty choice);

@@ -4,7 +4,8 @@ from mtbn._validation import is_penalty
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-edit", "mtl-single", "mtl-oracle", "mtl-per-task")
+METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-edit", "mtl-single", "mtl-oracle", "mtl-per-task",
+           "mtl-all-tasks")
 
 RESULT_COLUMNS = ("trial", "method", "task", "penalty", "edit_distance", "cpdag_shd", "undecidable_reversals", "kl",
                   "log_likelihood", "seconds", "transfer")

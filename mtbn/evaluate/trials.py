@@ -184,7 +184,10 @@ def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
     """The ``mtl`` variants with an automatic penalty, and ``mtl-oracle`` from ``mtl-paper``'s path."""
     variants = {"mtl": ("paired", "double", None), "mtl-paper": ("paired", "double", validation),
                 "mtl-single": ("paired", "single", None), "mtl-edit": ("edit", "single", None),
-                "mtl-per-task": ("paired", "double", None)}
+                "mtl-per-task": ("paired", "double", None), "mtl-all-tasks": ("paired", "double", None)}
+    # Transfer decided per task by the default ("auto"), always (mtl-per-task) or for all tasks at once; the
+    # paper's rule and the prior variants decide it for all tasks at once, as when they were first measured.
+    per_task = {"mtl": "auto", "mtl-per-task": True}
     oracle = "mtl-oracle" in methods
     for method, (prior, reversal, split) in variants.items():
         if not (method in methods or (method == "mtl-paper" and oracle)):
@@ -194,12 +197,12 @@ def _run_multitask(run, methods, learn_seed, validation, penalty_grid):
             warnings.simplefilter("ignore", TransferWarning)
             # The default's own settings (parameter sharing included) for mtl and mtl-per-task; the paper's rule
             # and the prior variants compare structures, each task's CPTs fitted alone.
-            own = {} if method in ("mtl", "mtl-per-task") else {"parameter_sharing": None}
+            own = {} if method in ("mtl", "mtl-per-task", "mtl-all-tasks") else {"parameter_sharing": None}
             res = learn_structures(run.train, prior=prior, reversal=reversal, penalty="auto", validation=split,
                                    force_transfer=split is not None, equivalent_sample_size=run.ess,
                                    penalty_grid=penalty_grid, n_restarts=run.n_restarts, random_state=learn_seed,
                                    penalty_search="grid" if split is not None else "refine",
-                                   transfer_per_task=method == "mtl-per-task", **own)
+                                   transfer_per_task=per_task.get(method, False), **own)
         if method in methods:
             left_out = set(res.transfer.get("excluded", ()))
             status = [("alone" if name in left_out else res.transfer["status"]) for name in res.task_names]

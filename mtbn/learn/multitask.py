@@ -21,7 +21,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtbn._validation import check_random_state, format_penalty
-from mtbn.data import TaskSet, as_named_items, make_taskset
+from mtbn.data import TaskSet, make_taskset
 from mtbn.engine import Shared
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
@@ -100,15 +100,13 @@ def _learn(args, base=None):
     """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
     sharing = args["parameter_sharing"]
     problem = _validate(args)
-    if args["transfer_per_task"] and (not isinstance(args["start"], str) or args["pair_weights"] is not None
-                                      or args["structure_log_prior"] is not None):
-        raise error("per-task-transfer-settings")
+    per_task = _per_task(args, problem)
     seeds = _seed(problem, base)
     say = reporter(args["progress"])
     ts = problem.taskset
     scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in ts.tasks)  # all rows: the guard and the refit
     related = False  # the relatedness test, once run (None: not testable)
-    if args["transfer_per_task"] and problem.penalty == "auto" and ts.n_tasks >= 3:
+    if per_task and problem.penalty == "auto" and ts.n_tasks >= 3:
         related = _relatedness_check(scorers, ts.local_index, seeds.relatedness)
         split = _unrelated_tasks(problem, related)
         if split is not None:
@@ -170,6 +168,20 @@ def _pooled_structure(problem, seeds, datasets, restarts, key):
                          seed=seed)
 
 
+def _per_task(args, problem):
+    """Whether transfer is decided per task: ``transfer_per_task=True``, or ``"auto"`` (the default) unless
+    settings are given per task index (they cannot follow a task out of the joint learning) or transfer is
+    forced."""
+    value = args["transfer_per_task"]
+    indexed = (not isinstance(args["start"], str) or args["pair_weights"] is not None
+               or args["structure_log_prior"] is not None)
+    if value is True and indexed:
+        raise error("per-task-transfer-settings")
+    if value == "auto":
+        return not indexed and not problem.force_transfer
+    return value
+
+
 def _unrelated_tasks(problem, test):
     """``transfer_per_task``: ``(related, unrelated, test)`` by each task's own relatedness test, or None
     (nothing to leave out, fewer than two related tasks, or too few shared variables to test)."""
@@ -192,11 +204,12 @@ def _learn_apart(args, problem, seeds, split, say):
                f"p = {ps}, level {RELATEDNESS_LEVEL:g}): learned on their own, the other tasks jointly")
     say(message)
     warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
-    # The tasks as given (each part's state lists are then its own tasks', as if the user had passed them).
-    items = as_named_items(args["tasks"], args["task_column"])
+    # Every part keeps the state lists of all the tasks given, so a task's states (and its BDeu score) do not
+    # depend on the group it lands in: a task learned alone gets exactly its structure of prior="none" on all
+    # the tasks (the searches' seeds follow the task names and the base seed).
     rest = dict(args, task_column=None)
-    joint = _learn(dict(rest, tasks=[items[t] for t in related]), base=seeds.base)
-    alone = _learn(dict(rest, tasks=[items[t] for t in unrelated], prior="none", transfer_per_task=False,
+    joint = _learn(dict(rest, tasks=ts.subset(related)), base=seeds.base)
+    alone = _learn(dict(rest, tasks=ts.subset(unrelated), prior="none", transfer_per_task=False,
                         parameter_sharing=None),
                    base=seeds.base)
     order = {t: ("joint", i) for i, t in enumerate(related)} | {t: ("alone", i) for i, t in enumerate(unrelated)}

@@ -56,6 +56,9 @@ STARTS = ("auto", "single-task", "identical", "empty")
 register("flag-argument", InvalidParameterError, "{name} must be True or False; got {value!r}.",
          cause="An on/off setting got a value that is not a boolean.",
          fix="Pass True or False.")
+register("flag-or-auto-argument", InvalidParameterError, "{name} must be \"auto\", True or False; got {value!r}.",
+         cause="An on/off setting with an automatic default got another value.",
+         fix="Pass \"auto\" (the default), True or False.")
 register("unexpected-argument", TypeError, "{func}() got an unexpected keyword argument {name!r}.",
          cause="A learner or estimator was given a setting it does not have (a typo, or another learner's).",
          fix="See the function's signature or docstring (or mtbn.learn.settings) for its settings.")
@@ -231,6 +234,14 @@ def _optional_count(value, name):
 def _flag(value, name):
     if not isinstance(value, (bool, np.bool_)):
         raise error("flag-argument", name=name, value=value)
+    return bool(value)
+
+
+def _flag_or_auto(value, name):
+    if isinstance(value, str) and value == "auto":
+        return value
+    if not isinstance(value, (bool, np.bool_)):
+        raise error("flag-or-auto-argument", name=name, value=value)
     return bool(value)
 
 
@@ -437,17 +448,20 @@ MULTITASK = Settings((
                      "(strength chosen on held-out rows; with --penalty auto also one structure from all rows "
                      "pooled when it beats the multitask ones there), 'none' (each task's CPTs alone) or a "
                      "strength (0 = each task alone, inf = pooled)"),
-    Setting("transfer_per_task", False, "bool",
+    Setting("transfer_per_task", "auto", '"auto" or bool',
             "With penalty=\"auto\" and three or more tasks: before choosing the penalty, every task's own "
             "relatedness test (its dependences against the other tasks', mtbn.stats.relabelling_test) is read, "
             "and the tasks whose p-value is not below the guard's level are learned on their own (with a "
-            "TransferWarning); the rest are learned jointly as usual, as long as two remain. "
-            "result.transfer[\"excluded\"] names the tasks left out. Off by default until the robustness suite "
-            "has measured it.",
-            check=_flag, flag="--transfer-per-task",
+            "TransferWarning naming them); the rest are learned jointly as usual, as long as two remain. "
+            "result.transfer[\"excluded\"] names the tasks left out. Every task keeps the state lists of all "
+            "the tasks given, so a task learned alone gets exactly its prior=\"none\" structure. \"auto\" (the "
+            "default): per task unless settings are given per task index (start graphs, pair_weights, "
+            "structure_log_prior) or force_transfer is on; True: per task, and an error with per-task settings; "
+            "False: all tasks jointly or none (the guard's all-or-nothing decision).",
+            check=_flag_or_auto, flag="--transfer-per-task", kind="auto_switch", metavar="auto|on|off",
             cli_help="--penalty auto with 3 or more tasks: learn alone the tasks whose own relatedness test says "
-                     "they depend on their variables unlike the others, the rest jointly (off: all tasks "
-                     "jointly)"),
+                     "they depend on their variables unlike the others, the rest jointly; 'off': all tasks "
+                     "jointly or none"),
 ))
 
 #: :func:`mtbn.learn.learn_identical_structures` (the paper's TSK method).

@@ -40,17 +40,32 @@ METHODS = ["stl", "mtl", "mtl-per-task"]
 NAME = ["per-task"]
 
 
+#: ``--default-per-task``: also ``stl-all-states`` (the networks ``prior="none"`` returns), in ``NAME-stl``.
+WITH_ALL_STATES = [False]
+
+
 def run_cell(problem, rows, trials):
     out = os.path.join(OUT, NAME[0], f"{problem}_{rows}")
     progress(f"{problem}, {rows} rows, {trials} trials -> {out}")
-    return run_benchmark(problem, out, n_trials=trials, n_train=rows, n_test=5000, methods=METHODS,
-                         n_restarts=20, n_jobs=jobs(), progress=progress, plots=False)[0]
+    kw = dict(n_trials=trials, n_train=rows, n_test=5000, n_restarts=20, n_jobs=jobs(), progress=progress,
+              plots=False)
+    run_benchmark(problem, out, methods=METHODS, **kw)
+    if WITH_ALL_STATES[0]:
+        run_benchmark(problem, os.path.join(OUT, NAME[0] + "-stl", f"{problem}_{rows}"), methods=("stl-all-states",),
+                      **kw)
+
+
+def _read(folder):
+    files = sorted(f for f in os.listdir(folder) if f.endswith(".csv")) if os.path.isdir(folder) else []
+    return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
 
 
 def _stored(problem, rows):
-    folder = os.path.join(OUT, NAME[0], f"{problem}_{rows}", "trials")
-    files = sorted(f for f in os.listdir(folder) if f.endswith(".csv")) if os.path.isdir(folder) else []
-    return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
+    res = _read(os.path.join(OUT, NAME[0], f"{problem}_{rows}", "trials"))
+    extra = _read(os.path.join(OUT, NAME[0] + "-stl", f"{problem}_{rows}", "trials")) if WITH_ALL_STATES[0] else None
+    if res is None or extra is None:
+        return res
+    return pd.concat([res, extra[extra["trial"].isin(set(res["trial"]))]], ignore_index=True)
 
 
 def _groups(problem):
@@ -76,12 +91,14 @@ def table(cells):
             "| ED PER-TASK - STL, p | KL STL | KL MTL | KL PER-TASK | KL PER-TASK - MTL, p | left out (per task) "
             "| MTL = STL | PER-TASK = STL |")
     lines = [head, "|---" * 17 + "|"]
+    states = ["| problem | rows | trials | tasks | KL STL (own states) | KL STL (all states) | KL PER-TASK "
+              "| KL PER-TASK - STL (all states), p | PER-TASK = STL (all states) |", "|---" * 9 + "|"]
     for problem, rows in cells:
         res = _stored(problem, rows)
         if res is None:
             continue
         done = res.groupby("trial")["method"].nunique()
-        res = res[res["trial"].isin(done[done == len(METHODS)].index)]
+        res = res[res["trial"].isin(done[done == res["method"].nunique()].index)]
         n_trials = res["trial"].nunique()
         A, P = ROLES["all"], ROLES["per"]
         for label, tasks in _groups(problem):
@@ -92,6 +109,12 @@ def table(cells):
                                               sub[(sub.method == "stl") & (sub.trial == t)]["edit_distance"].values)
                                for t in sorted(sub.trial.unique()))) for k in (A, P)}
             alone = sub[(sub.method == P)].groupby("task")["transfer"].apply(lambda s: int((s == "alone").sum()))
+            if "stl-all-states" in set(sub["method"]):
+                states.append("| " + " | ".join([
+                    problem, str(rows), str(n_trials), label, f"{per.loc['stl']['kl'].mean():.4f}",
+                    f"{per.loc['stl-all-states']['kl'].mean():.4f}", f"{per.loc[P]['kl'].mean():.4f}",
+                    _cmp(per, "kl", P, "stl-all-states"),
+                    f"{_same_networks(sub, P, 'stl-all-states')}/{n_trials}"]) + " |")
             lines.append("| " + " | ".join([
                 problem, str(rows), str(n_trials), label,
                 f"{m['stl']['edit_distance']:.1f}", f"{m[A]['edit_distance']:.1f}", f"{m[P]['edit_distance']:.1f}",
@@ -101,7 +124,23 @@ def table(cells):
                 _cmp(per, "kl", P, A),
                 " ".join(f"{t[4:]}:{alone.get(t, 0)}" for t in tasks),
                 f"{same[A]}/{n_trials}", f"{same[P]}/{n_trials}"]) + " |")
-    return "\n".join(lines) + "\n"
+    out = "\n".join(lines) + "\n"
+    if len(states) > 2:
+        out += ("\nKL of the same trials against the networks `learn_structures(prior=\"none\")` returns "
+                "(`stl-all-states`: every task over the state lists of all tasks, as the learner's own networks):"
+                "\n\n" + "\n".join(states) + "\n")
+    return out
+
+
+def _same_networks(sub, a, b):
+    """Trials in which methods ``a`` and ``b`` have the same edit distance and KL on every task of ``sub``."""
+    n = 0
+    for _, g in sub.groupby("trial"):
+        x = g[g.method == a].sort_values("task")
+        y = g[g.method == b].sort_values("task")
+        n += int(np.array_equal(x["edit_distance"].values, y["edit_distance"].values)
+                 and np.allclose(x["kl"].values, y["kl"].values, rtol=0, atol=1e-12))
+    return n
 
 
 def main():
@@ -119,6 +158,7 @@ def main():
     if args.default_per_task:
         ROLES.update(all="mtl-all-tasks", per="mtl")
         METHODS[:] = ["stl", "mtl-all-tasks", "mtl"]
+        WITH_ALL_STATES[0] = True
     if args.cells:
         CELLS[:] = [(c.split(":")[0], int(c.split(":")[1])) for c in args.cells]
     cells = [(p, r) for p, r in CELLS if not args.problems or p in args.problems]

@@ -152,5 +152,7 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
         "null_mean": float(null.mean()),
         "p_value": p,
         "permutations": int(n_permutations),
-        "tasks": [{"statistic": float(o / (k - 1)), "p_value": float(q)} for o, q in zip(own, p_own)],
+        "tasks": [{"statistic": float(o / (k - 1)), "p_value": float(q), "null_mean": float(mu / (k - 1)),
+                   "null_sd": float(sd / (k - 1))}
+                  for o, q, mu, sd in zip(own, p_own, null_own.mean(axis=0), null_own.std(axis=0))],
     }

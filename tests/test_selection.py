@@ -419,3 +419,38 @@ def test_refine_one_se_misses_only_a_skipped_candidate_below_the_chosen_one():
 def test_unknown_search_is_refused_by_name():
     with pytest.raises(ValueError, match="search must be one of .*'bisect'"):
         search_candidates(3, lambda pts: [], search="bisect")
+
+
+def test_relabelling_per_task_null_is_centred_for_free_relabelling():
+    """Relabelling a task's variables uniformly moves every centred rank to every pair alike, so the expected
+    product with the others' ranks is exactly 0: the per-task null mean is 0 up to Monte Carlo error."""
+    from mtbn.stats import relabelling_test
+
+    rng = np.random.default_rng(3)
+    base = _random_symmetric(10, rng)
+    mats = [base + 0.5 * _random_symmetric(10, rng) for _ in range(3)] + [_random_symmetric(10, rng)]
+    out = relabelling_test(mats, n_permutations=1999, random_state=0)
+    for row in out["tasks"]:
+        assert row["null_sd"] > 0
+        assert abs(row["null_mean"]) < 4 * row["null_sd"] / np.sqrt(1999)
+    # the related tasks sit far above their null, the unrelated one does not
+    z = [(r["statistic"] - r["null_mean"]) / r["null_sd"] for r in out["tasks"]]
+    assert min(z[:3]) > 3 > abs(z[3])
+
+
+def test_tasks_to_leave_out_needs_evidence_of_less_relatedness_by_hand():
+    from mtbn.learn import LEAVE_OUT_SDS, tasks_to_leave_out
+
+    def test(ps, effects, sd=0.05):
+        return {"tasks": [{"p_value": p, "statistic": e + 0.1, "null_mean": 0.1, "null_sd": sd}
+                          for p, e in zip(ps, effects)]}
+
+    assert LEAVE_OUT_SDS == 3.0
+    # reference = median(0.30, 0.32, 0.28) = 0.30; task 3: 0.30 - 0.00 >= 3 * 0.05, task 4: 0.30 - 0.20 < 0.15
+    assert tasks_to_leave_out(test([0.001, 0.001, 0.001, 0.5, 0.5], [0.30, 0.32, 0.28, 0.0, 0.20])) == [3]
+    # a weak but related task: fails its own test, yet agrees with the others within 3 SDs
+    assert tasks_to_leave_out(test([0.001, 0.001, 0.03], [0.10, 0.12, 0.06])) == []
+    # too few tasks pass to say what related looks like, or two would not remain
+    assert tasks_to_leave_out(test([0.001, 0.5, 0.5], [0.3, 0.0, 0.0])) == []
+    assert tasks_to_leave_out(test([0.001, 0.001, 0.5, 0.5], [0.3, 0.3, 0.0, 0.0])) == [2, 3]
+    assert tasks_to_leave_out(None) == []

@@ -14,6 +14,11 @@ Methods (paper Section 2.3.4):
 
 * ``stl``: single-task hill climbing (tabu list, random restarts) on all
   training rows of each task;
+* ``stl-all-states``: ``stl``'s structures with the networks
+  ``learn_structures(prior="none")`` returns (each task's CPTs over the
+  state lists of all tasks; ``stl`` fits each task's CPTs over its own
+  states, which differ only when the tasks' columns hold other states, as
+  in relabelled tasks);
 * ``identical``: one structure for all tasks (the TSK method of Section
   2.3.1), parameters per task;
 * ``pooled``: one network (structure and parameters) learned from all tasks'

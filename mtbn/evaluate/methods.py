@@ -5,7 +5,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
 METHODS = ("stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-edit", "mtl-single", "mtl-oracle", "mtl-per-task",
-           "mtl-all-tasks")
+           "mtl-all-tasks", "stl-all-states")
 
 RESULT_COLUMNS = ("trial", "method", "task", "penalty", "edit_distance", "cpdag_shd", "undecidable_reversals", "kl",
                   "log_likelihood", "seconds", "transfer")

@@ -31,12 +31,15 @@ from mtbn.learn.checks import (
 )
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID, SELECTION_JOINT_RESTARTS, SELECTION_RESTARTS
 from mtbn.learn.guard import (
+    LEAVE_OUT_SDS,
     RELATEDNESS_LEVEL,
     RELATEDNESS_MIN_VARIABLES,
     RELATEDNESS_PERMUTATIONS,
     RELATEDNESS_WORK,
     _relatedness_check,
     _transfer_check,
+    agreement_gaps,
+    tasks_to_leave_out,
 )
 from mtbn.learn.multitask import learn_structures
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict

@@ -23,6 +23,9 @@ RELATEDNESS_PERMUTATIONS = 999
 RELATEDNESS_WORK = 2e8
 #: ... and it needs at least this many variables shared by all tasks.
 RELATEDNESS_MIN_VARIABLES = 8
+#: ``transfer_per_task``: a task is left out only when its agreement with the others falls this many null
+#: standard deviations below the median agreement of the tasks that pass their own test (and it fails its own).
+LEAVE_OUT_SDS = 3.0
 
 
 def _relatedness_check(scorers, local_index, seed):
@@ -56,6 +59,41 @@ def _relatedness_check(scorers, local_index, seed):
     out = relabelling_test(mats, n_perm, seed, strata=arities)
     out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
     return out
+
+
+def tasks_to_leave_out(test):
+    """The tasks ``transfer_per_task`` learns alone, from a relatedness test's per-task results, or ``[]``.
+
+    A task's own test (its dependences against the others', relabelling only
+    that task) has little power with few rows, and leaving a related task
+    out costs it all its transfer. So a task is left out only with evidence
+    that it is *less* related than the others, not for a mere lack of
+    evidence that it is related: its own p-value is not below the level,
+    and its agreement with the others beyond what relabelling gives
+    (``statistic - null_mean``) falls :data:`LEAVE_OUT_SDS` null standard
+    deviations below the median agreement of the tasks that pass their own
+    test. At least two tasks must remain (otherwise nothing is left out).
+    """
+    gaps = agreement_gaps(test)
+    if gaps is None:
+        return []
+    out = [t for t, (r, gap) in enumerate(zip(test["tasks"], gaps))
+           if not r["p_value"] < RELATEDNESS_LEVEL and gap >= LEAVE_OUT_SDS]
+    return out if len(gaps) - len(out) >= 2 else []
+
+
+def agreement_gaps(test):
+    """Per task, how many null SDs its agreement with the others (``statistic - null_mean``) falls below the
+    median agreement of the tasks that pass their own test; None without a test or with fewer than two passing."""
+    if test is None:
+        return None
+    tasks = test["tasks"]
+    passing = [r["statistic"] - r["null_mean"] for r in tasks if r["p_value"] < RELATEDNESS_LEVEL]
+    if len(passing) < 2:
+        return None
+    reference = float(np.median(passing))
+    return [(reference - (r["statistic"] - r["null_mean"])) / r["null_sd"] if r["null_sd"] > 0 else
+            (np.inf if reference > r["statistic"] - r["null_mean"] else 0.0) for r in tasks]
 
 
 def _movable(arities):

@@ -42,7 +42,13 @@ from mtbn.learn.grid import (
     run_penalty,
     search_grid,
 )
-from mtbn.learn.guard import RELATEDNESS_LEVEL, _relatedness_check, check_transfer, one_task_verdict
+from mtbn.learn.guard import (
+    RELATEDNESS_LEVEL,
+    _relatedness_check,
+    check_transfer,
+    one_task_verdict,
+    tasks_to_leave_out,
+)
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing
@@ -183,14 +189,13 @@ def _per_task(args, problem):
 
 
 def _unrelated_tasks(problem, test):
-    """``transfer_per_task``: ``(related, unrelated, test)`` by each task's own relatedness test, or None
-    (nothing to leave out, fewer than two related tasks, or too few shared variables to test)."""
-    if test is None:
+    """``transfer_per_task``: ``(related, unrelated, test)`` by each task's own relatedness test
+    (:func:`mtbn.learn.guard.tasks_to_leave_out`), or None (nothing to leave out, or too few shared variables
+    to test)."""
+    unrelated = tasks_to_leave_out(test)
+    if not unrelated:
         return None
-    unrelated = [t for t, r in enumerate(test["tasks"]) if not r["p_value"] < RELATEDNESS_LEVEL]
     related = [t for t in range(problem.taskset.n_tasks) if t not in unrelated]
-    if not unrelated or len(related) < 2:
-        return None
     return related, unrelated, test
 
 
@@ -199,9 +204,13 @@ def _learn_apart(args, problem, seeds, split, say):
     related, unrelated, test = split
     ts = problem.taskset
     names = [ts.names[t] for t in unrelated]
-    ps = ", ".join(f"{test['tasks'][t]['p_value']:.2g}" for t in unrelated)
+    rows = test["tasks"]
+    ps = ", ".join(f"{rows[t]['p_value']:.2g}" for t in unrelated)
+    agree = ", ".join(f"{rows[t]['statistic'] - rows[t]['null_mean']:.2f}" for t in unrelated)
+    reference = np.median([rows[t]["statistic"] - rows[t]["null_mean"] for t in related])
     message = (f"tasks {', '.join(map(repr, names))} depend on their variables unlike the others (own relatedness "
-               f"p = {ps}, level {RELATEDNESS_LEVEL:g}): learned on their own, the other tasks jointly")
+               f"p = {ps}, level {RELATEDNESS_LEVEL:g}; agreement with the others {agree} against "
+               f"{reference:.2f} for the related tasks): learned on their own, the other tasks jointly")
     say(message)
     warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
     # Every part keeps the state lists of all the tasks given, so a task's states (and its BDeu score) do not

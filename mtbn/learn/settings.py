@@ -451,8 +451,10 @@ MULTITASK = Settings((
     Setting("transfer_per_task", "auto", '"auto" or bool',
             "With penalty=\"auto\" and three or more tasks: before choosing the penalty, every task's own "
             "relatedness test (its dependences against the other tasks', mtbn.stats.relabelling_test) is read, "
-            "and the tasks whose p-value is not below the guard's level are learned on their own (with a "
-            "TransferWarning naming them); the rest are learned jointly as usual, as long as two remain. "
+            "and the tasks whose p-value is not below the guard's level and whose agreement with the others "
+            "falls 3 null standard deviations below the related tasks' (mtbn.learn.guard.tasks_to_leave_out) "
+            "are learned on their own (with a TransferWarning naming them); the rest are learned jointly as "
+            "usual, as long as two remain. "
             "result.transfer[\"excluded\"] names the tasks left out. Every task keeps the state lists of all "
             "the tasks given, so a task learned alone gets exactly its prior=\"none\" structure. \"auto\" (the "
             "default): per task unless settings are given per task index (start graphs, pair_weights, "

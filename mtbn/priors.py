@@ -306,10 +306,17 @@ def _count_step(V, g, take):
     ``g`` (m, 3) are the task's gains per state; rows where ``take`` is False (the task does not take
     part) keep ``V``. ``V`` is a view whose last row and column hold no finite value yet.
     """
+    if not take.all():  # only the rows that take part change (a broadcast np.where over all rows is 3-4x slower)
+        rows = np.flatnonzero(take)
+        if rows.size:
+            sub = V[rows]
+            _count_step(sub, g[rows], np.ones(rows.size, dtype=bool))
+            V[rows] = sub
+        return
     new = V + g[:, 0, None, None]
     np.maximum(new[:, 1:, :], V[:, :-1, :] + g[:, 1, None, None], out=new[:, 1:, :])
     np.maximum(new[:, :, 1:], V[:, :, :-1] + g[:, 2, None, None], out=new[:, :, 1:])
-    V[...] = np.where(take[:, None, None], new, V)
+    V[...] = new
 
 
 def _shift_add(nxt, gains_t):

@@ -317,7 +317,8 @@ def _check_benchmark(problem, *, n_trials, seed, n_tasks, p_del, n_train, valida
             raise error("bench-count", name=name, low=low, value=value)
     if not 0.0 <= float(p_del) <= 1.0:
         raise error("p-del-range", value=p_del)
-    if any(m.startswith("mtl") for m in methods) and not isinstance(validation, float) and validation >= n_train:
+    # Only the paper's rule (and the oracle read off its path) splits off validation rows.
+    if {"mtl-paper", "mtl-oracle"} & set(methods) and not isinstance(validation, float) and validation >= n_train:
         raise error("bench-validation", value=validation, n_train=n_train)
     return methods
 

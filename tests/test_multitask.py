@@ -748,6 +748,8 @@ def test_transfer_per_task_learns_the_unrelated_tasks_alone_and_the_others_as_a_
         assert dict(zip(net.names, net.states)) == dict(zip(ts.variables, ts.states))
     # all tasks at once: the relatedness test over all five passes, nobody is left out
     assert "excluded" not in all_tasks.transfer
+    # the sharing choice names the tasks it concerns
+    assert res.transfer["sharing"]["message"].startswith("tasks 't0', 't1', 't2': ")
 
 
 def test_transfer_per_task_changes_nothing_when_every_task_is_related():

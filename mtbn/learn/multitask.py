@@ -229,6 +229,10 @@ def _learn_apart(args, problem, seeds, split, say):
 
     transfer = TransferVerdict(joint.transfer or {}, excluded=names,
                                message=(joint.transfer or {}).get("message", "") + "; " + message)
+    if transfer.get("sharing"):  # the joint part's choice: say whose rows and parameters it concerns
+        joined = ", ".join(repr(ts.names[t]) for t in related)
+        transfer["sharing"] = dict(transfer["sharing"], message=f"tasks {joined}: " + transfer["sharing"][
+            "message"].replace("all tasks' rows", "their rows"))
     transfer["tasks"] = dict(transfer.get("tasks") or {})
     for t in unrelated:
         transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",

@@ -236,6 +236,19 @@ def test_tasks_that_share_no_variable_are_named():
         learn_structures({"low": _task(0), "sp": _task(2).rename(columns={"a": "a "})}, penalty=0.5, n_restarts=0)
 
 
+def test_a_task_that_shares_nothing_with_any_other_gets_one_line():
+    import warnings
+
+    edges = pd.DataFrame({"from": ["lo", "hi"] * 60, "to": ["hi", "lo"] * 60})  # e.g. an edge list among the files
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        learn_structures({"t0": _task(0), "t1": _task(1), "t2": _task(2), "edges": edges}, penalty=0.5,
+                         n_restarts=0, n_joint_restarts=0)
+    texts = [str(w.message) for w in caught if w.category is DataWarning]
+    assert texts == ["task 'edges' shares no variable with any of the other 3 tasks, so multitask learning cannot "
+                     "transfer to or from it; check its column names, or learn it apart."]
+
+
 # ---------------------------------------------------------------------------
 # 7. Numbers shown are the numbers used
 # ---------------------------------------------------------------------------

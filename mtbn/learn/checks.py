@@ -105,6 +105,11 @@ register("tasks-share-no-variable", DataWarning,
          "their column names, or learn them apart.",
          cause="Two tasks whose columns are all different (a header that differs only in case is enough).",
          fix="Give the same variable the same column name in every task, or learn unrelated tasks separately.")
+register("task-shares-no-variable", DataWarning,
+         "task {task!r} shares no variable with any of the other {others} tasks, so multitask learning cannot "
+         "transfer to or from it; check its column names, or learn it apart.",
+         cause="A task whose columns all differ from every other task's (another kind of file, or other headers).",
+         fix="Give the same variable the same column name in every task, or leave the task out.")
 register("variables-differ-in-case", DataWarning,
          "{count} column(s) of task {b!r} match columns of task {a!r} except for case or white space (e.g. {v!r} "
          "and {u!r}), so they are different variables; rename them if they are the same.",
@@ -314,9 +319,14 @@ def check_task_overlap(taskset):
     """Warn about tasks that share no variable and about column names that differ only in case or spaces."""
     present = taskset.local_index >= 0
     names = taskset.names
+    shared = (present.astype(np.int64) @ present.T.astype(np.int64)) > 0  # shared[a, b]: a common variable
+    # With three or more tasks, a task that shares nothing with any other gets one line, not one per pair.
+    alone = {a for a in range(len(names)) if len(names) > 2 and shared[a].sum() == 1}
+    for a in sorted(alone):
+        warnings.warn(error("task-shares-no-variable", task=names[a], others=len(names) - 1), stacklevel=4)
     for a in range(len(names)):
         for b in range(a + 1, len(names)):
-            if not np.any(present[a] & present[b]):
+            if not shared[a, b] and a not in alone and b not in alone:
                 warnings.warn(error("tasks-share-no-variable", a=names[a], b=names[b]), stacklevel=4)
     first = {}  # folded column name -> (column, task) where it was first seen
     clashes = {}  # (earlier task, task) -> [(earlier column, column), ...]

@@ -85,15 +85,23 @@ def tasks_to_leave_out(test):
 def agreement_gaps(test):
     """Per task, how many null SDs its agreement with the others (``statistic - null_mean``) falls below the
     median agreement of the tasks that pass their own test; None without a test or with fewer than two passing."""
+    reference = agreement_reference(test)
+    if reference is None:
+        return None
+    gaps = []
+    for r in test["tasks"]:
+        below = reference - (r["statistic"] - r["null_mean"])
+        gaps.append(below / r["null_sd"] if r["null_sd"] > 0 else (np.inf if below > 0 else 0.0))
+    return gaps
+
+
+def agreement_reference(test):
+    """The median agreement (``statistic - null_mean``) of the tasks that pass their own test; None without a
+    test or with fewer than two passing."""
     if test is None:
         return None
-    tasks = test["tasks"]
-    passing = [r["statistic"] - r["null_mean"] for r in tasks if r["p_value"] < RELATEDNESS_LEVEL]
-    if len(passing) < 2:
-        return None
-    reference = float(np.median(passing))
-    return [(reference - (r["statistic"] - r["null_mean"])) / r["null_sd"] if r["null_sd"] > 0 else
-            (np.inf if reference > r["statistic"] - r["null_mean"] else 0.0) for r in tasks]
+    passing = [r["statistic"] - r["null_mean"] for r in test["tasks"] if r["p_value"] < RELATEDNESS_LEVEL]
+    return float(np.median(passing)) if len(passing) >= 2 else None
 
 
 def _movable(arities):

@@ -45,6 +45,7 @@ from mtbn.learn.grid import (
 from mtbn.learn.guard import (
     RELATEDNESS_LEVEL,
     _relatedness_check,
+    agreement_reference,
     check_transfer,
     one_task_verdict,
     tasks_to_leave_out,
@@ -207,10 +208,10 @@ def _learn_apart(args, problem, seeds, split, say):
     rows = test["tasks"]
     ps = ", ".join(f"{rows[t]['p_value']:.2g}" for t in unrelated)
     agree = ", ".join(f"{rows[t]['statistic'] - rows[t]['null_mean']:.2f}" for t in unrelated)
-    reference = np.median([rows[t]["statistic"] - rows[t]["null_mean"] for t in related])
     message = (f"tasks {', '.join(map(repr, names))} depend on their variables unlike the others (own relatedness "
                f"p = {ps}, level {RELATEDNESS_LEVEL:g}; agreement with the others {agree} against "
-               f"{reference:.2f} for the related tasks): learned on their own, the other tasks jointly")
+               f"{agreement_reference(test):.2f} for the tasks that pass): learned on their own, the other tasks "
+               "jointly")
     say(message)
     warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
     # Every part keeps the state lists of all the tasks given, so a task's states (and its BDeu score) do not

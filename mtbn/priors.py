@@ -164,6 +164,15 @@ class MultitaskPrior(ABC):
                 best = np.maximum(best, np.where(np.isfinite(taken) & np.isfinite(phi), taken + phi, -np.inf))
         return best
 
+    def upper_bound(self, gains, part, log_factor):
+        """An upper bound of each pair problem's best value, cheaper than solving it.
+
+        Here the sum of the per-task best gains (the pair term is at most 0);
+        the search solves exactly only the pairs whose bound can reach the
+        best move, so a tighter bound saves solves and never changes a move.
+        """
+        return state_max(gains).sum(axis=1)
+
     def solve_excluding(self, gains, part, log_factor, exclude):
         """Best objective of each pair problem over the configurations other than ``exclude``, or None.
 
@@ -392,6 +401,311 @@ def _paired_best_configuration(prior, gains, part, log_factor, tol, exclude=None
     return tuple(states), best
 
 
+# ---------------------------------------------------------------------------
+# Count windows: the Paired count DPs restricted to the counts that can win
+# ---------------------------------------------------------------------------
+#
+# With many tasks the count DPs above cost O(k^3) per pair, though the
+# configurations that can win leave few tasks out of one state: a task not in
+# the state ``a`` of ``P - d`` others differs from each of them, so ``phi`` of
+# a configuration with ``d`` tasks outside ``a`` is at most ``L s (P - d) d``
+# (``s`` the pair scale), and its gains are at most those of the ``d`` tasks
+# that gain most by leaving ``a`` (each to its best other state). Every
+# configuration has a state held by at least ``P / 3`` of its tasks, so ``d``
+# of that state is at most ``2P / 3``. Given a lower bound ``LB`` of the best
+# value (a configuration's own value), a configuration that can reach ``LB``
+# has, for some ``a``, at most ``limit[a]`` tasks outside ``a``: the count DP
+# over the tasks' counts outside ``a``, capped at ``limit[a]``, once per
+# ``a``, covers it. The capped tables hold the same values as the full
+# table's cells (the same sums, in the same order), so the answers are the
+# same to the bit.
+
+#: State ``a`` first, then the other two in increasing order: the DP's "relative" states per majority state.
+_PERMS = np.array([[0, 1, 2], [1, 0, 2], [2, 0, 1]])
+#: The relative index of each state for each majority state (the inverse of ``_PERMS``).
+_RELATIVE = np.argsort(_PERMS, axis=1)
+
+_STATES = np.arange(3)[None, :]
+_ONE = (_STATES == 0, _STATES == 1, _STATES == 2)  # per state: is it state 0, 1, 2 (rows of one)
+
+#: Use the count windows from this many tasks on (below it the full DPs are as fast; the answers are the same).
+WINDOW_MIN_TASKS = 8
+
+
+def _leave_profile(gains, part, a, exclude=None):
+    """Per pair and ``d``: the best gains with ``d`` tasks outside state ``a``, and that configuration's counts.
+
+    Returns ``value`` (m, k + 1): the ``d`` tasks that gain most by leaving
+    ``a`` take their best other state, the rest ``a`` (non-participating
+    tasks stay out); ``nb``, ``nc`` (m, k + 1): how many of those ``d`` take
+    the lower and the higher other state; with ``exclude``, ``differs``
+    (m, k + 1): whether that configuration differs from ``exclude``.
+    """
+    m, k, _ = gains.shape
+    others = gains[:, :, _PERMS[a, 1:]]
+    upper = others[:, :, 1] > others[:, :, 0]  # ties: the lower state
+    leave = np.where(part, np.where(upper, others[:, :, 1], others[:, :, 0]), -np.inf)
+    stay = np.where(part, gains[:, :, a], 0.0)
+    with np.errstate(invalid="ignore"):
+        gain_by_leaving = np.nan_to_num(leave - stay, nan=-np.inf, posinf=np.inf, neginf=-np.inf)
+    order = np.argsort(-gain_by_leaving, axis=1, kind="stable")
+    leave = np.take_along_axis(leave, order, 1)
+    stay = np.take_along_axis(stay, order, 1)
+    value = np.zeros((m, k + 1))
+    np.cumsum(leave, axis=1, out=value[:, 1:])
+    tail = np.zeros((m, k + 1))
+    tail[:, :-1] = np.cumsum(stay[:, ::-1], axis=1)[:, ::-1]
+    value += tail
+    up = np.take_along_axis(upper & part, order, 1)
+    low = np.take_along_axis(~upper & part, order, 1)
+    nb = np.zeros((m, k + 1), dtype=np.int64)
+    nc = np.zeros((m, k + 1), dtype=np.int64)
+    np.cumsum(low, axis=1, out=nb[:, 1:])
+    np.cumsum(up, axis=1, out=nc[:, 1:])
+    if exclude is None:
+        return value, nb, nc, None
+    x = np.take_along_axis(np.asarray(exclude), order, 1)
+    p = np.take_along_axis(part, order, 1)
+    target = np.where(np.take_along_axis(upper, order, 1), _PERMS[a, 2], _PERMS[a, 1])
+    wrong_in = p & (x != target)  # a leaving task not in its best other state in exclude
+    wrong_out = p & (x != a)  # a staying task not in a in exclude
+    miss = np.zeros((m, k + 1), dtype=np.int64)
+    np.cumsum(wrong_in, axis=1, out=miss[:, 1:])
+    tail = np.zeros((m, k + 1), dtype=np.int64)
+    tail[:, :-1] = np.cumsum(wrong_out[:, ::-1], axis=1)[:, ::-1]
+    return value, nb, nc, (miss + tail) > 0
+
+
+class _Windows:
+    """The count windows of a batch of pair problems (see the section above).
+
+    ``limit`` (m, 3): the most tasks outside each state a winning
+    configuration can have (-1: none has ``a`` as its majority state);
+    ``windowed`` (m,): the capped DPs are cheaper than the full one;
+    ``upper`` (m,): an upper bound of each pair's best value (over all
+    configurations, or over those other than ``exclude``).
+    """
+
+    def __init__(self, prior, gains, part, log_factor, exclude=None, tol=0.0):
+        m, k, _ = gains.shape
+        L = np.asarray(log_factor, dtype=float)[:, None]
+        n_part = part.sum(axis=1)[:, None]
+        d = np.arange(k + 1)[None, :]
+        outside = np.maximum(n_part - d, 0) * d * prior._scale
+        cap = d <= (2 * n_part) // 3  # the majority state holds at least a third of the tasks
+        lower = np.full(m, -np.inf)
+        bounds = []
+        for a in range(3):
+            value, nb, nc, differs = _leave_profile(gains, part, a, exclude)
+            counts = [None, None, None]
+            counts[_PERMS[a, 0]], counts[_PERMS[a, 1]], counts[_PERMS[a, 2]] = n_part - d, nb, nc
+            with np.errstate(invalid="ignore"):
+                exact = prior.log_prior_of_counts(counts[0], counts[1], counts[2], L)
+                found = np.where((d <= n_part) & np.isfinite(value), value + exact, -np.inf)
+            if differs is not None:
+                found = np.where(differs, found, -np.inf)
+            lower = np.maximum(lower, found.max(axis=1))
+            with np.errstate(invalid="ignore"):
+                bounds.append(np.where(cap & np.isfinite(value), value + _times(L, outside), -np.inf))
+        # One more configuration for the lower bound: every task in its own best state (ties: the lowest).
+        own = np.argmax(gains, axis=2)
+        taken = np.where(part, np.take_along_axis(gains, own[:, :, None], 2)[:, :, 0], 0.0).sum(axis=1)
+        counts = [(part & (own == s)).sum(axis=1) for s in range(3)]
+        with np.errstate(invalid="ignore"):
+            value = np.where(np.isfinite(taken), taken + prior.log_prior_of_counts(*counts, L[:, 0]), -np.inf)
+        if exclude is not None:
+            value = np.where((part & (own != exclude)).any(axis=1), value, -np.inf)
+        lower = np.maximum(lower, value)
+        self.lower = lower
+        floor = lower - tol - 1e-9 * (1.0 + np.abs(np.where(np.isfinite(lower), lower, 0.0)))
+        floor = np.where(np.isfinite(lower), floor, -np.inf)
+        self.limit = np.stack([np.where(b >= floor[:, None], d, -1).max(axis=1) for b in bounds], axis=1)
+        self.upper = np.max([b.max(axis=1) for b in bounds], axis=0)
+        side = np.where(self.limit >= 0, self.limit + 1, 0)
+        self.windowed = (side ** 2).sum(axis=1) * 4 <= (n_part[:, 0] + 1) ** 2
+
+    def subset(self, rows):
+        """The windows of the pair problems ``rows`` (a boolean mask or indices)."""
+        out = object.__new__(_Windows)
+        out.lower, out.limit, out.upper, out.windowed = (self.lower[rows], self.limit[rows], self.upper[rows],
+                                                         self.windowed[rows])
+        return out
+
+
+def _relative_penalty(prior, a, n_part, cb, cc, log_factor):
+    """``phi`` of the counts ``cb``, ``cc`` of tasks in the two states other than ``a`` (rows: pair problems)."""
+    a, n_part, log_factor = (np.asarray(v)[:, None, None] for v in (a, n_part, log_factor))
+    na = n_part - cb - cc
+    n0 = np.where(a == 0, na, cb)
+    n1 = np.where(a == 0, cb, np.where(a == 1, na, cc))
+    n2 = np.where(a == 2, na, cc)
+    n0c = np.maximum(n0, 0)
+    diff = n0c * n1 + n0c * n2 + prior.D[1, 2] * n1 * n2
+    return np.where(na >= 0, _times(log_factor, diff * prior._scale), -np.inf)
+
+
+def _stacked(windows, gains):
+    """The (pair, majority state) problems to run: rows, states, limits and the gains in relative states."""
+    rows, a = np.nonzero(windows.limit >= 0)
+    return rows, a, windows.limit[rows, a], np.take_along_axis(gains[rows], _PERMS[a][:, None, :], axis=2)
+
+
+def _side_groups(limit, keep_single=False):
+    """Rows grouped by table side (powers of two at least ``limit + 1``): (side, row indices).
+
+    A group with few cells joins the next larger side (one DP pass over the
+    tasks costs numpy's per-call overhead whatever its size); with
+    ``keep_single`` the side-1 group stays apart (its caller sums it directly).
+    """
+    side = 1 << np.ceil(np.log2(limit + 1)).astype(np.int64)
+    sizes = [int(v) for v in np.unique(side)]
+    groups, carry = [], np.zeros(0, dtype=np.int64)
+    for i, size in enumerate(sizes):
+        rows = np.concatenate([carry, np.flatnonzero(side == size)])
+        last = i == len(sizes) - 1
+        if not last and not (keep_single and size == 1) and len(rows) * sizes[i + 1] ** 2 <= MERGE_CELLS:
+            carry = rows
+            continue
+        groups.append((size, rows))
+        carry = np.zeros(0, dtype=np.int64)
+    return groups
+
+
+#: A group of count-window rows whose cells at the next larger side stay below this joins that side.
+MERGE_CELLS = 4096
+
+
+def _solve_windowed(prior, gains, part, log_factor, windows):
+    m, k, _ = gains.shape
+    rows, a, limit, rel = _stacked(windows, gains)
+    n_part = part.sum(axis=1)
+    best = np.full(m, -np.inf)
+    grid = np.arange(k + 1)
+    for side, sel in _side_groups(limit, keep_single=True):
+        r, g = rows[sel], rel[sel]
+        if side == 1:  # only "every task in a": the DP's sum, in task order (cumsum adds in the same order)
+            np.maximum.at(best, r, np.cumsum(np.where(part[r], g[:, :, 0], 0.0), axis=1)[:, -1] + 0.0)
+            continue
+        V = np.full((len(sel), side, side), -np.inf)
+        V[:, 0, 0] = 0.0
+        for t in range(k):
+            s = min(t + 2, side)
+            _count_step(V[:, :s, :s], g[:, t, :], part[r, t])
+        pen = _relative_penalty(prior, a[sel], n_part[r], grid[:side, None], grid[None, :side], log_factor[r])
+        np.maximum.at(best, r, (V + pen).reshape(len(sel), -1).max(axis=1))
+    return best
+
+
+def _solve_excluding_windowed(prior, gains, part, log_factor, exclude, windows):
+    m, k, _ = gains.shape
+    rows, a, limit, rel = _stacked(windows, gains)
+    n_part = part.sum(axis=1)
+    best = np.full(m, -np.inf)
+    grid = np.arange(2 * k + 2)
+    for side, group in _side_groups(limit):
+        size = k + side + 1  # prefix counts (at most k) plus one task plus the suffix's (below side)
+        step = max(1, EXCLUDING_CHUNK // size ** 2)
+        for sel in (group[i:i + step] for i in range(0, len(group), step)):
+            r, g, aa, n = rows[sel], rel[sel], a[sel], len(sel)
+            found = _excluding_boxes(prior, g, part[r], aa, n_part[r], log_factor[r], exclude[r], side,
+                                     grid[:size])
+            np.maximum.at(best, r, found)
+    return best
+
+
+def _excluding_boxes(prior, g, p, aa, n_part, log_factor, exclude, side, grid):
+    """:meth:`PairedPrior._solve_excluding` on count tables capped at ``side`` (rows: pair, majority state)."""
+    n, k, _ = g.shape
+    rows = np.arange(n)
+    x = _RELATIVE[aa[:, None], exclude]  # the excluded states, relative
+    fixed = np.where(p, np.take_along_axis(g, x[:, :, None], 2)[:, :, 0], 0.0)
+    prefix_gain = _before(fixed)
+    c1, c2 = _before((p & (x == 1)).astype(np.int64)), _before((p & (x == 2)).astype(np.int64))
+    table = _relative_penalty(prior, aa, n_part, grid[:, None], grid[None, :], log_factor)
+    found = np.full(n, -np.inf)
+    V = np.full((n, side, side), -np.inf)
+    V[:, 0, 0] = 0.0
+    for t in range(k - 1, -1, -1):
+        w = min(k - t, side)
+        Vr = V[:, :w, :w]
+        windows = sliding_window_view(table, (w, w), axis=(1, 2))
+        shifted = windows[rows[:, None], c1[:, t, None] + _ONE[1], c2[:, t, None] + _ONE[2]]  # (n, 3, w, w)
+        value = prefix_gain[:, t, None] + g[:, t, :] + (Vr[:, None] + shifted).reshape(n, 3, -1).max(axis=2)
+        ok = p[:, t, None] & (x[:, t, None] != _STATES)
+        found = np.maximum(found, np.where(ok, value, -np.inf).max(axis=1))
+        _count_step(V[:, :min(w + 1, side), :min(w + 1, side)], g[:, t, :], p[:, t])
+    return found
+
+
+def _before(x):
+    """Sums over the tasks before each t (exclusive cumulative sum along axis 1)."""
+    out = np.zeros_like(x)
+    out[:, 1:] = np.cumsum(x[:, :-1], axis=1)
+    return out
+
+
+def _best_configuration_windowed(prior, gains, part, log_factor, tol, exclude, windows):
+    """:func:`_paired_best_configuration` on count tables capped by ``windows`` (one pair, same answer)."""
+    k = gains.shape[0]
+    neg = -np.inf
+    aa = np.flatnonzero(windows.limit[0] >= 0)
+    n = len(aa)
+    side = int(windows.limit[0, aa].max()) + 1
+    rel = gains[:, _PERMS[aa]].transpose(1, 0, 2)  # (n, k, 3): each row's gains in its relative states
+    x = None if exclude is None else np.asarray(exclude, dtype=np.int64)
+    xr = None if x is None else _RELATIVE[aa[:, None], x[None, :]]
+    B = np.full((k + 1, n, side, side), neg)
+    B[k, :, 0, 0] = 0.0
+    E = np.full((k + 1, n, side, side), neg)
+    ones = np.ones(n, dtype=bool)
+    states = np.arange(3)[None, :]
+    for t in range(k - 1, -1, -1):
+        if not part[t]:
+            B[t], E[t] = B[t + 1], E[t + 1]
+            continue
+        B[t] = B[t + 1]
+        _count_step(B[t], rel[:, t, :], ones)
+        if x is not None:
+            mine = states == xr[:, t, None]
+            E[t] = B[t + 1]
+            _count_step(E[t], np.where(mine, neg, rel[:, t, :]), ones)  # differ here, anything after
+            same = E[t + 1].copy()
+            _count_step(same, np.where(mine, rel[:, t, :], neg), ones)  # agree here, differ later
+            np.maximum(E[t], same, out=E[t])
+    n_part = int(np.sum(part))
+    size = k + side + 1
+    grid = np.arange(size)
+    table = _relative_penalty(prior, aa, np.full(n, n_part), grid[:, None], grid[None, :], np.full(n, log_factor))
+    windows3 = sliding_window_view(table, (side, side), axis=(1, 2))
+    rows = np.arange(n)
+    best = float((0.0 + (B[0] if x is None else E[0]) + table[:, :side, :side]).max())
+    if not np.isfinite(best):
+        return (), neg
+    relative = _RELATIVE[aa]  # (n, 3): each state's relative index per row
+    G, a1, a2, equal, chosen_states = 0.0, np.zeros(n, np.int64), np.zeros(n, np.int64), x is not None, []
+    finite = np.isfinite(gains)
+    for t in range(k):
+        p = int(part[t])
+        d1 = a1[None, :] + p * (relative.T == 1)  # (3, n): prefix counts with task t in each state
+        d2 = a2[None, :] + p * (relative.T == 2)
+        shifted = windows3[rows[None, :], d1, d2]  # (3, n, side, side)
+        tables = np.broadcast_to(B[t + 1], shifted.shape)
+        if equal:
+            tables = tables.copy()
+            tables[x[t]] = E[t + 1]
+        with np.errstate(invalid="ignore"):
+            vals = ((G + gains[t])[:, None, None, None] + tables + shifted).reshape(3, -1).max(axis=1)
+        ok = [s for s in range(3) if finite[t, s] and vals[s] >= best - tol]
+        chosen = ok[0] if ok else int(np.argmax(gains[t]))
+        G += gains[t, chosen]
+        if p:
+            a1 += relative[:, chosen] == 1
+            a2 += relative[:, chosen] == 2
+        equal = equal and chosen == x[t]
+        chosen_states.append(chosen)
+    return tuple(chosen_states), best
+
+
 class PairedPrior(MultitaskPrior):
     """The Paired prior (eq. 2.8): ``(1 - delta)`` per differing edge per task pair.
 
@@ -463,6 +777,20 @@ class PairedPrior(MultitaskPrior):
         m, k, _ = gains.shape
         if k < 2:
             return np.where(part, state_max(gains), 0.0).sum(axis=1)
+        out = np.empty(m)
+        full = np.ones(m, dtype=bool)
+        if k >= WINDOW_MIN_TASKS and m:
+            windows = _Windows(self, gains, part, log_factor)
+            full = ~windows.windowed
+            if not full.all():
+                out[~full] = _solve_windowed(self, gains[~full], part[~full], log_factor[~full],
+                                             windows.subset(~full))
+        if full.any():
+            out[full] = self._solve_full(gains[full], part[full], log_factor[full])
+        return out
+
+    def _solve_full(self, gains, part, log_factor):
+        m, k, _ = gains.shape
         neg = -np.inf
         V = np.full((m, k + 1, k + 1), neg)
         V[:, 0, 0] = 0.0
@@ -506,6 +834,20 @@ class PairedPrior(MultitaskPrior):
         """
         m, k, _ = gains.shape
         exclude = np.asarray(exclude, dtype=np.int64)
+        if k >= WINDOW_MIN_TASKS and m:
+            windows = _Windows(self, gains, part, log_factor, exclude)
+            if windows.windowed.any():
+                out = np.empty(m)
+                w = windows.windowed
+                out[w] = _solve_excluding_windowed(self, gains[w], part[w], log_factor[w], exclude[w],
+                                                   windows.subset(w))
+                if not w.all():
+                    out[~w] = self._solve_excluding_chunks(gains[~w], part[~w], log_factor[~w], exclude[~w])
+                return out
+        return self._solve_excluding_chunks(gains, part, log_factor, exclude)
+
+    def _solve_excluding_chunks(self, gains, part, log_factor, exclude):
+        m, k, _ = gains.shape
         step = max(1, EXCLUDING_CHUNK // (2 * k + 2) ** 2)
         return np.concatenate([
             self._solve_excluding(gains[i:i + step], part[i:i + step], log_factor[i:i + step],
@@ -547,11 +889,28 @@ class PairedPrior(MultitaskPrior):
             _count_step(V[:, :r + 1, :r + 1], g, part[:, t])
         return best
 
+    def upper_bound(self, gains, part, log_factor):
+        """The sum of the per-task best gains or, with many tasks, the count windows' bound if lower."""
+        total = state_max(gains).sum(axis=1)
+        if gains.shape[1] < WINDOW_MIN_TASKS or not len(total):
+            return total
+        upper = _Windows(self, gains, part, np.asarray(log_factor, dtype=float)).upper
+        with np.errstate(invalid="ignore"):
+            upper = upper + 1e-9 * (1.0 + np.abs(upper))  # rounding: the windows sum in another order
+        return np.minimum(total, np.where(np.isnan(upper), np.inf, upper))
+
     def best_configuration(self, gains, part, log_factor, tol, exclude=None):
         """The tie-broken best configuration by count tables (equal weights, two or more tasks), else None."""
         if np.shape(gains)[0] < 2 or not self.exact:
             return None
-        return _paired_best_configuration(self, np.asarray(gains, dtype=float), part, log_factor, tol, exclude)
+        gains = np.asarray(gains, dtype=float)
+        part = np.asarray(part, dtype=bool)
+        if gains.shape[0] >= WINDOW_MIN_TASKS:
+            windows = _Windows(self, gains[None], part[None], np.array([float(log_factor)]),
+                               None if exclude is None else np.asarray(exclude, dtype=np.int64)[None], tol=tol)
+            if windows.windowed[0]:
+                return _best_configuration_windowed(self, gains, part, float(log_factor), tol, exclude, windows)
+        return _paired_best_configuration(self, gains, part, log_factor, tol, exclude)
 
     def bound(self, part, log_factor):
         """Branch-and-bound bookkeeping for one pair problem (see :class:`_PairedBound`)."""

@@ -497,3 +497,25 @@ def test_one_pair_gains_and_edged_pairs_equal_the_full_computation():
             one = joint._one_pair_gains(views, required, present, int(iu[p]), int(ju[p]), 0.6)
             for a, b in zip(one, (gains[p:p + 1], part[p:p + 1], cur[p:p + 1])):
                 assert np.array_equal(a, b)
+
+
+def test_count_windows_leave_a_many_task_joint_search_unchanged(monkeypatch):
+    # Ten tasks: the Paired DPs run on count windows and the candidates are bounded by them
+    # (priors.WINDOW_MIN_TASKS); with the windows switched off every step must be the same.
+    import mtbn.priors as priors
+
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    ts = make_taskset(_tasks(names, k=10, n=120, seed=4))
+    runs = {}
+    for label, limit in (("windows", priors.WINDOW_MIN_TASKS), ("full", 10**9)):
+        monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", limit)
+        scorers = [BDeuScore(d) for d in ts.tasks]
+        starts = [[set() for _ in names] for _ in ts.tasks]
+        runs[label] = multitask_hill_climb(
+            scorers, starts, make_prior("paired", 0.9, len(ts.tasks)), local_index=ts.local_index,
+            tabu_length=5, max_tabu_iter=5, n_restarts=2, rng=np.random.default_rng(1))
+    fast, full = runs["windows"], runs["full"]
+    assert [(s["pair"], tuple(s["states"]), s["gain"]) for s in fast.steps] == \
+        [(s["pair"], tuple(s["states"]), s["gain"]) for s in full.steps]
+    assert fast.log_score == full.log_score
+    assert sum(s["n_pairs_solved"] for s in fast.steps) <= sum(s["n_pairs_solved"] for s in full.steps)

@@ -570,3 +570,94 @@ def test_a_prior_without_log_prior_or_bound_cannot_be_built():
 
     with pytest.raises(TypeError, match="bound"):
         Half(0.5, 2, reversal="single")
+
+
+# --- count windows (issue 30): the Paired count DPs capped at the counts that can win ---
+
+def _consensus_problem(rng, m, k, *, scale, present=0.95, illegal=0.05):
+    """Pair problems like the joint search's: gains relative to current states, mostly shared by the tasks."""
+    part = rng.random((m, k)) < present
+    cur = np.where(rng.random((m, 1)) < 0.5, 0, rng.integers(1, 3, size=(m, 1))) * np.ones((m, k), dtype=int)
+    cur = np.where(rng.random((m, k)) < 0.1, rng.integers(0, 3, size=(m, k)), cur)
+    cur = np.where(part, cur, 0)
+    gains = rng.normal(0, scale, size=(m, k, 3)) + rng.normal(0, 2 * scale, size=(m, 1, 3))
+    if rng.random() < 0.3:
+        gains = np.round(gains)  # exact ties between states and tasks
+    gains -= np.take_along_axis(gains, cur[:, :, None], 2)
+    ill = rng.random((m, k, 3)) < illegal
+    ill[np.arange(m)[:, None], np.arange(k)[None, :], cur] = False
+    gains[ill] = -np.inf
+    gains[~part] = (0.0, -np.inf, -np.inf)
+    return gains, part, cur
+
+
+@pytest.mark.parametrize("k", [8, 13, 30])
+def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k):
+    # The full DPs are checked against enumeration above (k <= 6); the windows must reproduce them exactly,
+    # values and tie-broken configurations, with every penalty from 0 to 1 and per-pair log factors.
+    import mtbn.priors as priors
+    from mtbn.search import TIE_TOLERANCE
+
+    rng = np.random.default_rng(k)
+    n_windowed = 0
+    for delta in (0.0, 0.5, 0.9, 0.99, 0.9999, 1.0):
+        for scale in (0.3, 3.0, 20.0):
+            prior = make_prior("paired", delta, k, reversal=str(rng.choice(["single", "double"])))
+            m = 12
+            gains, part, cur = _consensus_problem(rng, m, k, scale=scale)
+            L = np.full(m, float(prior.log_factors(2)[0]))
+            if scale == 3.0:
+                L = priors.log1m(rng.choice([0.0, 0.9, 0.99, 1.0], size=m))
+            n_windowed += int(priors._Windows(prior, gains, part, L).windowed.sum())
+            full = prior._solve_full(gains, part, L)
+            assert np.array_equal(prior.solve(gains, part, L), full)
+            assert np.array_equal(prior.solve_excluding(gains, part, L, cur),
+                                  prior._solve_excluding_chunks(gains, part, L, cur))
+            upper = prior.upper_bound(gains, part, L)
+            finite = np.isfinite(full)  # a bound up to rounding (the sums run in other orders)
+            assert np.all(upper[finite] >= full[finite] - 1e-9 * (1 + np.abs(full[finite])))
+            assert np.all(upper <= state_max_sum(gains))
+            for p in range(0, m, 3):
+                for exclude in (None, cur[p]):
+                    assert prior.best_configuration(gains[p], part[p], L[p], TIE_TOLERANCE, exclude) == \
+                        priors._paired_best_configuration(prior, gains[p], part[p], L[p], TIE_TOLERANCE, exclude)
+    assert n_windowed > 100  # the windows were taken, not only the fallback
+
+
+def state_max_sum(gains):
+    return gains.max(axis=2).sum(axis=1)
+
+
+@pytest.mark.slow
+def test_count_windows_forced_on_few_tasks_match_enumeration(monkeypatch):
+    import mtbn.priors as priors
+    from mtbn.joint.configuration import _best_by_enumeration
+    from mtbn.search import TIE_TOLERANCE
+
+    monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", 2)
+    rng = np.random.default_rng(5)
+    for _ in range(60):
+        k = int(rng.integers(2, 6))
+        prior = make_prior("paired", float(rng.choice([0.3, 0.9, 0.99, 1.0])), k,
+                           reversal=str(rng.choice(["single", "double"])))
+        m = 6
+        gains, part, cur = _consensus_problem(rng, m, k, scale=float(rng.choice([0.5, 3.0])))
+        L = np.full(m, float(prior.log_factors(2)[0]))
+        got, got_ex = prior.solve(gains, part, L), prior.solve_excluding(gains, part, L, cur)
+        for p in range(m):
+            values = {}
+            for config in itertools.product(range(3), repeat=k):
+                c = np.array(config)
+                g = gains[p, np.arange(k), c].sum()
+                if np.any(c[~part[p]] != 0) or not np.isfinite(g):
+                    continue
+                values[config] = g + prior.log_prior(c[None], part[p][None], L[p:p + 1])[0]
+            best = max(values.values())
+            other = max([v for c, v in values.items() if c != tuple(cur[p])], default=-np.inf)
+            assert np.isclose(got[p], best, rtol=1e-12, atol=1e-9)
+            assert np.isclose(got_ex[p], other, rtol=1e-12, atol=1e-9) or got_ex[p] == other
+            for exclude in (None, cur[p]):
+                fast = prior.best_configuration(gains[p], part[p], L[p], TIE_TOLERANCE, exclude)
+                slow = _best_by_enumeration(prior, gains[p], part[p], L[p], TIE_TOLERANCE, exclude)
+                assert fast[0] == slow[0]
+                assert np.isclose(fast[1], slow[1], rtol=1e-12, atol=1e-9) or fast[1] == slow[1]

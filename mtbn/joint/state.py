@@ -86,7 +86,7 @@ class _JointSearch:
             idx = np.flatnonzero(self._moving_stale)
             self._solve_moving(idx, gains, part, cur, stats)
             return self.moving
-        ub = _moving_bound(gains, cur) - phi
+        ub = np.minimum(_moving_bound(gains, cur), self._bound) - phi
         allowed = ~excluded & np.isfinite(ub)
         exact = allowed & ~self._moving_stale
         best = float((self.moving - phi)[exact].max()) if exact.any() else -np.inf
@@ -156,7 +156,7 @@ class _JointSearch:
         if self._prev is None or fresh is None or self.resolve == "all":
             changed = np.arange(len(self.iu))
             phi = self.prior.log_prior(cur, part, self.L)
-            self._bound = state_max(gains).sum(axis=1)
+            self._bound = self.prior.upper_bound(gains, part, self.L)
         else:
             # Only the freshly computed pairs can differ from the last call
             # (participation does not change during a search).
@@ -164,8 +164,8 @@ class _JointSearch:
             # A pair's prior term changes only with its states.
             moved = fresh[_rows_with_any(cur[fresh] != self._cur[fresh])]
             phi = self._phi.copy()
-            # Sum of the per-task best gains, candidates' bound: it too changes only with the gains.
-            self._bound[changed] = state_max(gains[changed]).sum(axis=1)
+            # The bound of the candidates (prior.upper_bound): it too changes only with the gains.
+            self._bound[changed] = self.prior.upper_bound(gains[changed], part[changed], self.L[changed])
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
         self._cur, self._part, self._phi = cur, part, phi

@@ -432,47 +432,46 @@ _ONE = (_STATES == 0, _STATES == 1, _STATES == 2)  # per state: is it state 0, 1
 WINDOW_MIN_TASKS = 8
 
 
-def _leave_profile(gains, part, a, exclude=None):
-    """Per pair and ``d``: the best gains with ``d`` tasks outside state ``a``, and that configuration's counts.
+def _leave_profile(gains, part, exclude=None):
+    """Per majority state ``a`` (first axis), pair and ``d``: the best gains with ``d`` tasks outside ``a``.
 
-    Returns ``value`` (m, k + 1): the ``d`` tasks that gain most by leaving
-    ``a`` take their best other state, the rest ``a`` (non-participating
-    tasks stay out); ``nb``, ``nc`` (m, k + 1): how many of those ``d`` take
-    the lower and the higher other state; with ``exclude``, ``differs``
-    (m, k + 1): whether that configuration differs from ``exclude``.
+    Returns ``value`` (3, m, k + 1): the ``d`` tasks that gain most by
+    leaving ``a`` take their best other state, the rest ``a``
+    (non-participating tasks stay out); ``nb``, ``nc`` (3, m, k + 1): how
+    many of those ``d`` take the lower and the higher other state; with
+    ``exclude``, ``differs`` (3, m, k + 1): whether that configuration
+    differs from ``exclude``.
     """
     m, k, _ = gains.shape
-    others = gains[:, :, _PERMS[a, 1:]]
-    upper = others[:, :, 1] > others[:, :, 0]  # ties: the lower state
-    leave = np.where(part, np.where(upper, others[:, :, 1], others[:, :, 0]), -np.inf)
-    stay = np.where(part, gains[:, :, a], 0.0)
+    a = np.arange(3)[:, None, None]
+    rel = np.moveaxis(gains[:, :, _PERMS], 2, 0)  # (3, m, k, 3): each a's gains in its relative states
+    upper = rel[..., 2] > rel[..., 1]  # ties: the lower state
+    leave = np.where(part, np.where(upper, rel[..., 2], rel[..., 1]), -np.inf)
+    stay = np.where(part, rel[..., 0], 0.0)
     with np.errstate(invalid="ignore"):
         gain_by_leaving = np.nan_to_num(leave - stay, nan=-np.inf, posinf=np.inf, neginf=-np.inf)
-    order = np.argsort(-gain_by_leaving, axis=1, kind="stable")
-    leave = np.take_along_axis(leave, order, 1)
-    stay = np.take_along_axis(stay, order, 1)
-    value = np.zeros((m, k + 1))
-    np.cumsum(leave, axis=1, out=value[:, 1:])
-    tail = np.zeros((m, k + 1))
-    tail[:, :-1] = np.cumsum(stay[:, ::-1], axis=1)[:, ::-1]
+    order = np.argsort(-gain_by_leaving, axis=2, kind="stable")
+    leave = np.take_along_axis(leave, order, 2)
+    stay = np.take_along_axis(stay, order, 2)
+    value = np.zeros((3, m, k + 1))
+    np.cumsum(leave, axis=2, out=value[:, :, 1:])
+    tail = np.zeros((3, m, k + 1))
+    tail[:, :, :-1] = np.cumsum(stay[:, :, ::-1], axis=2)[:, :, ::-1]
     value += tail
-    up = np.take_along_axis(upper & part, order, 1)
-    low = np.take_along_axis(~upper & part, order, 1)
-    nb = np.zeros((m, k + 1), dtype=np.int64)
-    nc = np.zeros((m, k + 1), dtype=np.int64)
-    np.cumsum(low, axis=1, out=nb[:, 1:])
-    np.cumsum(up, axis=1, out=nc[:, 1:])
+    p = np.take_along_axis(np.broadcast_to(part, upper.shape), order, 2)
+    up = np.take_along_axis(upper, order, 2)
+    nb = np.zeros((3, m, k + 1), dtype=np.int64)
+    nc = np.zeros((3, m, k + 1), dtype=np.int64)
+    np.cumsum(~up & p, axis=2, out=nb[:, :, 1:])
+    np.cumsum(up & p, axis=2, out=nc[:, :, 1:])
     if exclude is None:
         return value, nb, nc, None
-    x = np.take_along_axis(np.asarray(exclude), order, 1)
-    p = np.take_along_axis(part, order, 1)
-    target = np.where(np.take_along_axis(upper, order, 1), _PERMS[a, 2], _PERMS[a, 1])
-    wrong_in = p & (x != target)  # a leaving task not in its best other state in exclude
-    wrong_out = p & (x != a)  # a staying task not in a in exclude
-    miss = np.zeros((m, k + 1), dtype=np.int64)
-    np.cumsum(wrong_in, axis=1, out=miss[:, 1:])
-    tail = np.zeros((m, k + 1), dtype=np.int64)
-    tail[:, :-1] = np.cumsum(wrong_out[:, ::-1], axis=1)[:, ::-1]
+    x = np.take_along_axis(np.broadcast_to(np.asarray(exclude), upper.shape), order, 2)
+    target = np.where(up, _PERMS[:, 2][:, None, None], _PERMS[:, 1][:, None, None])
+    miss = np.zeros((3, m, k + 1), dtype=np.int64)
+    np.cumsum(p & (x != target), axis=2, out=miss[:, :, 1:])  # a leaving task not in its state in exclude
+    tail = np.zeros((3, m, k + 1), dtype=np.int64)
+    tail[:, :, :-1] = np.cumsum((p & (x != a))[:, :, ::-1], axis=2)[:, :, ::-1]  # a staying task not in a
     return value, nb, nc, (miss + tail) > 0
 
 
@@ -493,20 +492,19 @@ class _Windows:
         d = np.arange(k + 1)[None, :]
         outside = np.maximum(n_part - d, 0) * d * prior._scale
         cap = d <= (2 * n_part) // 3  # the majority state holds at least a third of the tasks
-        lower = np.full(m, -np.inf)
-        bounds = []
-        for a in range(3):
-            value, nb, nc, differs = _leave_profile(gains, part, a, exclude)
-            counts = [None, None, None]
-            counts[_PERMS[a, 0]], counts[_PERMS[a, 1]], counts[_PERMS[a, 2]] = n_part - d, nb, nc
-            with np.errstate(invalid="ignore"):
-                exact = prior.log_prior_of_counts(counts[0], counts[1], counts[2], L)
-                found = np.where((d <= n_part) & np.isfinite(value), value + exact, -np.inf)
-            if differs is not None:
-                found = np.where(differs, found, -np.inf)
-            lower = np.maximum(lower, found.max(axis=1))
-            with np.errstate(invalid="ignore"):
-                bounds.append(np.where(cap & np.isfinite(value), value + _times(L, outside), -np.inf))
+        value, nb, nc, differs = _leave_profile(gains, part, exclude)
+        a = np.arange(3)[:, None, None]
+        na = n_part - d
+        n0 = np.where(a == 0, na, nb)
+        n1 = np.where(a == 0, nb, np.where(a == 1, na, nc))
+        n2 = np.where(a == 2, na, nc)
+        with np.errstate(invalid="ignore"):
+            exact = prior.log_prior_of_counts(n0, n1, n2, L)
+            found = np.where((d <= n_part) & np.isfinite(value), value + exact, -np.inf)
+            bounds = np.where(cap & np.isfinite(value), value + _times(L, outside), -np.inf)  # (3, m, k + 1)
+        if differs is not None:
+            found = np.where(differs, found, -np.inf)
+        lower = found.max(axis=(0, 2))
         # One more configuration for the lower bound: every task in its own best state (ties: the lowest).
         own = np.argmax(gains, axis=2)
         taken = np.where(part, np.take_along_axis(gains, own[:, :, None], 2)[:, :, 0], 0.0).sum(axis=1)
@@ -519,8 +517,8 @@ class _Windows:
         self.lower = lower
         floor = lower - tol - 1e-9 * (1.0 + np.abs(np.where(np.isfinite(lower), lower, 0.0)))
         floor = np.where(np.isfinite(lower), floor, -np.inf)
-        self.limit = np.stack([np.where(b >= floor[:, None], d, -1).max(axis=1) for b in bounds], axis=1)
-        self.upper = np.max([b.max(axis=1) for b in bounds], axis=0)
+        self.limit = np.where(bounds >= floor[:, None], d, -1).max(axis=2).T
+        self.upper = bounds.max(axis=(0, 2))
         side = np.where(self.limit >= 0, self.limit + 1, 0)
         self.windowed = (side ** 2).sum(axis=1) * 4 <= (n_part[:, 0] + 1) ** 2
 
@@ -601,19 +599,16 @@ def _solve_excluding_windowed(prior, gains, part, log_factor, exclude, windows):
     rows, a, limit, rel = _stacked(windows, gains)
     n_part = part.sum(axis=1)
     best = np.full(m, -np.inf)
-    grid = np.arange(2 * k + 2)
     for side, group in _side_groups(limit):
-        size = k + side + 1  # prefix counts (at most k) plus one task plus the suffix's (below side)
-        step = max(1, EXCLUDING_CHUNK // size ** 2)
+        step = max(1, EXCLUDING_CHUNK // (k + side + 1) ** 2)
         for sel in (group[i:i + step] for i in range(0, len(group), step)):
-            r, g, aa, n = rows[sel], rel[sel], a[sel], len(sel)
-            found = _excluding_boxes(prior, g, part[r], aa, n_part[r], log_factor[r], exclude[r], side,
-                                     grid[:size])
+            r = rows[sel]
+            found = _excluding_boxes(prior, rel[sel], part[r], a[sel], n_part[r], log_factor[r], exclude[r], side)
             np.maximum.at(best, r, found)
     return best
 
 
-def _excluding_boxes(prior, g, p, aa, n_part, log_factor, exclude, side, grid):
+def _excluding_boxes(prior, g, p, aa, n_part, log_factor, exclude, side):
     """:meth:`PairedPrior._solve_excluding` on count tables capped at ``side`` (rows: pair, majority state)."""
     n, k, _ = g.shape
     rows = np.arange(n)
@@ -621,7 +616,9 @@ def _excluding_boxes(prior, g, p, aa, n_part, log_factor, exclude, side, grid):
     fixed = np.where(p, np.take_along_axis(g, x[:, :, None], 2)[:, :, 0], 0.0)
     prefix_gain = _before(fixed)
     c1, c2 = _before((p & (x == 1)).astype(np.int64)), _before((p & (x == 2)).astype(np.int64))
-    table = _relative_penalty(prior, aa, n_part, grid[:, None], grid[None, :], log_factor)
+    # The penalty of every count pair a box reads: the prefix's counts, one task, the suffix's (below side).
+    size1, size2 = int(c1[:, -1].max()) + 2 + side, int(c2[:, -1].max()) + 2 + side
+    table = _relative_penalty(prior, aa, n_part, np.arange(size1)[:, None], np.arange(size2)[None, :], log_factor)
     found = np.full(n, -np.inf)
     V = np.full((n, side, side), -np.inf)
     V[:, 0, 0] = 0.0
@@ -651,27 +648,36 @@ def _best_configuration_windowed(prior, gains, part, log_factor, tol, exclude, w
     aa = np.flatnonzero(windows.limit[0] >= 0)
     n = len(aa)
     side = int(windows.limit[0, aa].max()) + 1
+    if side == 1:
+        found = _all_same_configuration(gains, part, tol, exclude, aa)
+        if found is not None:
+            return found
     rel = gains[:, _PERMS[aa]].transpose(1, 0, 2)  # (n, k, 3): each row's gains in its relative states
     x = None if exclude is None else np.asarray(exclude, dtype=np.int64)
     xr = None if x is None else _RELATIVE[aa[:, None], x[None, :]]
     B = np.full((k + 1, n, side, side), neg)
     B[k, :, 0, 0] = 0.0
     E = np.full((k + 1, n, side, side), neg)
-    ones = np.ones(n, dtype=bool)
     states = np.arange(3)[None, :]
+    # One DP step per task for the three tables at once: B, then E's two branches (differ here, anything
+    # after; agree here, differ later), stacked on the rows.
+    stack = np.empty((n if x is None else 3 * n, side, side))
+    take = np.ones(len(stack), dtype=bool)
     for t in range(k - 1, -1, -1):
         if not part[t]:
             B[t], E[t] = B[t + 1], E[t + 1]
             continue
-        B[t] = B[t + 1]
-        _count_step(B[t], rel[:, t, :], ones)
+        g = rel[:, t, :]
+        stack[:n] = B[t + 1]
         if x is not None:
             mine = states == xr[:, t, None]
-            E[t] = B[t + 1]
-            _count_step(E[t], np.where(mine, neg, rel[:, t, :]), ones)  # differ here, anything after
-            same = E[t + 1].copy()
-            _count_step(same, np.where(mine, rel[:, t, :], neg), ones)  # agree here, differ later
-            np.maximum(E[t], same, out=E[t])
+            stack[n:2 * n] = B[t + 1]
+            stack[2 * n:] = E[t + 1]
+            g = np.concatenate([g, np.where(mine, neg, g), np.where(mine, g, neg)])
+        _count_step(stack, g, take)
+        B[t] = stack[:n]
+        if x is not None:
+            np.maximum(stack[n:2 * n], stack[2 * n:], out=E[t])
     n_part = int(np.sum(part))
     size = k + side + 1
     grid = np.arange(size)
@@ -682,21 +688,29 @@ def _best_configuration_windowed(prior, gains, part, log_factor, tol, exclude, w
     if not np.isfinite(best):
         return (), neg
     relative = _RELATIVE[aa]  # (n, 3): each state's relative index per row
-    G, a1, a2, equal, chosen_states = 0.0, np.zeros(n, np.int64), np.zeros(n, np.int64), x is not None, []
     finite = np.isfinite(gains)
+    if k * 3 * n * side * side <= FORWARD_CELLS:
+        start = np.where(part, aa[int(np.argmax(((B[0] if x is None else E[0]) + table[:, :side, :side])
+                                                 .reshape(n, -1).max(axis=1)))], 0)
+        found = _fix_states_at_once(gains, part, best, tol, x, B, E, windows3, relative, start)
+        if found is not None:
+            return found, best
+    G, a1, a2, equal, chosen_states = 0.0, np.zeros(n, np.int64), np.zeros(n, np.int64), x is not None, []
     for t in range(k):
         p = int(part[t])
-        d1 = a1[None, :] + p * (relative.T == 1)  # (3, n): prefix counts with task t in each state
-        d2 = a2[None, :] + p * (relative.T == 2)
-        shifted = windows3[rows[None, :], d1, d2]  # (3, n, side, side)
-        tables = np.broadcast_to(B[t + 1], shifted.shape)
-        if equal:
-            tables = tables.copy()
-            tables[x[t]] = E[t + 1]
-        with np.errstate(invalid="ignore"):
-            vals = ((G + gains[t])[:, None, None, None] + tables + shifted).reshape(3, -1).max(axis=1)
-        ok = [s for s in range(3) if finite[t, s] and vals[s] >= best - tol]
-        chosen = ok[0] if ok else int(np.argmax(gains[t]))
+        chosen = int(np.argmax(gains[t]))  # one legal state: the rule takes it whatever the values
+        if finite[t].sum() > 1:
+            d1 = a1[None, :] + p * (relative.T == 1)  # (3, n): prefix counts with task t in each state
+            d2 = a2[None, :] + p * (relative.T == 2)
+            shifted = windows3[rows[None, :], d1, d2]  # (3, n, side, side)
+            tables = np.broadcast_to(B[t + 1], shifted.shape)
+            if equal:
+                tables = tables.copy()
+                tables[x[t]] = E[t + 1]
+            with np.errstate(invalid="ignore"):
+                vals = ((G + gains[t])[:, None, None, None] + tables + shifted).reshape(3, -1).max(axis=1)
+            ok = [s for s in range(3) if finite[t, s] and vals[s] >= best - tol]
+            chosen = ok[0] if ok else chosen
         G += gains[t, chosen]
         if p:
             a1 += relative[:, chosen] == 1
@@ -908,7 +922,8 @@ class PairedPrior(MultitaskPrior):
         if gains.shape[0] >= WINDOW_MIN_TASKS:
             windows = _Windows(self, gains[None], part[None], np.array([float(log_factor)]),
                                None if exclude is None else np.asarray(exclude, dtype=np.int64)[None], tol=tol)
-            if windows.windowed[0]:
+            side = np.where(windows.limit[0] >= 0, windows.limit[0] + 1, 0)
+            if (side ** 2).sum() <= (int(part.sum()) + 1) ** 2:  # the full tables hold (k + 1)^2 cells per task
                 return _best_configuration_windowed(self, gains, part, float(log_factor), tol, exclude, windows)
         return _paired_best_configuration(self, gains, part, log_factor, tol, exclude)
 
@@ -1063,3 +1078,92 @@ def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_pen
             raise error("prior-weights-symmetric")
         weights = w
     return cls(penalty, n_tasks, reversal=reversal, weights=weights, edge_penalty=edge_penalty)
+
+
+#: Cells of the tables :func:`_fix_states_at_once` may build (k tasks x 3 states x rows x side^2).
+FORWARD_CELLS = 2**19
+#: Rounds of guess and check :func:`_fix_states_at_once` tries before the task-by-task loop takes over.
+FORWARD_ROUNDS = 8
+
+
+def _fix_states_at_once(gains, part, best, tol, x, B, E, windows, relative, guess):
+    """The task-by-task tie rule of :func:`_best_configuration_windowed` checked for all tasks at once, or None.
+
+    The loop fixes task ``t`` to the smallest legal state whose best
+    completion, after the states fixed before it, is within ``tol`` of the
+    best. Given a guess of all the states, every task's values follow from
+    the guess's prefix (the same sums as the loop's: its running sum of the
+    fixed gains, the tables, the penalty windows); where the rule first
+    picks another state than the guess, the guess is wrong from there on,
+    and the rule's picks from there on are the next guess. A guess that the
+    rule reproduces at every task is the loop's answer.
+    """
+    k = gains.shape[0]
+    n = relative.shape[0]
+    finite = np.isfinite(gains)
+    tasks = np.arange(k)
+    rows = np.arange(n)[None, None, :]
+    step = np.where(part[:, None, None], relative.T[None, :, :], 0)  # (k, 3, n): relative state, if counted
+    one, two = (step == 1).astype(np.int64), (step == 2).astype(np.int64)
+    forced = finite.sum(axis=1) == 1
+    for _ in range(FORWARD_ROUNDS):
+        c = guess
+        taken = gains[tasks, c]
+        G = np.zeros(k)
+        G[1:] = np.cumsum(taken)[:-1]  # the loop's running sum before each task
+        a1 = np.zeros((k, n), dtype=np.int64)
+        a2 = np.zeros((k, n), dtype=np.int64)
+        a1[1:] = np.cumsum(one[tasks, c], axis=0)[:-1]
+        a2[1:] = np.cumsum(two[tasks, c], axis=0)[:-1]
+        shifted = windows[rows, a1[:, None, :] + one, a2[:, None, :] + two]  # (k, 3, n, side, side)
+        tables = np.broadcast_to(B[1:, None], shifted.shape)
+        if x is not None:
+            equal = np.ones(k, dtype=bool)
+            equal[1:] = np.cumprod(c == x)[:-1].astype(bool)  # the prefix is the excluded one's
+            if equal.any():
+                tables = tables.copy()
+                t_eq = np.flatnonzero(equal)
+                tables[t_eq, x[t_eq]] = E[t_eq + 1]
+        with np.errstate(invalid="ignore"):
+            vals = ((G[:, None] + gains)[:, :, None, None, None] + tables + shifted).reshape(k, 3, -1).max(axis=2)
+        ok = finite & (vals >= best - tol)
+        rule = np.where(ok.any(axis=1) & ~forced, np.argmax(ok, axis=1), np.argmax(gains, axis=1))
+        wrong = np.flatnonzero(rule != c)
+        if not len(wrong):
+            return tuple(int(v) for v in c)
+        guess = np.concatenate([c[:wrong[0]], rule[wrong[0]:]])
+    return None
+
+
+def _all_same_configuration(gains, part, tol, exclude, states):
+    """:func:`_best_configuration_windowed` when only "every task in one state" can win, or None.
+
+    ``states`` are the states ``a`` whose all-``a`` configuration can reach
+    the best (every other configuration lies below the best by more than the
+    tolerance). The values are summed in the order of the count tables
+    (backward for the best, prefix plus suffix at each task); the tie rule
+    then takes the smallest state within ``tol`` of the best and keeps it at
+    every later task, which is checked here with the loop's own sums; if the
+    check fails (a value on the tolerance's edge) the caller runs the tables.
+    """
+    k = gains.shape[0]
+    taken = np.where(part[None, :], gains[:, states].T, 0.0)  # (n, k)
+    suffix = np.zeros((len(states), k + 1))
+    suffix[:, :-1] = np.cumsum(taken[:, ::-1], axis=1)[:, ::-1]  # the backward DP's sums, (0 + g_{k-1}) + ...
+    value = suffix[:, 0] + 0.0
+    if exclude is not None:
+        x = np.asarray(exclude)
+        value = np.where((part[None, :] & (x[None, :] != states[:, None])).any(axis=1), value, -np.inf)
+    best = float(value.max())
+    if not np.isfinite(best):
+        return (), -np.inf
+    i = int(np.flatnonzero(value >= best - tol)[0])
+    a = int(states[i])
+    chosen = np.where(part, a, 0)
+    prefix = np.zeros(k)
+    prefix[1:] = np.cumsum(np.where(part, gains[:, a], 0.0))[:-1]  # the loop's G before each task
+    first = np.flatnonzero(part)
+    checked = ((prefix + gains[:, a]) + suffix[i, 1:] + 0.0)[first[1:]] if len(first) > 1 else np.zeros(0)
+    if not np.all(checked >= best - tol):
+        return None
+    return tuple(int(c) for c in chosen), best

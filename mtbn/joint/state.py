@@ -86,7 +86,8 @@ class _JointSearch:
             idx = np.flatnonzero(self._moving_stale)
             self._solve_moving(idx, gains, part, cur, stats)
             return self.moving
-        ub = np.minimum(_moving_bound(gains, cur), self._bound) - phi
+        cheap = _moving_bound(gains, cur)
+        ub = np.minimum(cheap, self._bound) - phi
         allowed = ~excluded & np.isfinite(ub)
         exact = allowed & ~self._moving_stale
         best = float((self.moving - phi)[exact].max()) if exact.any() else -np.inf
@@ -95,6 +96,10 @@ class _JointSearch:
             need = np.flatnonzero(allowed & self._moving_stale & (ub >= best - slack))
             if not len(need):
                 break
+            if self._tighten(need, gains, part):
+                ub[need] = np.minimum(cheap[need], self._bound[need]) - phi[need]
+                allowed[need] &= np.isfinite(ub[need])
+                continue
             if not np.isfinite(best):  # nothing exact yet: start with the most promising pairs
                 need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
             self._solve_moving(need, gains, part, cur, stats)
@@ -131,12 +136,30 @@ class _JointSearch:
             need = np.flatnonzero(self._values_stale & (ub >= floor - slack) & (~in_tabu | (ub > margin - slack)))
             if not len(need):
                 break
+            if self._tighten(need, gains, part):
+                ub[need] = self._bound[need] - phi[need]
+                continue
             if not best > tol:  # nothing to bound by yet: start with the most promising pairs
                 need = need[np.argsort(-ub[need], kind="stable")[:MOVING_BATCH]]
             self._solve_values(need, gains, part, stats)
             best = max(best, float(allowed(self.values[need] - phi[need], need).max()))
         improvement = np.where(self._values_stale, ub, self.values - phi)
         return allowed(improvement, np.arange(len(ub)))
+
+    def _tighten(self, idx, gains, part):
+        """Replace the bounds of ``idx`` by the prior's own (:meth:`upper_bound`) where not done yet; any done?
+
+        :meth:`evaluate` keeps the cheap bound (the sum of the per-task best
+        gains); the prior's, which may cost more, is taken only for the pairs
+        that cheap bound cannot rule out.
+        """
+        loose = idx[~self._tight[idx]]
+        if not len(loose):
+            return False
+        self._bound[loose] = np.minimum(self._bound[loose],
+                                        self.prior.upper_bound(gains[loose], part[loose], self.L[loose]))
+        self._tight[loose] = True
+        return True
 
     def _solve_values(self, idx, gains, part, stats):
         if len(idx):
@@ -156,7 +179,8 @@ class _JointSearch:
         if self._prev is None or fresh is None or self.resolve == "all":
             changed = np.arange(len(self.iu))
             phi = self.prior.log_prior(cur, part, self.L)
-            self._bound = self.prior.upper_bound(gains, part, self.L)
+            self._bound = state_max(gains).sum(axis=1)
+            self._tight = np.zeros(len(self.iu), dtype=bool)
         else:
             # Only the freshly computed pairs can differ from the last call
             # (participation does not change during a search).
@@ -164,8 +188,9 @@ class _JointSearch:
             # A pair's prior term changes only with its states.
             moved = fresh[_rows_with_any(cur[fresh] != self._cur[fresh])]
             phi = self._phi.copy()
-            # The bound of the candidates (prior.upper_bound): it too changes only with the gains.
-            self._bound[changed] = self.prior.upper_bound(gains[changed], part[changed], self.L[changed])
+            # The candidates' bound (tightened by _tighten where needed): it too changes only with the gains.
+            self._bound[changed] = state_max(gains[changed]).sum(axis=1)
+            self._tight[changed] = False
             if len(moved):
                 phi[moved] = self.prior.log_prior(cur[moved], part[moved], self.L[moved])
         self._cur, self._part, self._phi = cur, part, phi

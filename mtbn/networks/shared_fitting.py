@@ -277,14 +277,28 @@ def heldout_rows_by_strength(graphs, train, held_out, grid, ess):
     for (_, _, mine), test in zip(families, held_out):
         cells.append([_config_codes(test.codes, [_data_column(test, p) for p in parents], arities) * r
                       + test.codes[:, _data_column(test, child)] for (child, parents), _, arities, r in mine])
-    out = {}
-    for g in grid:
-        out[g] = []
-        for (_, _, mine), idx, test in zip(families, cells, held_out):
-            rows = np.zeros(test.n_samples)
-            for (key, counts, _, _), cell in zip(mine, idx):
-                rows += np.log(_theta(counts, pooled[key], g, ess).ravel()[cell])
-            out[g].append(rows)
+    grid = list(grid)
+    out = {g: [] for g in grid}
+    for (_, _, mine), idx, test in zip(families, cells, held_out):
+        rows = np.zeros((len(grid), test.n_samples))
+        for (key, counts, _, _), cell in zip(mine, idx):
+            # Every strength's table at once (the same elementwise values as _theta's, strength by strength).
+            rows += np.log(_thetas(counts, pooled[key], grid, ess).reshape(len(grid), -1)[:, cell])
+        for g, r in zip(grid, rows):
+            out[g].append(r)
+    return out
+
+
+def _thetas(counts, total, strengths, ess):
+    """:func:`_theta` for several strengths: (len(strengths), q, r)."""
+    q, r = counts.shape
+    centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
+    s = np.asarray(strengths, dtype=float)
+    finite = np.isfinite(s)
+    out = np.empty((len(s), q, r))
+    f = s[finite][:, None, None]
+    out[finite] = (counts + ess / (q * r) + f * centre) / (counts.sum(axis=1, keepdims=True) + ess / q + f)
+    out[~finite] = centre
     return out
 
 

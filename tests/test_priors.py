@@ -592,12 +592,13 @@ def _consensus_problem(rng, m, k, *, scale, present=0.95, illegal=0.05):
 
 
 @pytest.mark.parametrize("k", [8, 13, 30])
-def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k):
+def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k, monkeypatch):
     # The full DPs are checked against enumeration above (k <= 6); the windows must reproduce them exactly,
     # values and tie-broken configurations, with every penalty from 0 to 1 and per-pair log factors.
     import mtbn.priors as priors
     from mtbn.search import TIE_TOLERANCE
 
+    monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", 2)  # the windows at every size (the default starts at 24)
     rng = np.random.default_rng(k)
     n_windowed = 0
     for delta in (0.0, 0.5, 0.9, 0.99, 0.9999, 1.0):

@@ -624,10 +624,11 @@ def _excluding_boxes(prior, g, p, aa, n_part, log_factor, exclude, side):
     found = np.full(n, -np.inf)
     V = np.full((n, side, side), -np.inf)
     V[:, 0, 0] = 0.0
+    full = sliding_window_view(table, (side, side), axis=(1, 2))
     for t in range(k - 1, -1, -1):
         w = min(k - t, side)
         Vr = V[:, :w, :w]
-        windows = sliding_window_view(table, (w, w), axis=(1, 2))
+        windows = full if w == side else sliding_window_view(table, (w, w), axis=(1, 2))
         shifted = windows[rows[:, None], c1[:, t, None] + _ONE[1], c2[:, t, None] + _ONE[2]]  # (n, 3, w, w)
         value = prefix_gain[:, t, None] + g[:, t, :] + (Vr[:, None] + shifted).reshape(n, 3, -1).max(axis=2)
         ok = p[:, t, None] & (x[:, t, None] != _STATES)
@@ -885,7 +886,7 @@ class PairedPrior(MultitaskPrior):
         c1 = before((part & (exclude == 1)).astype(np.int64))
         c2 = before((part & (exclude == 2)).astype(np.int64))
         n_part = part.sum(axis=1)
-        scaled, valid = self._count_table(2 * k + 2)
+        scaled, valid = self._count_table(k + 2)  # a window starts at a prefix count + 1 <= t + 1 and spans k - t
         pen = np.where(valid[n_part], _times(log_factor[:, None, None], scaled[n_part]), neg)  # of the total counts
         best = np.full(m, neg)
         V = np.full((m, k + 1, k + 1), neg)  # best gains of tasks t+1..k-1 per count pair

@@ -429,7 +429,7 @@ _STATES = np.arange(3)[None, :]
 _ONE = (_STATES == 0, _STATES == 1, _STATES == 2)  # per state: is it state 0, 1, 2 (rows of one)
 
 #: Use the count windows from this many tasks on: below it the full DPs are faster (a joint search with 8, 16
-#: and 20 ALARM tasks took 1.5x, 1.3x and 1.1x as long with the windows; 30 tasks 0.9x, 50 tasks 0.6x:
+#: and 20 ALARM tasks took 1.5x, 1.3x and 1.1x as long with the windows; 30 tasks 0.9-1.0x, 50 tasks 0.6x:
 #: ``benchmarks/bench_count_windows.py``). The answers are the same either way.
 WINDOW_MIN_TASKS = 24
 

@@ -89,7 +89,7 @@ class MultitaskPrior(ABC):
     never asks which prior it holds: it reads the attributes and calls the
     methods below, whose defaults here are those of a prior with no special
     solver. A new prior implements :meth:`log_prior` and :meth:`bound` (and,
-    for speed, :meth:`solve` with ``exact = True``).
+    for speed, :meth:`solve` with ``exact = True``, and :meth:`upper_bound`).
 
     Attributes
     ----------

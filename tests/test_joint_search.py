@@ -519,3 +519,37 @@ def test_count_windows_leave_a_many_task_joint_search_unchanged(monkeypatch):
         [(s["pair"], tuple(s["states"]), s["gain"]) for s in full.steps]
     assert fast.log_score == full.log_score
     assert sum(s["n_pairs_solved"] for s in fast.steps) <= sum(s["n_pairs_solved"] for s in full.steps)
+
+
+def test_count_windows_with_missing_variables_and_edge_penalties(monkeypatch):
+    # 26 tasks (the windows' default range), five of them lacking one variable, per-pair penalties of 0, 0.3
+    # and 1: the same steps and score as with the full count DPs.
+    import mtbn.priors as priors
+
+    net = load_network("asia")
+    rng = np.random.default_rng(3)
+    tasks = {}
+    for t in range(26):
+        d = sample(net, 120, random_state=100 + t)
+        drop = rng.choice(list(d.names)) if t % 5 == 0 else None
+        keep = [i for i, v in enumerate(d.names) if v != drop]
+        tasks[f"t{t}"] = DiscreteData(d.codes[:, keep], tuple(d.names[i] for i in keep),
+                                      tuple(d.states[i] for i in keep), f"t{t}")
+    ts = make_taskset(tasks)
+    n = ts.local_index.shape[1]
+    edge = np.full((n, n), np.nan)
+    for (i, j), value in {(0, 1): 0.3, (2, 3): 1.0, (4, 5): 0.0}.items():
+        edge[i, j] = edge[j, i] = value
+    assert len(ts.tasks) >= priors.WINDOW_MIN_TASKS
+    runs = {}
+    for label, limit in (("windows", priors.WINDOW_MIN_TASKS), ("full", 10**9)):
+        monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", limit)
+        scorers = [BDeuScore(d) for d in ts.tasks]
+        starts = [[set() for _ in range(d.n_vars)] for d in ts.tasks]
+        runs[label] = multitask_hill_climb(
+            scorers, starts, make_prior("paired", 0.99, len(ts.tasks), edge_penalty=edge),
+            local_index=ts.local_index, tabu_length=5, max_tabu_iter=5, n_restarts=2, rng=np.random.default_rng(1))
+    fast, full = runs["windows"], runs["full"]
+    assert [(s["pair"], tuple(s["states"]), s["gain"]) for s in fast.steps] == \
+        [(s["pair"], tuple(s["states"]), s["gain"]) for s in full.steps]
+    assert fast.log_score == full.log_score

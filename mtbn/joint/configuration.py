@@ -8,6 +8,8 @@ the Paired prior with equal weights has an O(k^3) table method), and any
 other problem is fixed task by task with the solver's value oracle.
 """
 
+import weakref
+
 import numpy as np
 
 from mtbn.joint.solvers import best_values, resolve_solver, solve_excluding
@@ -20,21 +22,45 @@ __all__ = ["best_configuration", "ENUMERATION_LIMIT"]
 ENUMERATION_LIMIT = 4096
 
 
+#: Per prior: (legal pattern, participation, log factor) -> every legal configuration and its prior term.
+_ENUMERATED = weakref.WeakKeyDictionary()
+#: Entries kept per prior (a search meets few patterns; the oldest go first beyond this).
+ENUMERATION_CACHE = 4096
+
+
+def _enumerated(prior, finite, part, log_factor):
+    """Every legal configuration in lexicographic order and its ``phi``, built once per pattern and prior."""
+    try:
+        cache = _ENUMERATED.setdefault(prior, {})
+    except TypeError:  # a prior that takes no weak reference: no cache
+        cache = {}
+    key = (finite.shape, finite.tobytes(), np.asarray(part, dtype=bool).tobytes(), float(log_factor))
+    found = cache.get(key)
+    if found is None:
+        legal = [np.flatnonzero(row).tolist() for row in finite]
+        # itertools.product's order, built in numpy
+        grids = np.meshgrid(*[np.asarray(x, dtype=np.int64) for x in legal], indexing="ij")
+        configs = np.stack([g.ravel() for g in grids], axis=1).reshape(-1, finite.shape[0])
+        phi = prior.log_prior(configs, np.broadcast_to(part, configs.shape),
+                              np.full(len(configs), float(log_factor)))
+        found = cache[key] = (configs, phi)
+        if len(cache) > ENUMERATION_CACHE:
+            del cache[next(iter(cache))]
+    return found
+
+
 def _best_by_enumeration(prior, gains, part, log_factor, tol, exclude):
     """Lexicographically smallest legal configuration within ``tol`` of the best, or None if too many."""
     finite = np.isfinite(gains)
     if float(np.prod(finite.sum(axis=1), dtype=float)) > ENUMERATION_LIMIT:
         return None
-    legal = [np.flatnonzero(row).tolist() for row in finite]
-    # Every legal configuration in lexicographic order (itertools.product's order, built in numpy).
-    grids = np.meshgrid(*[np.asarray(x, dtype=np.int64) for x in legal], indexing="ij")
-    configs = np.stack([g.ravel() for g in grids], axis=1).reshape(-1, gains.shape[0])
+    configs, phi = _enumerated(prior, finite, part, log_factor)
     if exclude is not None:
-        configs = configs[np.any(configs != np.asarray(exclude)[None, :], axis=1)]
+        other = np.any(configs != np.asarray(exclude)[None, :], axis=1)
+        configs, phi = configs[other], phi[other]
     if not len(configs):
         return (), -np.inf
     total = gains[np.arange(gains.shape[0])[None, :], configs].sum(axis=1)
-    phi = prior.log_prior(configs, np.broadcast_to(part, configs.shape), np.full(len(configs), float(log_factor)))
     with np.errstate(invalid="ignore"):
         obj = np.where(np.isfinite(phi), total + phi, -np.inf)
     best = float(obj.max())

@@ -23,7 +23,7 @@ ENUMERATION_LIMIT = 4096
 
 
 #: Per prior: (legal pattern, participation, log factor) -> every legal configuration and its prior term.
-_ENUMERATED = weakref.WeakKeyDictionary()
+_ENUMERATED: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 #: Entries kept per prior (a search meets few patterns; the oldest go first beyond this).
 ENUMERATION_CACHE = 4096
 

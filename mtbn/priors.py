@@ -495,13 +495,8 @@ class _Windows:
         outside = np.maximum(n_part - d, 0) * d * prior._scale
         cap = d <= (2 * n_part) // 3  # the majority state holds at least a third of the tasks
         value, nb, nc, differs = _leave_profile(gains, part, exclude)
-        a = np.arange(3)[:, None, None]
-        na = n_part - d
-        n0 = np.where(a == 0, na, nb)
-        n1 = np.where(a == 0, nb, np.where(a == 1, na, nc))
-        n2 = np.where(a == 2, na, nc)
         with np.errstate(invalid="ignore"):
-            exact = prior.log_prior_of_counts(n0, n1, n2, L)
+            exact = prior.log_prior_of_counts(*_absolute_counts(np.arange(3)[:, None, None], n_part - d, nb, nc), L)
             found = np.where((d <= n_part) & np.isfinite(value), value + exact, -np.inf)
             bounds = np.where(cap & np.isfinite(value), value + _times(L, outside), -np.inf)  # (3, m, k + 1)
         if differs is not None:
@@ -532,16 +527,18 @@ class _Windows:
         return out
 
 
+def _absolute_counts(a, na, cb, cc):
+    """The counts ``(n0, n1, n2)`` of ``na`` tasks in state ``a`` and ``cb``, ``cc`` in the lower and higher other."""
+    return (np.where(a == 0, na, cb), np.where(a == 0, cb, np.where(a == 1, na, cc)), np.where(a == 2, na, cc))
+
+
 def _relative_penalty(prior, a, n_part, cb, cc, log_factor):
     """``phi`` of the counts ``cb``, ``cc`` of tasks in the two states other than ``a`` (rows: pair problems)."""
     a, n_part, log_factor = (np.asarray(v)[:, None, None] for v in (a, n_part, log_factor))
     na = n_part - cb - cc
-    n0 = np.where(a == 0, na, cb)
-    n1 = np.where(a == 0, cb, np.where(a == 1, na, cc))
-    n2 = np.where(a == 2, na, cc)
-    n0c = np.maximum(n0, 0)
-    diff = n0c * n1 + n0c * n2 + prior.D[1, 2] * n1 * n2
-    return np.where(na >= 0, _times(log_factor, diff * prior._scale), -np.inf)
+    with np.errstate(invalid="ignore"):  # cells with na < 0 are masked
+        phi = prior.log_prior_of_counts(*_absolute_counts(a, na, cb, cc), log_factor)
+    return np.where(na >= 0, phi, -np.inf)
 
 
 def _stacked(windows, gains):
@@ -687,14 +684,14 @@ def _best_configuration_windowed(prior, gains, part, log_factor, tol, exclude, w
     table = _relative_penalty(prior, aa, np.full(n, n_part), grid[:, None], grid[None, :], np.full(n, log_factor))
     windows3 = sliding_window_view(table, (side, side), axis=(1, 2))
     rows = np.arange(n)
-    best = float((0.0 + (B[0] if x is None else E[0]) + table[:, :side, :side]).max())
+    row_best = (0.0 + (B[0] if x is None else E[0]) + table[:, :side, :side]).reshape(n, -1).max(axis=1)
+    best = float(row_best.max())
     if not np.isfinite(best):
         return (), neg
     relative = _RELATIVE[aa]  # (n, 3): each state's relative index per row
     finite = np.isfinite(gains)
     if k * 3 * n * side * side <= FORWARD_CELLS:
-        start = np.where(part, aa[int(np.argmax(((B[0] if x is None else E[0]) + table[:, :side, :side])
-                                                 .reshape(n, -1).max(axis=1)))], 0)
+        start = np.where(part, aa[int(np.argmax(row_best))], 0)  # every task in the best row's state
         found = _fix_states_at_once(gains, part, best, tol, x, B, E, windows3, relative, start)
         if found is not None:
             return found, best
@@ -877,14 +874,9 @@ class PairedPrior(MultitaskPrior):
         rows = np.arange(m)
         # The prefix of box t: tasks before t in their excluded states (those that take part).
         fixed = np.where(part, gains[rows[:, None], np.arange(k)[None, :], exclude], 0.0)
-        def before(x):  # sums over the tasks before each t (exclusive cumulative sum)
-            out = np.zeros_like(x)
-            out[:, 1:] = np.cumsum(x[:, :-1], axis=1)
-            return out
-
-        prefix_gain = before(fixed)
-        c1 = before((part & (exclude == 1)).astype(np.int64))
-        c2 = before((part & (exclude == 2)).astype(np.int64))
+        prefix_gain = _before(fixed)
+        c1 = _before((part & (exclude == 1)).astype(np.int64))
+        c2 = _before((part & (exclude == 2)).astype(np.int64))
         n_part = part.sum(axis=1)
         scaled, valid = self._count_table(k + 2)  # a window starts at a prefix count + 1 <= t + 1 and spans k - t
         pen = np.where(valid[n_part], _times(log_factor[:, None, None], scaled[n_part]), neg)  # of the total counts

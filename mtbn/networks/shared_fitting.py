@@ -304,8 +304,4 @@ def _thetas(counts, total, strengths, ess):
 
 def _theta(counts, total, strength, ess):
     """One task's shrunk table (q, r) from its counts and the pooled counts ``total`` of the family."""
-    q, r = counts.shape
-    centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
-    if math.isinf(strength):
-        return centre
-    return (counts + ess / (q * r) + strength * centre) / (counts.sum(axis=1, keepdims=True) + ess / q + strength)
+    return _thetas(counts, total, [strength], ess)[0]

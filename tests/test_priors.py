@@ -465,6 +465,41 @@ def test_paired_solve_excluding_matches_enumeration_of_the_other_configurations(
             assert np.isclose(got[p], best, rtol=1e-12, atol=1e-9) or got[p] == best
 
 
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 6])
+def test_enumerated_count_dps_give_the_dps_values_to_the_bit(k):
+    # A few pairs of a few tasks are enumerated instead of the count DPs (issue 30): the same floats, not
+    # merely close ones, so the joint search moves the same way. Penalties 0..1, both reversal costs,
+    # per-pair log factors (some -inf), exact ties, illegal states, tasks that take no part.
+    import mtbn.priors as priors
+
+    rng = np.random.default_rng(100 + k)
+    n_checked = 0
+    for delta in (0.0, 0.5, 0.9, 0.9999, 1.0):
+        for reversal in ("single", "double"):
+            prior = make_prior("paired", delta, k, reversal=reversal)
+            for m in (1, 3, 16):
+                gains, part, cur = _consensus_problem(rng, m, k, scale=float(rng.choice([0.3, 3.0])),
+                                                      present=0.8, illegal=0.15)
+                L = np.full(m, float(prior.log_factors(2)[0]))
+                if rng.random() < 0.5:
+                    L = priors.log1m(rng.choice([0.0, 0.5, 0.99, 1.0], size=m))
+                assert np.array_equal(prior._solve_enumerated(gains, part, L), prior._solve_full(gains, part, L))
+                for exclude in (cur, np.where(part, rng.integers(0, 3, size=(m, k)), 0)):
+                    assert np.array_equal(prior._solve_excluding_enumerated(gains, part, L, exclude),
+                                          prior._solve_excluding_chunks(gains, part, L, exclude))
+                n_checked += 1
+    assert n_checked == 30
+    # The public methods take the enumeration for few pairs and the DPs for many: the same values either way.
+    prior = make_prior("paired", 0.99, k)
+    many = max(1, 2 * priors.ENUMERATED_CELLS // 3**k + 1)
+    gains, part, cur = _consensus_problem(rng, many, k, scale=1.0)
+    L = np.full(many, float(prior.log_factors(2)[0]))
+    whole = prior.solve(gains, part, L)
+    assert np.array_equal(whole, prior._solve_full(gains, part, L))
+    assert np.array_equal(np.concatenate([prior.solve(gains[i:i + 1], part[i:i + 1], L[i:i + 1])
+                                          for i in range(many)]), whole)
+
+
 def test_paired_solve_excluding_is_the_same_in_chunks(monkeypatch):
     import mtbn.priors as priors
 

@@ -21,6 +21,11 @@ Two costs are offered:
   about ``cv * len(grid)`` times more). This also carries the uncertainty of
   the penalty choice.
 
+When the learner returns one structure learned from all tasks' rows pooled
+(``parameter_sharing="auto"`` chose it on the original data), the
+replicates learn that pooled structure too (``pooled``), so the
+frequencies describe the structures the learner returned.
+
 Every replicate draws its rows from its own seed (derived from
 ``random_state`` and the replicate number), so results are identical for
 any ``n_jobs`` and reproducible from the seed.
@@ -41,6 +46,7 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import learn_structures
+from mtbn.learn.multitask import _learn_pooled
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 
@@ -49,6 +55,10 @@ __all__ = ["BootstrapResult", "bootstrap_structures", "strength_threshold"]
 register("n-boot", InvalidParameterError, "n_boot must be an integer >= 1; got {value!r}.",
          cause="A number of bootstrap replicates below 1 or not a whole number.",
          fix="Pass a count; 100-200 replicates give frequencies to about +-0.05.")
+register("bootstrap-pooled", InvalidParameterError, "pooled must be True, False or None; got {value!r}.",
+         cause="The bootstrap's pooled argument was given something other than a bool or None.",
+         fix="Pass True to bootstrap the pooled structure, False for the multitask structures, None to let the "
+             "learner decide.")
 register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
          cause="A confidence level of 0, 1 or outside that range.",
          fix="Pass a level such as 0.95.")
@@ -71,9 +81,13 @@ class BootstrapResult:
     edges : ndarray of bool, shape (n_boot, k, n, n)
         ``edges[b, t, u, v]``: replicate ``b`` learned ``u -> v`` in task ``t``.
     penalty : float or None
-        The penalty every replicate used (None with ``reselect_penalty``).
+        The penalty every replicate used (None with ``reselect_penalty``,
+        and with ``pooled``, where no penalty is used).
     penalties : list of float
         The penalty each replicate used.
+    pooled : bool
+        The replicates learned one structure from all tasks' rows pooled
+        (the same for every task) instead of the multitask structures.
 
     Examples
     --------
@@ -111,6 +125,7 @@ class BootstrapResult:
     edges: np.ndarray
     penalty: object
     penalties: list
+    pooled: bool = False
 
     @property
     def n_boot(self):
@@ -313,16 +328,20 @@ RESAMPLING = {
 }
 
 
-def _replicate(tasks, names, b, base, kwargs, resample="bootstrap"):
+def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", pooled=False):
     rng = np.random.default_rng([base, b])
-    data = [d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks]
-    res = learn_structures(dict(zip(names, data)), **kwargs)
-    return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], res.penalty
+    data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
+    if pooled:
+        graphs, penalty = _learn_pooled(dict(MULTITASK.bind("bootstrap_structures", kwargs), tasks=data)), None
+    else:
+        res = learn_structures(data, **kwargs)
+        graphs, penalty = res.graphs, res.penalty
+    return [[(u, v) for u, v in g.edges(names=True)] for g in graphs], penalty
 
 
 def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0,
                          n_jobs: int | None = None, progress: Any = None, resample: str = "bootstrap",
-                         **learn_kwargs) -> BootstrapResult:
+                         pooled: bool | None = None, **learn_kwargs) -> BootstrapResult:
     """Bootstrap the multitask learner: edge frequencies per task and across tasks.
 
     Parameters
@@ -348,11 +367,21 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         frequencies of weak edges run high (``docs/results.md``, the
         calibration study); subsampling has no duplicates but learns from
         half the rows.
+    pooled : bool, optional
+        True: every replicate learns one structure from all tasks' rows
+        pooled (what the learner returns when ``parameter_sharing="auto"``
+        chooses it). None (default): as the learner decides on the original
+        data when it chooses the penalty there (``penalty="auto"``, the
+        default); with a given penalty, False; with ``reselect_penalty``,
+        each replicate's learner decides. Pass the learner's own choice
+        (``result.transfer["sharing"]["pooled"]``) with its penalty to
+        describe a result already learned.
     **learn_kwargs
         Settings of :func:`~mtbn.learn.learn_structures` (``prior``,
         ``penalty``, ``n_restarts``, ...; :data:`mtbn.learn.settings.MULTITASK`),
-        checked before any work; ``parameter_sharing`` is not used (the
-        replicates give structures only).
+        checked before any work; ``parameter_sharing`` matters only where
+        it decides whether the pooled structure is learned (the replicates
+        give structures only).
 
     Returns
     -------
@@ -395,7 +424,11 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
                                                                   progress=progress))
     for name in ("random_state", "n_jobs", "progress"):
         del learn_kwargs[name]
-    learn_kwargs["parameter_sharing"] = None
+    if pooled is not None and not isinstance(pooled, (bool, np.bool_)):
+        raise error("bootstrap-pooled", value=pooled)
+    sharing = learn_kwargs["parameter_sharing"]
+    if not reselect_penalty or pooled is not None:
+        learn_kwargs["parameter_sharing"] = None  # structures only: the CPTs' sharing is not needed
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
@@ -406,14 +439,19 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         penalty = learn_kwargs.get("penalty", "auto")
         if penalty == "auto":
             say("choosing the penalty on the original data")
+            decide = pooled is None and sharing == "auto"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", TransferWarning)
-                penalty = learn_structures(ts, **dict(kwargs, n_jobs=n_jobs)).penalty
+                res = learn_structures(ts, **dict(kwargs, n_jobs=n_jobs, parameter_sharing="auto" if decide else None))
+            penalty = res.penalty
+            if decide:
+                pooled = bool((res.transfer or {}).get("sharing", {}).get("pooled", False))
         kwargs["penalty"] = float(penalty)
+    pooled = bool(pooled)
     with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
-        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample) for b in range(n_boot)),
+        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample, pooled) for b in range(n_boot)),
                         n_jobs=n_jobs, tick=tick)
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
@@ -422,4 +460,5 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
-    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, penalty, [p for _, p in reps])
+    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None if pooled else penalty,
+                           [p for _, p in reps], pooled)

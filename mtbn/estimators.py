@@ -287,7 +287,8 @@ class MultitaskStructureLearner(_Estimator):
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
-            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty))
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty),
+                                                   pooled=res.pooled)
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))

@@ -197,3 +197,71 @@ def test_subsample_replicates_draw_half_the_rows_without_duplicates(asia_tasks):
     assert np.array_equal(boot.edges, again.edges)
     with pytest.raises(InvalidParameterError, match="resample must be one of"):
         bootstrap_structures(asia_tasks, n_boot=3, resample="jackknife", **FAST)
+
+
+# --- a pooled result is bootstrapped as the pooled structure ---
+
+@pytest.fixture(scope="module")
+def sachs_copies():
+    # Four samples of one network: the default replaces the multitask structures by the pooled one
+    # (tests/test_sharing_default.py::test_copies_of_one_network_are_learned_pooled).
+    net = load_network("sachs")
+    rng = np.random.default_rng(0)
+    return {f"t{i}": sample(net, 150, random_state=rng).to_dataframe() for i in range(4)}
+
+
+def test_replicates_of_a_pooled_result_learn_the_pooled_structure(sachs_copies):
+    from mtbn.data import make_taskset
+    from mtbn.learn import learn_structure
+    from mtbn.learn.multitask import _learn_pooled
+    from mtbn.learn.settings import MULTITASK
+
+    res = learn_structures(sachs_copies, n_restarts=2, random_state=0)
+    assert res.pooled
+    # The replicates' learner returns, on the original rows, what the default returned.
+    again = _learn_pooled(dict(MULTITASK.bind("test", dict(n_restarts=2, random_state=0)), tasks=sachs_copies))
+    assert [sorted(g.edges(names=True)) for g in again] == [sorted(g.edges(names=True)) for g in res.graphs]
+    boot = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5)  # the learner decides
+    assert boot.pooled and boot.penalty is None
+    np.testing.assert_array_equal(boot.edges, np.repeat(boot.edges[:, :1], 4, axis=1))  # one structure for all
+    # Replicate 1 by hand: the same row draws, single-task learning on the tasks' rows stacked (no restarts:
+    # greedy and tabu from the empty graph, no random choice).
+    ts = make_taskset(sachs_copies)
+    base = int(np.random.default_rng(5).integers(0, 2**31 - 1))
+    rng = np.random.default_rng([base, 1])
+    stacked = make_taskset([d.take(np.sort(rng.integers(0, d.n_samples, d.n_samples))) for d in ts.tasks]).pooled()
+    truth = learn_structure(stacked, n_restarts=0).graph
+    pos = {v: i for i, v in enumerate(boot.variables)}
+    want = np.zeros((len(pos), len(pos)), dtype=bool)
+    for u, v in truth.edges(names=True):
+        want[pos[u], pos[v]] = True
+    assert want.any()
+    np.testing.assert_array_equal(boot.edges[1, 0], want)
+    # Asked for the multitask structures instead, the replicates differ between tasks somewhere.
+    multi = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5, pooled=False)
+    assert not multi.pooled and multi.penalty is not None
+    assert (multi.edges != np.repeat(multi.edges[:, :1], 4, axis=1)).any()
+
+
+def test_cli_bootstrap_of_a_pooled_result(sachs_copies, tmp_path):
+    paths = []
+    for name, df in sachs_copies.items():
+        df.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(str(tmp_path / f"{name}.csv"))
+    out = tmp_path / "out"
+    assert main(["learn", *paths, "--out", str(out), "--restarts", "2", "--bootstrap", "2"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["transfer"]["sharing"]["pooled"] is True
+    assert summary["bootstrap"]["structures"] == "pooled" and summary["bootstrap"]["penalty"] is None
+    tables = [pd.read_csv(out / "bootstrap" / f"{name}.strength.csv") for name in sachs_copies]
+    for table in tables[1:]:
+        pd.testing.assert_frame_equal(table, tables[0])
+
+
+def test_pooled_bootstrap_needs_shared_variables_and_a_bool(sachs_copies):
+    tasks = dict(sachs_copies)
+    tasks["t3"] = tasks["t3"].drop(columns=["PKA"])
+    with pytest.raises(InvalidParameterError, match="task 't3' has no column 'PKA'"):
+        bootstrap_structures(tasks, n_boot=1, penalty=0.9, n_restarts=0, pooled=True)
+    with pytest.raises(InvalidParameterError, match="pooled must be True, False or None; got 'yes'"):
+        bootstrap_structures(sachs_copies, n_boot=1, pooled="yes")

@@ -112,7 +112,7 @@ def _bootstrap(args, taskset, res, progress):
     from mtbn.bootstrap import bootstrap_structures
 
     boot = bootstrap_structures(taskset, n_boot=args.bootstrap, **dict(MULTITASK.from_args(args), penalty=res.penalty),
-                                progress=progress)
+                                pooled=res.pooled, progress=progress)  # the replicates learn what was returned
     return boot, {name: boot.averaged_network(name) for name in taskset.names}
 
 
@@ -138,6 +138,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
             summary["transfer"] = res.transfer
     if boot is not None:
         summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
+                                "structures": "pooled" if boot.pooled else "multitask",
                                 "thresholds": {name: thr for name, (_, thr) in averaged.items()},
                                 "files": BOOTSTRAP_FILES}
     return summary

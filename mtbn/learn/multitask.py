@@ -175,6 +175,26 @@ def _pooled_structure(problem, seeds, datasets, restarts, key):
                          seed=seed)
 
 
+def _learn_pooled(args):
+    """The structures :func:`learn_structures` returns on its arguments ``args`` (a dict, with ``tasks``) when the
+    pooled structure wins: one structure learned from all tasks' rows stacked, with all restarts, as each task's
+    DAG (the bootstrap's replicates of a pooled result, :func:`mtbn.bootstrap.bootstrap_structures`)."""
+    problem = _validate(args)
+    ts = problem.taskset
+    if not problem.shared_variables:
+        t, v = (int(x[0]) for x in np.nonzero(ts.local_index < 0))
+        raise error("pooled-needs-shared-variables", task=ts.names[t], variable=ts.variables[v])
+    seeds = _seed(problem)
+    return _pooled_structure(problem, seeds, problem.taskset.tasks, problem.n_restarts, [seeds.base, 7])
+
+
+register("pooled-needs-shared-variables", InvalidParameterError,
+         "task {task!r} has no column {variable!r}: one structure from all tasks' rows pooled needs every "
+         "task to have every variable.",
+         cause="One structure learned from all tasks' rows pooled was asked for tasks whose variables differ.",
+         fix="Give every task the same variables, or learn the multitask structures.")
+
+
 def _per_task(args, problem):
     """Whether transfer is decided per task: ``transfer_per_task=True``, or ``"auto"`` (the default) unless
     settings are given per task index (they cannot follow a task out of the joint learning) or transfer is

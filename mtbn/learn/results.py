@@ -157,6 +157,13 @@ class MultitaskResult:
     sharing_strength: "float | None" = None
     sharing_distances: "list | None" = None
 
+    @property
+    def pooled(self):
+        """Whether ``graphs`` are one structure learned from all tasks' rows pooled (``parameter_sharing="auto"``
+        chose it over the multitask structures)."""
+        sharing = (self.transfer or {}).get("sharing") or {}
+        return bool(sharing.get("pooled", False))
+
     def penalty_path_records(self):
         """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
         return [

@@ -46,7 +46,7 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import learn_structures
-from mtbn.learn.multitask import _learn_pooled
+from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 
@@ -332,7 +332,7 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", pooled=False
     rng = np.random.default_rng([base, b])
     data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
     if pooled:
-        graphs, penalty = _learn_pooled(dict(MULTITASK.bind("bootstrap_structures", kwargs), tasks=data)), None
+        graphs, penalty = learn_pooled_structures(data, **kwargs), None
     else:
         res = learn_structures(data, **kwargs)
         graphs, penalty = res.graphs, res.penalty

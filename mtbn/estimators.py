@@ -248,7 +248,8 @@ class MultitaskStructureLearner(_Estimator):
     (with ``parameter_sharing``), ``n_iter_``,
     ``search_result_``, ``result_``; with ``n_bootstrap=B > 0`` also
     ``bootstrap_`` (:class:`mtbn.bootstrap.BootstrapResult`: B replicates
-    at the chosen penalty, see :func:`mtbn.bootstrap.bootstrap_structures`).
+    at the chosen penalty, or of the pooled structure when the learner chose
+    it; see :func:`mtbn.bootstrap.bootstrap_structures`).
 
     Examples
     --------

@@ -213,13 +213,12 @@ def sachs_copies():
 def test_replicates_of_a_pooled_result_learn_the_pooled_structure(sachs_copies):
     from mtbn.data import make_taskset
     from mtbn.learn import learn_structure
-    from mtbn.learn.multitask import _learn_pooled
-    from mtbn.learn.settings import MULTITASK
+    from mtbn.learn import learn_pooled_structures
 
     res = learn_structures(sachs_copies, n_restarts=2, random_state=0)
     assert res.pooled
     # The replicates' learner returns, on the original rows, what the default returned.
-    again = _learn_pooled(dict(MULTITASK.bind("test", dict(n_restarts=2, random_state=0)), tasks=sachs_copies))
+    again = learn_pooled_structures(sachs_copies, n_restarts=2, random_state=0)
     assert [sorted(g.edges(names=True)) for g in again] == [sorted(g.edges(names=True)) for g in res.graphs]
     boot = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5)  # the learner decides
     assert boot.pooled and boot.penalty is None

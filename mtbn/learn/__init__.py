@@ -41,7 +41,7 @@ from mtbn.learn.guard import (
     agreement_gaps,
     tasks_to_leave_out,
 )
-from mtbn.learn.multitask import learn_structures
+from mtbn.learn.multitask import learn_pooled_structures, learn_structures
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.single import learn_identical_structures, learn_structure
 
@@ -49,6 +49,7 @@ __all__ = [
     "learn_structure",
     "learn_structures",
     "learn_identical_structures",
+    "learn_pooled_structures",
     "MultitaskResult",
     "PenaltyPathPoint",
     "TransferVerdict",

@@ -175,17 +175,33 @@ def _pooled_structure(problem, seeds, datasets, restarts, key):
                          seed=seed)
 
 
-def _learn_pooled(args):
-    """The structures :func:`learn_structures` returns on its arguments ``args`` (a dict, with ``tasks``) when the
-    pooled structure wins: one structure learned from all tasks' rows stacked, with all restarts, as each task's
-    DAG (the bootstrap's replicates of a pooled result, :func:`mtbn.bootstrap.bootstrap_structures`)."""
-    problem = _validate(args)
+def learn_pooled_structures(tasks: Any, **settings: Any) -> list:
+    """One structure learned from all tasks' rows pooled, as each task's DAG.
+
+    What :func:`learn_structures` returns when ``parameter_sharing="auto"``
+    finds the pooled structure better than the multitask ones (with the same
+    settings and ``random_state``, the same structure): single-task search
+    with all restarts on every task's rows stacked. The settings are
+    :func:`learn_structures`' (those of the penalty and the joint search do
+    not apply). Every task must have every variable.
+
+    Examples
+    --------
+    >>> from mtbn.networks import load_network, sample
+    >>> net = load_network("asia")
+    >>> tasks = {"north": sample(net, 300, random_state=1).to_dataframe(),
+    ...          "south": sample(net, 300, random_state=2).to_dataframe()}
+    >>> graphs = learn_pooled_structures(tasks, n_restarts=0, random_state=0)
+    >>> sorted(graphs[0].edges(names=True)) == sorted(graphs[1].edges(names=True))
+    True
+    """
+    problem = _validate(dict(MULTITASK.bind("learn_pooled_structures", settings), tasks=tasks))
     ts = problem.taskset
     if not problem.shared_variables:
         t, v = (int(x[0]) for x in np.nonzero(ts.local_index < 0))
         raise error("pooled-needs-shared-variables", task=ts.names[t], variable=ts.variables[v])
     seeds = _seed(problem)
-    return _pooled_structure(problem, seeds, problem.taskset.tasks, problem.n_restarts, [seeds.base, 7])
+    return _pooled_structure(problem, seeds, ts.tasks, problem.n_restarts, [seeds.base, 7])
 
 
 register("pooled-needs-shared-variables", InvalidParameterError,

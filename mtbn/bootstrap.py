@@ -12,19 +12,18 @@ are real?".
 
 Two costs are offered:
 
-* ``reselect_penalty=False`` (default): the penalty is chosen once, by the
-  learner's own rule on the original data (or given), and every replicate
-  is one multitask search at that penalty. Cost: about ``n_boot`` joint
-  searches.
+* ``reselect_penalty=False`` (default): the learner decides once, on the
+  original data (or ``result=`` brings its decisions, or a penalty is
+  given): its penalty, the tasks it learns alone (``transfer_per_task``)
+  and whether it returns one structure learned from all tasks' rows pooled
+  (``parameter_sharing="auto"``). Every replicate repeats those decisions:
+  one multitask search at that penalty, or one pooled search, and the
+  left-out tasks learned alone, so the frequencies describe the structures
+  the learner returned. Cost: about ``n_boot`` joint searches.
 * ``reselect_penalty=True``: every replicate reruns the whole learner,
   penalty selection included (``cv`` folds x grid points per replicate, so
   about ``cv * len(grid)`` times more). This also carries the uncertainty of
   the penalty choice.
-
-When the learner returns one structure learned from all tasks' rows pooled
-(``parameter_sharing="auto"`` chose it on the original data), the
-replicates learn that pooled structure too (``pooled``), so the
-frequencies describe the structures the learner returned.
 
 Every replicate draws its rows from its own seed (derived from
 ``random_state`` and the replicate number), so results are identical for
@@ -55,10 +54,15 @@ __all__ = ["BootstrapResult", "bootstrap_structures", "strength_threshold"]
 register("n-boot", InvalidParameterError, "n_boot must be an integer >= 1; got {value!r}.",
          cause="A number of bootstrap replicates below 1 or not a whole number.",
          fix="Pass a count; 100-200 replicates give frequencies to about +-0.05.")
-register("bootstrap-pooled", InvalidParameterError, "pooled must be True, False or None; got {value!r}.",
-         cause="The bootstrap's pooled argument was given something other than a bool or None.",
-         fix="Pass True to bootstrap the pooled structure, False for the multitask structures, None to let the "
-             "learner decide.")
+register("bootstrap-result-reselect", InvalidParameterError,
+         "result cannot be given with reselect_penalty=True: each replicate then reruns the whole learner.",
+         cause="bootstrap_structures was asked both to repeat a learned result's decisions and to remake them in "
+               "every replicate.",
+         fix="Drop result= to reselect the penalty per replicate, or reselect_penalty=True to repeat the result.")
+register("bootstrap-result-tasks", InvalidParameterError,
+         "result is of the tasks {got}, not of the tasks given {tasks}.",
+         cause="The result passed to bootstrap_structures was learned on other tasks (or is not a MultitaskResult).",
+         fix="Pass the MultitaskResult that learn_structures returned on the same tasks.")
 register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
          cause="A confidence level of 0, 1 or outside that range.",
          fix="Pass a level such as 0.95.")
@@ -83,11 +87,17 @@ class BootstrapResult:
     penalty : float or None
         The penalty every replicate used (None with ``reselect_penalty``,
         and with ``pooled``, where no penalty is used).
-    penalties : list of float
-        The penalty each replicate used.
-    pooled : bool
-        The replicates learned one structure from all tasks' rows pooled
-        (the same for every task) instead of the multitask structures.
+    penalties : list of float or None
+        The penalty each replicate used (None where it learned the pooled
+        structure).
+    pooled : bool or None
+        The replicates learned one structure from the rows of all tasks not
+        in ``alone`` pooled (the same for those tasks) instead of the
+        multitask structures; None with ``reselect_penalty`` (each
+        replicate's learner decided).
+    alone : tuple of str
+        The tasks every replicate learned alone, as the learner did
+        (``transfer_per_task``).
 
     Examples
     --------
@@ -125,7 +135,8 @@ class BootstrapResult:
     edges: np.ndarray
     penalty: object
     penalties: list
-    pooled: bool = False
+    pooled: "bool | None" = False
+    alone: tuple = ()
 
     @property
     def n_boot(self):
@@ -328,20 +339,41 @@ RESAMPLING = {
 }
 
 
-def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", pooled=False):
+@dataclass(frozen=True)
+class _Plan:
+    """The learner's decisions on the original data that every replicate repeats (without ``reselect_penalty``):
+    the penalty, whether the structure was pooled, and the tasks learned alone (``transfer_per_task``)."""
+
+    penalty: float
+    pooled: bool = False
+    alone: tuple = ()
+
+
+def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
+    """Replicate ``b``'s edges per task and its penalty (None for a pooled structure): the rows drawn, then the
+    whole learner (``plan`` None) or the plan's decisions repeated."""
     rng = np.random.default_rng([base, b])
     data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
-    if pooled:
-        graphs, penalty = learn_pooled_structures(data, **kwargs), None
-    else:
+    if plan is None:
         res = learn_structures(data, **kwargs)
-        graphs, penalty = res.graphs, res.penalty
-    return [[(u, v) for u, v in g.edges(names=True)] for g in graphs], penalty
+        graphs, penalty = dict(zip(names, res.graphs)), (None if res.pooled else res.penalty)
+    else:
+        graphs, penalty = {}, None if plan.pooled else plan.penalty
+        alone = [n for n in names if n in plan.alone]
+        joint = {n: data[n] for n in names if n not in plan.alone}
+        if alone:  # as learn_structures learns a task that transfer_per_task leaves out
+            part = learn_structures({n: data[n] for n in alone}, **dict(kwargs, prior="none", transfer_per_task=False))
+            graphs.update(zip(alone, part.graphs))
+        if joint and plan.pooled:
+            graphs.update(zip(joint, learn_pooled_structures(joint, **kwargs)))
+        elif joint:
+            graphs.update(zip(joint, learn_structures(joint, **dict(kwargs, transfer_per_task=False)).graphs))
+    return [[(u, v) for u, v in graphs[n].edges(names=True)] for n in names], penalty
 
 
 def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0,
                          n_jobs: int | None = None, progress: Any = None, resample: str = "bootstrap",
-                         pooled: bool | None = None, **learn_kwargs) -> BootstrapResult:
+                         result: Any = None, **learn_kwargs) -> BootstrapResult:
     """Bootstrap the multitask learner: edge frequencies per task and across tasks.
 
     Parameters
@@ -367,15 +399,16 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         frequencies of weak edges run high (``docs/results.md``, the
         calibration study); subsampling has no duplicates but learns from
         half the rows.
-    pooled : bool, optional
-        True: every replicate learns one structure from all tasks' rows
-        pooled (what the learner returns when ``parameter_sharing="auto"``
-        chooses it). None (default): as the learner decides on the original
-        data when it chooses the penalty there (``penalty="auto"``, the
-        default); with a given penalty, False; with ``reselect_penalty``,
-        each replicate's learner decides. Pass the learner's own choice
-        (``result.transfer["sharing"]["pooled"]``) with its penalty to
-        describe a result already learned.
+    result : MultitaskResult, optional
+        What :func:`~mtbn.learn.learn_structures` returned on these tasks
+        with these settings: every replicate repeats its decisions, its
+        penalty, the tasks it learned alone (``transfer_per_task``) and
+        whether it returned one structure learned from all (related) tasks'
+        rows pooled, so that the frequencies describe the structures it
+        returned. Without it, ``penalty="auto"`` (the default) runs the
+        learner on the original data once for those decisions; a given
+        penalty couples every task at that penalty. Not with
+        ``reselect_penalty``, where each replicate's learner decides.
     **learn_kwargs
         Settings of :func:`~mtbn.learn.learn_structures` (``prior``,
         ``penalty``, ``n_restarts``, ...; :data:`mtbn.learn.settings.MULTITASK`),
@@ -424,34 +457,31 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
                                                                   progress=progress))
     for name in ("random_state", "n_jobs", "progress"):
         del learn_kwargs[name]
-    if pooled is not None and not isinstance(pooled, (bool, np.bool_)):
-        raise error("bootstrap-pooled", value=pooled)
-    sharing = learn_kwargs["parameter_sharing"]
-    if not reselect_penalty or pooled is not None:
-        learn_kwargs["parameter_sharing"] = None  # structures only: the CPTs' sharing is not needed
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
+    if result is not None and reselect_penalty:
+        raise error("bootstrap-result-reselect")
+    if result is not None and tuple(getattr(result, "task_names", ())) != tuple(ts.names):
+        raise error("bootstrap-result-tasks", got=tuple(getattr(result, "task_names", ())), tasks=tuple(ts.names))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
-    penalty = None
+    plan = None  # reselect_penalty: every replicate runs the whole learner (parameter_sharing as given)
     if not reselect_penalty:
-        penalty = learn_kwargs.get("penalty", "auto")
-        if penalty == "auto":
+        kwargs["parameter_sharing"] = None  # structures only: the CPTs' sharing is not needed
+        if result is None and learn_kwargs["penalty"] == "auto":
             say("choosing the penalty on the original data")
-            decide = pooled is None and sharing == "auto"
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", TransferWarning)
-                res = learn_structures(ts, **dict(kwargs, n_jobs=n_jobs, parameter_sharing="auto" if decide else None))
-            penalty = res.penalty
-            if decide:
-                pooled = bool((res.transfer or {}).get("sharing", {}).get("pooled", False))
-        kwargs["penalty"] = float(penalty)
-    pooled = bool(pooled)
+                result = learn_structures(ts, **dict(learn_kwargs, random_state=base, n_jobs=n_jobs))
+        if result is None:
+            plan = _Plan(float(learn_kwargs["penalty"]))
+        else:
+            plan = _Plan(float(result.penalty), result.pooled, tuple((result.transfer or {}).get("excluded", ())))
     with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
-        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample, pooled) for b in range(n_boot)),
+        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample, plan) for b in range(n_boot)),
                         n_jobs=n_jobs, tick=tick)
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
@@ -460,5 +490,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
-    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None if pooled else penalty,
-                           [p for _, p in reps], pooled)
+    if plan is None:
+        return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None, [p for _, p in reps], None)
+    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None if plan.pooled else plan.penalty,
+                           [p for _, p in reps], plan.pooled, plan.alone)

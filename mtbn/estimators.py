@@ -248,8 +248,9 @@ class MultitaskStructureLearner(_Estimator):
     (with ``parameter_sharing``), ``n_iter_``,
     ``search_result_``, ``result_``; with ``n_bootstrap=B > 0`` also
     ``bootstrap_`` (:class:`mtbn.bootstrap.BootstrapResult`: B replicates
-    at the chosen penalty, or of the pooled structure when the learner chose
-    it; see :func:`mtbn.bootstrap.bootstrap_structures`).
+    repeating the learner's decisions: its penalty, the tasks it learned
+    alone and the pooled structure when it chose it; see
+    :func:`mtbn.bootstrap.bootstrap_structures`).
 
     Examples
     --------
@@ -288,8 +289,7 @@ class MultitaskStructureLearner(_Estimator):
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
-            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **dict(params, penalty=res.penalty),
-                                                   pooled=res.pooled)
+            self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **params, result=res)
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))

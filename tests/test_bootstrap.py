@@ -139,6 +139,17 @@ def test_estimator_and_cli_bootstrap(asia_tasks, tmp_path, capsys):
     for name in "abc":
         assert (out / "bootstrap" / f"{name}.strength.csv").is_file()
         assert (out / "bootstrap" / f"{name}.averaged.edges.csv").read_text().startswith("source,target")
+    # Background knowledge reaches the replicates: an edge every replicate learned, forbidden, is in none.
+    strong = pd.read_csv(out / "bootstrap" / "a.strength.csv").query("strength == 1 and direction == 1").iloc[0]
+    (tmp_path / "forbid.csv").write_text(f"source,target\n{strong['from']},{strong['to']}\n{strong['to']},"
+                                         f"{strong['from']}\n")
+    out2 = tmp_path / "out2"
+    assert main(["learn", *paths, "--out", str(out2), "--penalty", "0.9", "--restarts", "1", "--joint-restarts", "0",
+                 "--bootstrap", "3", "--forbid", str(tmp_path / "forbid.csv")]) == 0
+    for name in "abc":
+        table = pd.read_csv(out2 / "bootstrap" / f"{name}.strength.csv")
+        pair = {strong["from"], strong["to"]}
+        assert not any({f, t} == pair for f, t in zip(table["from"], table["to"]))
 
 
 @pytest.mark.parametrize("reversal", ["single", "double"])
@@ -210,10 +221,28 @@ def sachs_copies():
     return {f"t{i}": sample(net, 150, random_state=rng).to_dataframe() for i in range(4)}
 
 
+def _edges_of(boot, b, t, graph):
+    """Whether replicate ``b`` of task ``t`` is ``graph``, edge for edge."""
+    pos = {v: i for i, v in enumerate(boot.variables)}
+    want = np.zeros(boot.edges.shape[2:], dtype=bool)
+    for u, v in graph.edges(names=True):
+        want[pos[u], pos[v]] = True
+    return np.array_equal(boot.edges[b, t], want)
+
+
+def _drawn(tasks, seed, b):
+    """Replicate ``b``'s rows of every task, drawn as bootstrap_structures draws them (random_state=seed)."""
+    from mtbn.data import make_taskset
+
+    ts = make_taskset(tasks)
+    base = int(np.random.default_rng(seed).integers(0, 2**31 - 1))
+    rng = np.random.default_rng([base, b])
+    return {n: d.take(np.sort(rng.integers(0, d.n_samples, d.n_samples))) for n, d in zip(ts.names, ts.tasks)}, base
+
+
 def test_replicates_of_a_pooled_result_learn_the_pooled_structure(sachs_copies):
     from mtbn.data import make_taskset
-    from mtbn.learn import learn_structure
-    from mtbn.learn import learn_pooled_structures
+    from mtbn.learn import learn_pooled_structures, learn_structure
 
     res = learn_structures(sachs_copies, n_restarts=2, random_state=0)
     assert res.pooled
@@ -221,25 +250,48 @@ def test_replicates_of_a_pooled_result_learn_the_pooled_structure(sachs_copies):
     again = learn_pooled_structures(sachs_copies, n_restarts=2, random_state=0)
     assert [sorted(g.edges(names=True)) for g in again] == [sorted(g.edges(names=True)) for g in res.graphs]
     boot = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5)  # the learner decides
-    assert boot.pooled and boot.penalty is None
+    assert boot.pooled and boot.penalty is None and boot.penalties == [None] * 3 and boot.alone == ()
     np.testing.assert_array_equal(boot.edges, np.repeat(boot.edges[:, :1], 4, axis=1))  # one structure for all
     # Replicate 1 by hand: the same row draws, single-task learning on the tasks' rows stacked (no restarts:
     # greedy and tabu from the empty graph, no random choice).
-    ts = make_taskset(sachs_copies)
-    base = int(np.random.default_rng(5).integers(0, 2**31 - 1))
-    rng = np.random.default_rng([base, 1])
-    stacked = make_taskset([d.take(np.sort(rng.integers(0, d.n_samples, d.n_samples))) for d in ts.tasks]).pooled()
-    truth = learn_structure(stacked, n_restarts=0).graph
-    pos = {v: i for i, v in enumerate(boot.variables)}
-    want = np.zeros((len(pos), len(pos)), dtype=bool)
-    for u, v in truth.edges(names=True):
-        want[pos[u], pos[v]] = True
-    assert want.any()
-    np.testing.assert_array_equal(boot.edges[1, 0], want)
-    # Asked for the multitask structures instead, the replicates differ between tasks somewhere.
-    multi = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5, pooled=False)
-    assert not multi.pooled and multi.penalty is not None
+    data, _ = _drawn(sachs_copies, 5, 1)
+    truth = learn_structure(make_taskset(list(data.values())).pooled(), n_restarts=0).graph
+    assert truth.n_edges > 0 and _edges_of(boot, 1, 0, truth)
+    # The multitask structures at a given penalty: the replicates differ between tasks somewhere.
+    multi = bootstrap_structures(sachs_copies, n_boot=3, n_restarts=0, random_state=5, penalty=res.penalty)
+    assert multi.pooled is False and multi.penalty == res.penalty
     assert (multi.edges != np.repeat(multi.edges[:, :1], 4, axis=1)).any()
+    # Rerunning the whole learner per replicate: each decides for itself, and the result says so.
+    again = bootstrap_structures(sachs_copies, n_boot=2, n_restarts=0, random_state=5, reselect_penalty=True,
+                                 penalty_grid=[0.9, 0.999])
+    assert again.pooled is None and again.penalty is None
+    pooled_reps = [p is None for p in again.penalties]
+    for b, pooled in enumerate(pooled_reps):
+        same = np.array_equal(again.edges[b], np.repeat(again.edges[b, :1], 4, axis=0))
+        assert same or not pooled
+
+
+def test_replicates_repeat_the_tasks_the_learner_learned_alone():
+    # Three samples of SACHS and one with every column permuted: transfer_per_task learns that one alone and
+    # pools the others; every replicate must do the same (not pool all four).
+    net = load_network("sachs")
+    rng = np.random.default_rng(0)
+    tasks = {f"t{i}": sample(net, 300, random_state=rng).to_dataframe() for i in range(3)}
+    frame = sample(net, 300, random_state=rng).to_dataframe()
+    tasks["u"] = pd.DataFrame({c: rng.permutation(frame[c].to_numpy()) for c in frame.columns})
+    res = learn_structures(tasks, n_restarts=0, random_state=0)
+    assert res.transfer.excluded == ["u"]
+    boot = bootstrap_structures(tasks, n_boot=2, n_restarts=0, random_state=3, result=res)
+    assert boot.alone == ("u",) and boot.pooled == res.pooled
+    data, base = _drawn(tasks, 3, 0)
+    alone = learn_structures({"u": data["u"]}, prior="none", n_restarts=0, random_state=base).graphs[0]
+    assert _edges_of(boot, 0, 3, alone)
+    if res.pooled:
+        np.testing.assert_array_equal(boot.edges[:, :3], np.repeat(boot.edges[:, :1], 3, axis=1))
+    else:
+        joint = learn_structures({n: data[n] for n in ("t0", "t1", "t2")}, penalty=res.penalty, n_restarts=0,
+                                 random_state=base, parameter_sharing=None).graphs
+        assert all(_edges_of(boot, 0, t, g) for t, g in enumerate(joint))
 
 
 def test_cli_bootstrap_of_a_pooled_result(sachs_copies, tmp_path):
@@ -252,15 +304,25 @@ def test_cli_bootstrap_of_a_pooled_result(sachs_copies, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["transfer"]["sharing"]["pooled"] is True
     assert summary["bootstrap"]["structures"] == "pooled" and summary["bootstrap"]["penalty"] is None
+    assert summary["bootstrap"]["learned_alone"] == []
     tables = [pd.read_csv(out / "bootstrap" / f"{name}.strength.csv") for name in sachs_copies]
     for table in tables[1:]:
         pd.testing.assert_frame_equal(table, tables[0])
 
 
-def test_pooled_bootstrap_needs_shared_variables_and_a_bool(sachs_copies):
+def test_bootstrap_result_argument_is_checked(sachs_copies):
+    res = learn_structures(sachs_copies, penalty=0.9, n_restarts=0, random_state=0)
+    with pytest.raises(InvalidParameterError, match="result cannot be given with reselect_penalty=True"):
+        bootstrap_structures(sachs_copies, n_boot=1, reselect_penalty=True, result=res)
+    other = dict(list(sachs_copies.items())[:3])
+    with pytest.raises(InvalidParameterError, match=r"result is of the tasks \('t0', 't1', 't2', 't3'\)"):
+        bootstrap_structures(other, n_boot=1, result=res)
+
+
+def test_pooled_structures_need_shared_variables(sachs_copies):
+    from mtbn.learn import learn_pooled_structures
+
     tasks = dict(sachs_copies)
     tasks["t3"] = tasks["t3"].drop(columns=["PKA"])
     with pytest.raises(InvalidParameterError, match="task 't3' has no column 'PKA'"):
-        bootstrap_structures(tasks, n_boot=1, penalty=0.9, n_restarts=0, pooled=True)
-    with pytest.raises(InvalidParameterError, match="pooled must be True, False or None; got 'yes'"):
-        bootstrap_structures(sachs_copies, n_boot=1, pooled="yes")
+        learn_pooled_structures(tasks, n_restarts=0)

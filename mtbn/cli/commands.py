@@ -101,18 +101,19 @@ def _learn(args, progress):
         print(res.transfer["message"])
         if res.transfer.sharing:
             print(res.transfer.sharing["message"])
-    boot, averaged = _bootstrap(args, taskset, res, progress) if args.bootstrap else (None, None)
+    boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
     return _Learned(taskset, res, boot, averaged, summary, stems)
 
 
-def _bootstrap(args, taskset, res, progress):
-    """``--bootstrap B``: the replicates at the chosen penalty and each task's averaged network."""
+def _bootstrap(args, taskset, res, constraints, progress):
+    """``--bootstrap B``: the replicates, repeating the learner's decisions (penalty, tasks learned alone, pooled
+    structure) and background knowledge, and each task's averaged network."""
     from mtbn.bootstrap import bootstrap_structures
 
-    boot = bootstrap_structures(taskset, n_boot=args.bootstrap, **dict(MULTITASK.from_args(args), penalty=res.penalty),
-                                pooled=res.pooled, progress=progress)  # the replicates learn what was returned
+    boot = bootstrap_structures(taskset, n_boot=args.bootstrap, **MULTITASK.from_args(args), **constraints,
+                                result=res, progress=progress)
     return boot, {name: boot.averaged_network(name) for name in taskset.names}
 
 
@@ -139,6 +140,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
     if boot is not None:
         summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
                                 "structures": "pooled" if boot.pooled else "multitask",
+                                "learned_alone": list(boot.alone),
                                 "thresholds": {name: thr for name, (_, thr) in averaged.items()},
                                 "files": BOOTSTRAP_FILES}
     return summary

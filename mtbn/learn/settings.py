@@ -472,10 +472,12 @@ IDENTICAL = Settings((ESS, MAX_PARENTS, TABU_LENGTH, MAX_TABU_ITER, N_RESTARTS, 
 #: Settings of the estimators that their function does not take.
 ESTIMATOR_ONLY = Settings((
     Setting("n_bootstrap", 0, "int",
-            "Also run this many bootstrap replicates at the chosen penalty (mtbn.bootstrap.bootstrap_structures) "
-            "into the estimator's ``bootstrap_``; 0: none.",
+            "Also run this many bootstrap replicates repeating the learner's decisions (penalty, tasks learned "
+            "alone, pooled structure; mtbn.bootstrap.bootstrap_structures) into the estimator's ``bootstrap_``; "
+            "0: none.",
             check=_count, flag="--bootstrap", kind="nonneg_int", metavar="B",
-            cli_help="also run B bootstrap replicates at the chosen penalty and write edge frequencies per task "
+            cli_help="also run B bootstrap replicates, repeating the learner's decisions (penalty, tasks learned "
+                     "alone, pooled structure), and write edge frequencies per task "
                      "and across tasks, and averaged networks, to DIR/bootstrap/ (0: none; each replicate costs "
                      "about one multitask search)"),
 ))

@@ -391,7 +391,7 @@ def _distance_interval(ts, n_boot, mask, reversal, **learn_kwargs):
     """95% bootstrap interval of the direct distances, free edges (``mask``) ignored as in the distance."""
     from mtbn.bootstrap import bootstrap_structures
 
-    boot = bootstrap_structures(ts, n_boot=n_boot, pooled=False, **learn_kwargs)  # the multitask structures, as D
+    boot = bootstrap_structures(ts, n_boot=n_boot, **learn_kwargs)  # a given penalty: every task coupled, as D
     for pair in mask:
         u, v = (boot.variables.index(x) for x in sorted(pair))
         boot.edges[:, :, u, v] = boot.edges[:, :, v, u] = False

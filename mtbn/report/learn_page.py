@@ -107,7 +107,13 @@ def _sharing_section(doc, result, names, top=20):
 
 def _bootstrap_section(doc, bootstrap):
     doc.heading("Bootstrap")
-    doc.para(f"{bootstrap.edges.shape[0]} bootstrap replicates (rows resampled within every task). Per adjacency: in "
+    what = {True: "each learning one structure from the tasks' rows pooled, as the learner did",
+            False: "each at the learner's penalty",
+            None: "each rerunning the whole learner, penalty selection included"}[bootstrap.pooled]
+    if bootstrap.alone:
+        what += f"; {', '.join(bootstrap.alone)} learned alone"
+    doc.para(f"{bootstrap.edges.shape[0]} bootstrap replicates (rows resampled within every task; {what}). "
+             "Per adjacency: in "
              "how many replicates it is in every task, in exactly one task, or in none; the adjacencies most often "
              "task-specific first. High frequencies are well calibrated; middle ones overstate (docs/results.md).")
     top = bootstrap.edge_table().sort_values(["one_task", "all_tasks"], ascending=[False, False]).head(30)

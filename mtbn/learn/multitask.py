@@ -22,7 +22,7 @@ import numpy as np
 
 from mtbn._validation import check_random_state, format_penalty
 from mtbn.data import TaskSet, make_taskset
-from mtbn.engine import Shared, job, local_workers, run_jobs
+from mtbn.engine import Shared
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
     as_parent_sets,
@@ -537,52 +537,18 @@ def _split_rows(problem, seeds):
 def _fold_problems(problem, seeds, trains, say):
     """Every fold's scorers and starts (with the selection's effort): ``(scorers, starts, starts_are_optima)``.
 
-    The empty start, which only ties the others at delta = 1, is left out of the selection's searches. With
-    several folds the starts are one counted stage, a tick per fold; with local workers the folds are searched
-    in parallel, one job each (the same searches and seeds, so the same starts; each fold's scores come back
-    into its scorers for the selection's searches).
+    The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
     """
-    restarts = min(problem.n_restarts, SELECTION_RESTARTS)
-    if len(trains) == 1:
-        scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in trains[0])
-        found = [(scorers, *_starts(problem, seeds, trains[0], scorers, restarts, say))]
-    else:
-        found = _fold_starts_of_all(problem, seeds, trains, restarts, say)
     problems = []
-    for scorers, starts, stl in found:
+    for f, train in enumerate(trains):
+        if len(trains) > 1:
+            say(f"fold {f + 1}/{len(trains)}: starts")
+        scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
+        starts, stl = _starts(problem, seeds, train, scorers, min(problem.n_restarts, SELECTION_RESTARTS), say)
         if len(starts) > 1:
             starts = [s for s in starts if s[0] != "empty"]
         problems.append((scorers, starts, stl is not None))
     return problems
-
-
-def _fold_starts_of_all(problem, seeds, trains, restarts, say):
-    """``(scorers, starts, single-task results)`` of every fold; the folds one job each with local workers."""
-    workers = local_workers(problem.n_jobs, len(trains))
-    found = []
-    with say.stage("fold starts (single-task and TSK searches of every fold)", len(trains), "fold") as tick:
-        if workers is None or workers <= 1:  # in this process (or on a cluster: each fold's tasks as jobs)
-            for train in trains:
-                scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
-                found.append((scorers, *_starts(problem, seeds, train, scorers, restarts, reporter(None))))
-                tick()
-            return found
-        alone = replace(problem, n_jobs=1)  # each job's own searches run in its worker
-        done = run_jobs((job(_fold_starts)(alone, seeds, train, restarts) for train in trains), n_jobs=problem.n_jobs,
-                        tick=tick)
-    for train, (starts, stl, caches) in zip(trains, done):
-        scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
-        for scorer, cache in zip(scorers, caches):
-            scorer.merge_cache(cache)
-        found.append((scorers, starts, stl))
-    return found
-
-
-def _fold_starts(problem, seeds, train, restarts):
-    """One fold's starts, in a worker: ``(starts, single-task results, the scorers' cached scores)``."""
-    scorers = [make_scorer(d, problem.score, problem.ess) for d in train]
-    starts, stl = _starts(problem, seeds, train, scorers, restarts, reporter(None))
-    return starts, stl, [scorer.cache_items() for scorer in scorers]
 
 
 def _search_points(problem, seeds, problems, penalties, say):

@@ -44,7 +44,7 @@ from mtbn.progress import reporter
 from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
-from mtbn.learn import learn_structures
+from mtbn.learn import MultitaskResult, learn_structures
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -58,7 +58,12 @@ register("bootstrap-result-reselect", InvalidParameterError,
          "result cannot be given with reselect_penalty=True: each replicate then reruns the whole learner.",
          cause="bootstrap_structures was asked both to repeat a learned result's decisions and to remake them in "
                "every replicate.",
-         fix="Drop result= to reselect the penalty per replicate, or reselect_penalty=True to repeat the result.")
+         fix="Drop result= to reselect the penalty per replicate, or reselect_penalty=False (the default) to "
+             "repeat the result's decisions.")
+register("bootstrap-result-type", InvalidParameterError,
+         "result must be the MultitaskResult learn_structures returned; got a {got}.",
+         cause="bootstrap_structures was given as result= something other than a mtbn.learn.MultitaskResult.",
+         fix="Pass res from res = learn_structures(tasks, ...) on the same tasks, or leave result= out.")
 register("bootstrap-result-tasks", InvalidParameterError,
          "result is of the tasks {got}, not of the tasks given {tasks}.",
          cause="The result passed to bootstrap_structures was learned on other tasks (or is not a MultitaskResult).",
@@ -367,7 +372,7 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
         if joint and plan.pooled:
             graphs.update(zip(joint, learn_pooled_structures(joint, **kwargs)))
         elif joint:
-            graphs.update(zip(joint, learn_structures(joint, **dict(kwargs, transfer_per_task=False)).graphs))
+            graphs.update(zip(joint, learn_structures(joint, **kwargs).graphs))
     return [[(u, v) for u, v in graphs[n].edges(names=True)] for n in names], penalty
 
 
@@ -405,10 +410,13 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         penalty, the tasks it learned alone (``transfer_per_task``) and
         whether it returned one structure learned from all (related) tasks'
         rows pooled, so that the frequencies describe the structures it
-        returned. Without it, ``penalty="auto"`` (the default) runs the
-        learner on the original data once for those decisions; a given
-        penalty couples every task at that penalty. Not with
-        ``reselect_penalty``, where each replicate's learner decides.
+        returned; its decisions replace ``penalty=``. Without it,
+        ``penalty="auto"`` (the default) runs the learner on the original
+        data once for those decisions (seeded from ``random_state``, so
+        they can differ from those of a run of your own: pass its result
+        to describe it); a given penalty couples every task at that
+        penalty. Not with ``reselect_penalty``, where each replicate's
+        learner decides.
     **learn_kwargs
         Settings of :func:`~mtbn.learn.learn_structures` (``prior``,
         ``penalty``, ``n_restarts``, ...; :data:`mtbn.learn.settings.MULTITASK`),
@@ -460,24 +468,31 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     if result is not None and reselect_penalty:
         raise error("bootstrap-result-reselect")
-    if result is not None and tuple(getattr(result, "task_names", ())) != tuple(ts.names):
-        raise error("bootstrap-result-tasks", got=tuple(getattr(result, "task_names", ())), tasks=tuple(ts.names))
+    if result is not None and not isinstance(result, MultitaskResult):
+        raise error("bootstrap-result-type", got=type(result).__name__)
+    if result is not None and tuple(result.task_names) != tuple(ts.names):
+        raise error("bootstrap-result-tasks", got=tuple(result.task_names), tasks=tuple(ts.names))
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
-    plan = None  # reselect_penalty: every replicate runs the whole learner (parameter_sharing as given)
+    plan = None  # reselect_penalty: every replicate runs the whole learner
+    if reselect_penalty and learn_kwargs["penalty"] != "auto":
+        kwargs["parameter_sharing"] = None  # a given penalty: no pooled structure to decide, CPTs not needed
     if not reselect_penalty:
         kwargs["parameter_sharing"] = None  # structures only: the CPTs' sharing is not needed
         if result is None and learn_kwargs["penalty"] == "auto":
             say("choosing the penalty on the original data")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", TransferWarning)
-                result = learn_structures(ts, **dict(learn_kwargs, random_state=base, n_jobs=n_jobs))
+                result = learn_structures(ts, **dict(learn_kwargs, random_state=base, n_jobs=n_jobs,
+                                                     progress=progress))
         if result is None:
             plan = _Plan(float(learn_kwargs["penalty"]))
         else:
             plan = _Plan(float(result.penalty), result.pooled, tuple((result.transfer or {}).get("excluded", ())))
+        # Every replicate at the plan's penalty, the tasks split as the plan says (not tested again).
+        kwargs.update(penalty=plan.penalty, transfer_per_task=False)
     with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate

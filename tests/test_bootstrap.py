@@ -314,6 +314,9 @@ def test_bootstrap_result_argument_is_checked(sachs_copies):
     res = learn_structures(sachs_copies, penalty=0.9, n_restarts=0, random_state=0)
     with pytest.raises(InvalidParameterError, match="result cannot be given with reselect_penalty=True"):
         bootstrap_structures(sachs_copies, n_boot=1, reselect_penalty=True, result=res)
+    with pytest.raises(InvalidParameterError, match="result must be the MultitaskResult learn_structures returned; "
+                                                    "got a dict"):
+        bootstrap_structures(sachs_copies, n_boot=1, result={"penalty": 0.9})
     other = dict(list(sachs_copies.items())[:3])
     with pytest.raises(InvalidParameterError, match=r"result is of the tasks \('t0', 't1', 't2', 't3'\)"):
         bootstrap_structures(other, n_boot=1, result=res)
@@ -326,3 +329,40 @@ def test_pooled_structures_need_shared_variables(sachs_copies):
     tasks["t3"] = tasks["t3"].drop(columns=["PKA"])
     with pytest.raises(InvalidParameterError, match="task 't3' has no column 'PKA'"):
         learn_pooled_structures(tasks, n_restarts=0)
+
+
+def test_replicates_use_the_results_penalty_not_their_own_selection(asia_tasks):
+    # penalty="auto" (the default) with a result: every replicate learns at the result's penalty (a selection
+    # of its own would choose another; here the result's penalty 0.9 is not even on the replicates' grid).
+    res = learn_structures(asia_tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0, random_state=0,
+                           parameter_sharing=None)
+    boot = bootstrap_structures(asia_tasks, n_boot=2, result=res, penalty_grid=[0.0, 0.5], n_restarts=0,
+                                n_joint_restarts=0, random_state=7)
+    assert boot.penalty == 0.9 and boot.penalties == [0.9, 0.9] and boot.pooled is False
+    data, base = _drawn(asia_tasks, 7, 1)
+    truth = learn_structures(data, penalty=0.9, n_restarts=0, n_joint_restarts=0, random_state=base,
+                             parameter_sharing=None).graphs
+    assert all(_edges_of(boot, 1, t, g) for t, g in enumerate(truth))
+
+
+def test_tasks_left_out_at_any_level_are_recorded_and_learned_alone(monkeypatch):
+    # A stand-in rule that leaves out the last task whenever four or more are tested: the learner leaves out
+    # t4, then, among t0-t3, t3. Both are recorded as excluded, and the replicates learn both alone.
+    import mtbn.learn.multitask as multitask
+
+    monkeypatch.setattr(multitask, "tasks_to_leave_out",
+                        lambda test: [len(test["tasks"]) - 1] if test is not None and len(test["tasks"]) >= 4 else [])
+    net = load_network("asia")
+    rng = np.random.default_rng(0)
+    tasks = {f"t{i}": sample(net, 200, random_state=rng).to_dataframe() for i in range(5)}
+    kw = dict(n_restarts=0, n_joint_restarts=0, penalty_grid=[0.5, 0.9], cv=3, parameter_sharing=None)
+    res = learn_structures(tasks, random_state=0, **kw)
+    assert res.transfer.excluded == ["t3", "t4"]
+    assert res.transfer["tasks"]["t3"]["verdict"] == res.transfer["tasks"]["t4"]["verdict"] == \
+        "learned alone (unrelated)"
+    boot = bootstrap_structures(tasks, n_boot=1, result=res, random_state=2, **kw)
+    assert boot.alone == ("t3", "t4")
+    data, base = _drawn(tasks, 2, 0)
+    for t, name in ((3, "t3"), (4, "t4")):
+        alone = learn_structures({name: data[name]}, prior="none", n_restarts=0, random_state=base).graphs[0]
+        assert _edges_of(boot, 0, t, alone)

@@ -265,7 +265,9 @@ def _learn_apart(args, problem, seeds, split, say):
     def merged(field):
         return [getattr(parts[part], field)[i] for part, i in (order[t] for t in range(ts.n_tasks))]
 
-    transfer = TransferVerdict(joint.transfer or {}, excluded=names,
+    nested = set((joint.transfer or {}).get("excluded", ()))  # tasks the related part left out in turn
+    excluded = [n for n in ts.names if n in nested or n in names]
+    transfer = TransferVerdict(joint.transfer or {}, excluded=excluded,
                                message=(joint.transfer or {}).get("message", "") + "; " + message)
     if transfer.get("sharing"):  # the joint part's choice: say whose rows and parameters it concerns
         joined = ", ".join(repr(ts.names[t]) for t in related)

@@ -109,7 +109,7 @@ def _bootstrap_section(doc, bootstrap):
     doc.heading("Bootstrap")
     what = {True: "each learning one structure from the tasks' rows pooled, as the learner did",
             False: "each at the learner's penalty",
-            None: "each rerunning the whole learner, penalty selection included"}[bootstrap.pooled]
+            None: "each rerunning the learner, its decisions its own"}[bootstrap.pooled]
     if bootstrap.alone:
         what += f"; {', '.join(bootstrap.alone)} learned alone"
     doc.para(f"{bootstrap.edges.shape[0]} bootstrap replicates (rows resampled within every task; {what}). "

@@ -515,7 +515,7 @@ class BICScore(_CountingScore):
         n_j = counts.sum(axis=1, keepdims=True)
         nz = counts > 0
         loglik = float((counts[nz] * np.log(counts[nz] / np.broadcast_to(n_j, counts.shape)[nz])).sum())
-        return loglik - 0.5 * np.log(max(self.n_samples, 1)) * q * (r - 1)
+        return float(loglik - 0.5 * np.log(max(self.n_samples, 1)) * q * (r - 1))  # a Python float, as BDeu's
 
 
 def bdeu_local_score(data, child, parents, equivalent_sample_size=1.0):

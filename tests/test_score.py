@@ -213,6 +213,8 @@ def test_bic_known_value_by_hand():
     assert BICScore(data).local_score(1, [0]) == pytest.approx(expected, rel=1e-14)
     expected_empty = 1 * math.log(1 / 4) + 3 * math.log(3 / 4) - 0.5 * math.log(4)
     assert make_scorer(data, "bic").local_score(1, []) == pytest.approx(expected_empty, rel=1e-14)
+    # A Python float from both scores (as from pgmpy's scorers), not a numpy scalar.
+    assert type(BICScore(data).local_score(1, [0])) is float and type(BDeuScore(data).local_score(1, [0])) is float
 
 
 # ---------------------------------------------------------------------------

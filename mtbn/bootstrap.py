@@ -476,11 +476,10 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     base = int(rng.integers(0, 2**31 - 1))
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
+    if not reselect_penalty or learn_kwargs["penalty"] != "auto":
+        kwargs["parameter_sharing"] = None  # structures only, and no pooled structure for a replicate to decide
     plan = None  # reselect_penalty: every replicate runs the whole learner
-    if reselect_penalty and learn_kwargs["penalty"] != "auto":
-        kwargs["parameter_sharing"] = None  # a given penalty: no pooled structure to decide, CPTs not needed
     if not reselect_penalty:
-        kwargs["parameter_sharing"] = None  # structures only: the CPTs' sharing is not needed
         if result is None and learn_kwargs["penalty"] == "auto":
             say("choosing the penalty on the original data")
             with warnings.catch_warnings():
@@ -505,7 +504,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
-    if plan is None:
-        return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None, [p for _, p in reps], None)
-    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, None if plan.pooled else plan.penalty,
-                           [p for _, p in reps], plan.pooled, plan.alone)
+    penalty, pooled, alone = (None, None, ()) if plan is None else (
+        None if plan.pooled else plan.penalty, plan.pooled, plan.alone)
+    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, penalty, [p for _, p in reps], pooled,
+                           alone)

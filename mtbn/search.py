@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mtbn.data import MAX_LEARNED_CPT_SIZE
 from mtbn.graph import DAG, SearchGraph
 
 __all__ = ["DeltaTable", "SearchResult", "hill_climb", "TIE_TOLERANCE"]
@@ -110,6 +111,11 @@ class DeltaTable:
     use_cache : bool
         If False, every delta is recomputed from scratch at every step (the
         by-spec path used to test the cached one).
+
+    An addition (or the addition half of a reversal) that would give its
+    child a CPT of more than :data:`mtbn.data.MAX_LEARNED_CPT_SIZE` entries is
+    illegal, like one past ``max_parents``: its ``T`` entry stays ``-inf``
+    and is never scored, so no search returns a network too large to fit.
     """
 
     def __init__(self, scorer, parents, *, max_parents=None, addable=None, use_cache=True):
@@ -118,6 +124,8 @@ class DeltaTable:
         self.graph = SearchGraph(parents)
         self.max_parents = max_parents
         self.addable = addable if addable is not None else ~np.eye(self.n, dtype=bool)
+        self._arity = [int(a) for a in scorer.arities]
+        self._widest = max(self._arity, default=1)
         self.use_cache = use_cache
         self.n_evaluations = 0
         self.version = 0  # incremented whenever the graph or T changes (every change ends in refresh)
@@ -153,6 +161,11 @@ class DeltaTable:
             col[u] = self._score(v, pa - {u}) - base
         if self.max_parents is None or len(pa) < self.max_parents:
             adds = [u for u in np.flatnonzero(self.addable[:, v]).tolist() if u not in pa]
+            size = self._arity[v]
+            for p in pa:
+                size *= self._arity[p]
+            if size * self._widest > MAX_LEARNED_CPT_SIZE:  # rare: only parents within the limit
+                adds = [u for u in adds if size * self._arity[u] <= MAX_LEARNED_CPT_SIZE]
             if adds:
                 col[adds] = self._extension_scores(v, pa, adds) - base
 
@@ -296,9 +309,8 @@ def _perturb(table, required, rng, n_moves):
         if g.adj[u, v]:
             if required[u, v]:
                 continue
-            if rng.random() < 0.5 and g.can_reverse(u, v) and table.addable[v, u] and (
-                table.max_parents is None or len(g.parents[u]) < table.max_parents
-            ):
+            # T[v, u] is finite when v may become a parent of u (addable, max_parents, MAX_LEARNED_CPT_SIZE).
+            if rng.random() < 0.5 and g.can_reverse(u, v) and np.isfinite(table.T[v, u]):
                 table.apply(_REVERSE, u, v)
             else:
                 table.apply(_REMOVE, u, v)

@@ -37,7 +37,7 @@ and ``taskset`` and in :meth:`DiscreteData.to_dataframe`.
 """
 
 from mtbn.data.csvfile import read_csv
-from mtbn.data.discrete import MAX_STATES, DiscreteData
+from mtbn.data.discrete import MAX_CPT_SIZE, MAX_LEARNED_CPT_SIZE, MAX_STATES, DiscreteData
 from mtbn.data.discretization import Discretization, discretize
 from mtbn.data.frames import from_dataframe
 from mtbn.data.shipped import load_sachs_conditions
@@ -53,4 +53,6 @@ __all__ = [
     "Discretization",
     "load_sachs_conditions",
     "MAX_STATES",
+    "MAX_CPT_SIZE",
+    "MAX_LEARNED_CPT_SIZE",
 ]

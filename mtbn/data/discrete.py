@@ -18,10 +18,20 @@ import numpy as np
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["DiscreteData", "MAX_STATES"]
+__all__ = ["DiscreteData", "MAX_STATES", "MAX_CPT_SIZE", "MAX_LEARNED_CPT_SIZE"]
 
 #: Largest number of states a variable may have (codes are stored as uint8).
 MAX_STATES = 255
+
+#: Largest number of entries of a conditional probability table mtbn builds or reads (a variable's states times
+#: its parents' configurations): 10^8 float64 entries are 800 MB.
+MAX_CPT_SIZE = 10**8
+
+#: Largest CPT a structure search may give a variable (8 MB of float64): a parent set past it is never
+#: proposed, so every learned network can be fitted and written, and the networks of k tasks over n variables
+#: hold at most ``k * n * MAX_LEARNED_CPT_SIZE`` entries. From a few hundred rows BDeu can otherwise pick
+#: families of 20 or more parents (2^26 entries on WIN95PTS at 50 rows: 512 MB per table).
+MAX_LEARNED_CPT_SIZE = 10**6
 
 D = InvalidDataError
 register("codes-shape", D, "task {task!r}: codes must have one column per variable ({n_names}); got shape {shape}.",

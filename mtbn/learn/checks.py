@@ -7,13 +7,14 @@ that names the argument. Nothing here searches or scores; the other modules
 of :mod:`mtbn.learn` assume what these functions return.
 """
 
+import math
 import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from mtbn._validation import check_penalty
-from mtbn.data import DiscreteData, from_dataframe, read_csv
+from mtbn.data import MAX_LEARNED_CPT_SIZE, DiscreteData, from_dataframe, read_csv
 from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.graph import DAG, cycle_text, find_cycle, nodes_and_edges
 from mtbn.joint import local_constraints
@@ -73,6 +74,11 @@ register("start-forbidden-edge", P, "{what} graph has the forbidden edge ({u!r},
 register("start-too-many-parents", P, "{what} graph gives {name!r} {n_parents} parents; max_parents is {limit}.",
          cause="A start graph (with the required edges added) exceeds max_parents.",
          fix="Raise max_parents or remove edges from the start graph.")
+register("start-cpt-size", P,
+         "{what} graph gives {name!r} parents {parents} whose CPT would have {size} entries; at most {limit}.",
+         cause="A start graph or required edges give a variable parents with so many state combinations that its "
+               "table is past what a learned network may hold (MAX_LEARNED_CPT_SIZE entries, 8 MB).",
+         fix="Require fewer parents of that variable, or merge the parents' states.")
 register("required-cyclic", CycleError, "required edges make the {what} graph cyclic: {cycle}.",
          cause="The required edges, added to the start graph, close a directed cycle.",
          fix="Check required_edges for a cycle, and the start graph for edges against them.")
@@ -254,8 +260,9 @@ def as_parent_sets(graph, names, what="start"):
     return parents
 
 
-def check_constraints(parents, required, forbidden, names, max_parents, what="start"):
-    """Add required edges to a start graph and check it against the constraints."""
+def check_constraints(parents, required, forbidden, names, max_parents, what="start", arities=None):
+    """Add required edges to a start graph and check it against the constraints (and, given the variables'
+    ``arities``, every CPT against :data:`mtbn.data.MAX_LEARNED_CPT_SIZE`)."""
     n = len(names)
     both = required & forbidden
     if both.any():
@@ -271,6 +278,11 @@ def check_constraints(parents, required, forbidden, names, max_parents, what="st
         if max_parents is not None and len(parents[v]) > max_parents:
             raise error("start-too-many-parents", what=what, name=names[v], n_parents=len(parents[v]),
                         limit=max_parents)
+        if arities is not None:
+            size = math.prod(int(arities[p]) for p in parents[v]) * int(arities[v])
+            if size > MAX_LEARNED_CPT_SIZE:
+                raise error("start-cpt-size", what=what, name=names[v], size=size, limit=MAX_LEARNED_CPT_SIZE,
+                            parents=", ".join(repr(names[p]) for p in sorted(parents[v])))
     try:
         DAG(parents, names)
     except CycleError:
@@ -387,7 +399,7 @@ def task_start(parents, data, local_index, required, forbidden, max_parents, wha
     is the task's row of :attr:`mtbn.data.TaskSet.local_index`.
     """
     req, forb = local_constraints(data, local_index, required, forbidden)
-    return check_constraints(parents, req, forb, data.names, max_parents, what)
+    return check_constraints(parents, req, forb, data.names, max_parents, what, data.arities)
 
 
 register("parameter-sharing-value", InvalidParameterError,

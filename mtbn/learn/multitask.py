@@ -373,12 +373,18 @@ def _validate(args):
 
 
 def _check_start(problem):
+    """The start graphs and required edges of every task, checked before any search (cycles, forbidden edges,
+    max_parents, CPT sizes), with the variables' names in the messages."""
     start, k = problem.start, problem.taskset.n_tasks
     if isinstance(start, str):
         if start == "identical" and not problem.shared_variables:
             raise error("identical-needs-shared-variables", what="start='identical'")
     elif len(start) != k:
         raise error("start-count", k=k, n=len(start))
+    else:
+        _given_starts(problem, problem.taskset.tasks)
+    for t, d in enumerate(problem.taskset.tasks):
+        _task_start(problem, [set() for _ in range(d.n_vars)], t, d, f"task {d.name!r}")
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@ def learn_structure(data: Any, *, scorer: Any = None, **settings: Any) -> Search
     max_parents = s["max_parents"]
     required, forbidden = constraint_matrices(names, s["required_edges"], s["forbidden_edges"], s["tiers"],
                                               s["knowledge"])
-    parents = check_constraints(as_parent_sets(s["start"], names), required, forbidden, names, max_parents)
+    parents = check_constraints(as_parent_sets(s["start"], names), required, forbidden, names, max_parents,
+                                arities=d.arities)
     if scorer is None:
         scorer = make_scorer(d, s["score"], s["equivalent_sample_size"])
     return hill_climb(

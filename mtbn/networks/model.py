@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from mtbn.data import MAX_STATES
+from mtbn.data import MAX_CPT_SIZE, MAX_STATES
 from mtbn.exceptions import CycleError, InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
@@ -15,8 +15,6 @@ from mtbn.messages import error, register
 #: Largest allowed deviation of a CPT row sum from one.
 _ROW_SUM_TOL = 1e-6
 
-#: Largest number of entries a CPT may have (guards against memory blow-ups).
-MAX_CPT_SIZE = 10**8
 
 register("network-unknown-variable", InvalidParameterError, "the network has no variable {name!r}.",
          cause="A variable was looked up by a name the network does not have.",

@@ -32,8 +32,8 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
-from mtbn.networks.fitting import _config_codes, _data_column
-from mtbn.networks.model import BayesianNetwork
+from mtbn.networks.fitting import _config_codes, _cpt_size, _data_column
+from mtbn.networks.model import MAX_CPT_SIZE, BayesianNetwork
 
 __all__ = ["fit_shared_parameters", "choose_sharing_strength", "family_distances", "heldout_rows_by_strength",
            "STRENGTH_GRID"]
@@ -180,6 +180,11 @@ def _counted(graphs, ts):
         if not isinstance(graph, DAG):
             graph = DAG.from_networkx(graph, names=data.names)
         mine = []
+        arity = [len(data.states[_data_column(data, n)]) for n in graph.names]
+        for v in range(graph.n_nodes):  # every table's size checked before any is allocated
+            size = _cpt_size(arity, v, graph.parents[v])
+            if size > MAX_CPT_SIZE:
+                raise error("network-cpt-size", name=graph.names[v], size=size)
         for v in range(graph.n_nodes):
             parent_names = sorted(graph.names[p] for p in graph.parents[v])
             counts, arities, r = _family_counts(graph, data, v, parent_names)
@@ -270,38 +275,39 @@ def heldout_rows_by_strength(graphs, train, held_out, grid, ess):
     """Per strength, each task's per-row log-likelihood of ``held_out`` under :func:`fit_shared_parameters`
     fitted on ``train`` (one DiscreteData per task, same state lists): ``{strength: [array per task]}``.
 
-    The family counts are taken once; each strength only reweighs them.
+    The family counts are taken once; each strength only reweighs them, and
+    only at the held-out rows' cells (memory: the counts, not one table per strength).
     """
     families, pooled = _counted(graphs, make_taskset(list(train)))
-    cells = []  # per task and family: each held-out row's cell (parent configuration, child state) of the table
-    for (_, _, mine), test in zip(families, held_out):
-        cells.append([_config_codes(test.codes, [_data_column(test, p) for p in parents], arities) * r
-                      + test.codes[:, _data_column(test, child)] for (child, parents), _, arities, r in mine])
     grid = list(grid)
+    strengths = np.asarray(grid, dtype=float)[:, None]
+    finite = np.isfinite(strengths[:, 0])
     out = {g: [] for g in grid}
-    for (_, _, mine), idx, test in zip(families, cells, held_out):
+    for (_, _, mine), test in zip(families, held_out):
         rows = np.zeros((len(grid), test.n_samples))
-        for (key, counts, _, _), cell in zip(mine, idx):
-            # Every strength's table at once (the same elementwise values as _theta's, strength by strength).
-            rows += np.log(_thetas(counts, pooled[key], grid, ess).reshape(len(grid), -1)[:, cell])
-        for g, r in zip(grid, rows):
-            out[g].append(r)
-    return out
-
-
-def _thetas(counts, total, strengths, ess):
-    """:func:`_theta` for several strengths: (len(strengths), q, r)."""
-    q, r = counts.shape
-    centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
-    s = np.asarray(strengths, dtype=float)
-    finite = np.isfinite(s)
-    out = np.empty((len(s), q, r))
-    f = s[finite][:, None, None]
-    out[finite] = (counts + ess / (q * r) + f * centre) / (counts.sum(axis=1, keepdims=True) + ess / q + f)
-    out[~finite] = centre
+        for key, counts, arities, r in mine:
+            child, parents = key
+            config = _config_codes(test.codes, [_data_column(test, p) for p in parents], arities)
+            state = test.codes[:, _data_column(test, child)]
+            q = counts.shape[0]
+            total = pooled[key]
+            # The elementwise formula of _theta, at each held-out row's cell only.
+            centre = (total[config, state] + ess / (q * r)) / (total.sum(axis=1)[config] + ess / q)
+            own, n_j = counts[config, state], counts.sum(axis=1)[config]
+            theta = np.empty((len(grid), test.n_samples))
+            f = strengths[finite]
+            theta[finite] = (own + ess / (q * r) + f * centre) / (n_j + ess / q + f)
+            theta[~finite] = centre
+            rows += np.log(theta)
+        for g, row in zip(grid, rows):
+            out[g].append(row)
     return out
 
 
 def _theta(counts, total, strength, ess):
     """One task's shrunk table (q, r) from its counts and the pooled counts ``total`` of the family."""
-    return _thetas(counts, total, [strength], ess)[0]
+    q, r = counts.shape
+    centre = (total + ess / (q * r)) / (total.sum(axis=1, keepdims=True) + ess / q)
+    if math.isinf(strength):
+        return centre
+    return (counts + ess / (q * r) + strength * centre) / (counts.sum(axis=1, keepdims=True) + ess / q + strength)

@@ -18,9 +18,15 @@ __all__ = [
     "is_penalty",
     "format_penalty",
     "check_positive",
+    "MAX_ESS",
     "check_random_state",
     "check_max_parents",
 ]
+
+
+#: The largest equivalent sample size: BDeu's ``lnG(alpha + N) - lnG(alpha)`` keeps about nine significant digits
+#: up to here (the search's ties are at 1e-7); at 1e308 it overflows.
+MAX_ESS = 1e6
 
 
 register("option-choice", InvalidParameterError, "{name} must be one of {choices}; got {value!r}.",
@@ -32,9 +38,10 @@ register("penalty-type", InvalidParameterError, "{name} must be a number in [0, 
 register("penalty-range", InvalidParameterError, "{name} must be in [0, 1]; got {value!r}.",
          cause="A penalty (delta) outside [0, 1] or NaN.",
          fix="Pass a number between 0 (independent tasks) and 1 (identical structures), or 'auto'.")
-register("positive-number", InvalidParameterError, "{name} must be a positive number; got {value!r}.",
-         cause="A size such as the equivalent sample size was zero, negative, infinite, NaN or not a number.",
-         fix="Pass a finite number above 0 (the BDeu equivalent sample size is usually 1 to 10).")
+register("positive-number", InvalidParameterError, "{name} must be a number > 0 and at most {limit:g}; got {value!r}.",
+         cause="The equivalent sample size was zero, negative, NaN, not a number, or so large (above 10^6) that "
+               "BDeu's log-gamma differences lose their precision (at 10^308 they overflow).",
+         fix="Pass a number above 0 (the BDeu equivalent sample size is usually 1 to 10).")
 register("max-parents", InvalidParameterError, "{name} must be None or an integer >= 0; got {value!r}.",
          cause="A bound on the parents per variable that is negative or not an integer.",
          fix="Pass a whole number (0 allows no edges), or None for no bound.")
@@ -83,13 +90,10 @@ def format_penalty(delta):
 
 
 def check_positive(value, name):
-    """Return ``value`` as a float if it is a finite number > 0."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise error("positive-number", name=name, value=value)
-    value = float(value)
-    if not (value > 0 and np.isfinite(value)):
-        raise error("positive-number", name=name, value=value)
-    return value
+    """Return ``value`` as a float if it is a number > 0 and at most :data:`MAX_ESS` (an equivalent sample size)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) <= MAX_ESS:
+        raise error("positive-number", name=name, value=value, limit=MAX_ESS)
+    return float(value)
 
 
 def check_max_parents(value, name="max_parents"):

@@ -279,7 +279,7 @@ class MultitaskStructureLearner(_Estimator):
         """
         params = self._fit_params(task_column=task_column, required_edges=required_edges,
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
-        n_bootstrap = params.pop("n_bootstrap")
+        n_bootstrap = ESTIMATOR_ONLY["n_bootstrap"].checked(params.pop("n_bootstrap"))  # checked before the work
         params["score"] = params.pop("scoring")
         res = learn_structures(tasks, **params)
         self.task_column_ = params["task_column"]

@@ -10,7 +10,7 @@ registered in :mod:`mtbn.messages`.
 
 import argparse
 
-from mtbn._validation import is_penalty
+from mtbn._validation import MAX_ESS, is_penalty
 from mtbn.messages import error, register, text
 
 __all__ = ["unit_interval", "penalty", "validation", "int_at_least", "nonneg_int", "seed", "folds", "jobs",
@@ -39,9 +39,10 @@ register("option-integer", A, "must be an integer >= {minimum}; got {value!r}",
 register("option-export", A, "unknown format {value!r}; give some of {formats}",
          cause="--export names a graph format mtbn does not write.", fix="Write e.g. --export dot,gml,json.")
 register("option-jobs", A, "must be a positive integer or -1 (all cores); got {value!r}",
-         cause="--jobs 0 or a --jobs that is not a whole number.", fix="Write 1, a number of processes, or -1.")
-register("option-positive", A, "must be a positive number; got {value!r}",
-         cause="--ess that is zero, negative, infinite or not a number.", fix="Write a number above 0 (usually 1 to 10).")
+         cause="--jobs 0, below -1, or not a whole number.", fix="Write 1, a number of processes, or -1.")
+register("option-positive", A, "must be a number > 0 and at most {limit:g}; got {value!r}",
+         cause="--ess that is zero, negative, not a number, or above 10^6 (where BDeu loses its precision).",
+         fix="Write a number above 0 (usually 1 to 10).")
 register("option-select-n", A, "must be 'auto', 'gap' or an integer >= 0; got {value!r}",
          cause="select --n that is neither 'auto', 'gap' nor a whole number.",
          fix="Write auto, gap or the number of tasks to select.")
@@ -132,16 +133,16 @@ folds = int_at_least(2)
 def jobs(text):
     """A number of parallel jobs: a positive integer, or -1 for all cores."""
     value = _number(text, int, "option-jobs")
-    if value == 0:
+    if value == 0 or value < -1:
         raise error("option-jobs", value=text)
     return value
 
 
 def positive_float(text):
-    """A finite number > 0 (the BDeu equivalent sample size)."""
-    value = _number(text, float, "option-positive")
-    if not (value > 0 and value != float("inf")):
-        raise error("option-positive", value=text)
+    """A number > 0 and at most :data:`mtbn._validation.MAX_ESS` (the BDeu equivalent sample size)."""
+    value = _number(text, float, "option-positive", limit=MAX_ESS)
+    if not 0 < value <= MAX_ESS:
+        raise error("option-positive", value=text, limit=MAX_ESS)
     return value
 
 

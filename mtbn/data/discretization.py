@@ -30,12 +30,14 @@ by the command line (:meth:`Discretization.to_dict`).
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from mtbn.data.discrete import MAX_STATES
 from mtbn.data.frames import _is_missing_array
 from mtbn.exceptions import DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
@@ -51,8 +53,10 @@ _MAX_STATES = 20
 
 P = InvalidParameterError
 register("discretize-spec", P,
-         "discretize must be METHOD or METHOD:K with METHOD one of {methods} and K >= 2 bins; got {value!r}.",
-         cause="The discretisation was not given as a method name with an optional number of bins.",
+         "discretize must be METHOD or METHOD:K with METHOD one of {methods} and K from 2 to {limit} bins; "
+         "got {value!r}.",
+         cause="The discretisation was not given as a method name with an optional number of bins, or asked for "
+               "more bins than a variable may have states (255).",
          fix="Use e.g. 'quantile' (3 bins), 'quantile:4' or 'interval:5'.")
 register("discretize-column-unknown", P, "discretize: column {column!r} is in no task.",
          cause="A column asked to be discretised is not a column of any task.",
@@ -213,19 +217,51 @@ class Discretization:
         >>> Discretization.from_dict(d.to_dict()) == d
         True
         """
-        try:
-            method, n_bins, per_task = record["method"], int(record["n_bins"]), bool(record.get("per_task", False))
-            columns = record["columns"]
-            if per_task:
-                cuts = {t: {c: tuple(float(x) for x in e["cut_points"]) for c, e in per.items()}
-                        for t, per in columns.items()}
-            else:
-                cuts = {c: tuple(float(x) for x in e["cut_points"]) for c, e in columns.items()}
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise error("discretize-record", problem=f"missing or malformed {exc}") from None
+        def bad(problem):
+            return error("discretize-record", problem=problem)
+
+        if not isinstance(record, dict):
+            raise bad(f"a JSON object is needed, not {type(record).__name__}")
+        for key in ("method", "n_bins", "columns"):
+            if key not in record:
+                raise bad(f"no {key!r}")
+        method, n_bins, per_task = record["method"], record["n_bins"], record.get("per_task", False)
         if method not in DISCRETIZE_METHODS:
-            raise error("discretize-record", problem=f"unknown method {method!r}")
+            raise bad(f"unknown method {method!r}")
+        if isinstance(n_bins, bool) or not isinstance(n_bins, int) or not 2 <= n_bins <= MAX_STATES:
+            raise bad(f"n_bins must be an integer from 2 to {MAX_STATES}; got {n_bins!r}")
+        if not isinstance(per_task, bool):
+            raise bad(f"per_task must be true or false; got {per_task!r}")
+        columns = record["columns"]
+        if not isinstance(columns, dict):
+            raise bad("'columns' must map column names to their cut points")
+        if per_task:
+            cuts = {}
+            for task, per in columns.items():
+                if not isinstance(per, dict):
+                    raise bad(f"task {task!r}: a mapping of column names to cut points is needed")
+                cuts[task] = {c: _recorded_cuts(e, f"task {task!r}, column {c!r}", bad) for c, e in per.items()}
+        else:
+            cuts = {c: _recorded_cuts(e, f"column {c!r}", bad) for c, e in columns.items()}
         return cls(method, n_bins, cuts, per_task)
+
+
+def _recorded_cuts(entry, where, bad):
+    """The cut points of one column of a discretization record: finite numbers, strictly increasing, at most
+    ``MAX_STATES - 1`` of them."""
+    points = entry.get("cut_points") if isinstance(entry, dict) else None
+    if not isinstance(points, list):
+        raise bad(f"{where}: no list of cut_points")
+    for x in points:
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+            raise bad(f"{where}: cut point {x!r} is not a finite number")
+    cuts = tuple(float(x) for x in points)
+    for a, b in zip(cuts, cuts[1:]):
+        if b <= a:
+            raise bad(f"{where}: cut points must be strictly increasing; {b!r} follows {a!r}")
+    if len(cuts) >= MAX_STATES:
+        raise bad(f"{where}: {len(cuts)} cut points make more than {MAX_STATES} states")
+    return cuts
 
 
 def parse_discretize(spec):
@@ -238,19 +274,24 @@ def parse_discretize(spec):
     >>> parse_discretize("quantile")
     ('quantile', 3)
     """
+    def bad():
+        return error("discretize-spec", methods=", ".join(DISCRETIZE_METHODS), limit=MAX_STATES, value=spec)
+
     if isinstance(spec, tuple) and len(spec) == 2:
         method, k = spec
     elif isinstance(spec, str):
         method, _, k = spec.partition(":")
         k = k or 3
     else:
-        raise error("discretize-spec", methods=", ".join(DISCRETIZE_METHODS), value=spec)
+        raise bad()
+    if isinstance(k, bool) or (isinstance(k, float) and not k.is_integer()):
+        raise bad()
     try:
         k = int(k)
     except (TypeError, ValueError):
-        raise error("discretize-spec", methods=", ".join(DISCRETIZE_METHODS), value=spec) from None
-    if method not in DISCRETIZE_METHODS or k < 2 or isinstance(k, bool):
-        raise error("discretize-spec", methods=", ".join(DISCRETIZE_METHODS), value=spec)
+        raise bad() from None
+    if method not in DISCRETIZE_METHODS or not 2 <= k <= MAX_STATES:
+        raise bad()
     return method, k
 
 

@@ -15,8 +15,10 @@ from typing import Any
 import numpy as np
 
 from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
-from mtbn.exceptions import InvalidDataError
-from mtbn.messages import error, register
+import warnings
+
+from mtbn.exceptions import DataWarning, InvalidDataError
+from mtbn.messages import error, register, text
 
 __all__ = ["from_dataframe"]
 
@@ -57,6 +59,10 @@ register("missing-values", D,
 register("empty-after-dropna", D, "task {task!r} is empty after dropping incomplete rows.",
          cause="With dropna, every row of the task had a missing value.",
          fix="Impute the missing values, or drop the columns that are mostly empty.")
+register("rows-dropped", DataWarning, "task {task!r}: dropped {dropped} of {total} rows with a missing value "
+         "(dropna).",
+         cause="dropna=True (--dropna) removed the task's incomplete rows; this says how many.",
+         fix="Nothing to fix if that is what you meant; otherwise impute the missing values instead.")
 register("undeclared-state", D, "task {task!r}, column {column!r}: unknown state {state!r} (declared states: {declared}).",
          cause="The data holds a label that the declared state list (states=) does not name.",
          fix="Add the label to the declared states or correct the data.")
@@ -318,6 +324,8 @@ def _drop_missing(df, labels, names, name, dropna, source):
     labels = [lab[keep] for lab in labels]
     if not keep.any():
         raise error("empty-after-dropna", task=name)
+    warnings.warn(text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
+                  stacklevel=2)
     return labels
 
 

@@ -34,6 +34,13 @@ register("duplicate-task", D, "duplicate task name {value!r}.",
 register("too-many-states-across-tasks", D, "column {column!r} has {n_states} states across tasks; at most {limit}.",
          cause="The tasks together use more than 255 distinct labels for one variable.",
          fix="Harmonise the labels across tasks, or bin the variable.")
+register("column-kinds-differ", D,
+         "column {column!r} holds {kind_a} in task {task_a!r} (e.g. {label_a!r}) but {kind_b} in task {task_b!r} "
+         "(e.g. {label_b!r}); give it one type in every task.",
+         cause="One variable is coded differently across tasks (e.g. 0/1 in one, no/yes in another), so its states "
+               "would be the union of both codings and could not be turned back into one type of value.",
+         fix="Recode the column so that every task uses the same labels and type (e.g. map 0/1 to no/yes), or cast "
+             "it to text in every task (df[col].astype(str)).")
 register("task-column-needed", P,
          "a single DataFrame needs task_column= naming the column that says which task each row belongs to.",
          cause="One DataFrame was given for several tasks without saying which column holds the task.",
@@ -271,6 +278,7 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
         if d.n_samples == 0 or d.n_vars == 0:
             raise error("empty-task", task=d.name)
     variables, column = _global_variables(coded)
+    coded = _one_kind(coded, variables)
     union = _global_states(coded, variables, dict(states or {}), given_order)
     ts = _align(coded, variables, column, union)
     return ts if discretization is None else dataclasses.replace(ts, discretization=discretization)
@@ -322,6 +330,42 @@ def _global_variables(coded):
                 column[v] = len(variables)
                 variables.append(v)
     return variables, column
+
+
+_KIND_TEXT = {None: "text", "int": "integers", "float": "numbers", "bool": "booleans"}
+
+
+def _one_kind(coded, variables):
+    """The tasks with one kind per variable: integers and other numbers together are numbers (float) in every
+    task; any other disagreement (text and numbers, booleans and numbers) is refused, naming two tasks."""
+    by_var = {}
+    for d in coded:
+        for j, v in enumerate(d.names):
+            by_var.setdefault(v, []).append((d.kinds[j] if d.kinds else None, d, j))
+    kind_of = {}
+    for v in variables:
+        kinds = {k for k, _, _ in by_var[v]}
+        if len(kinds) == 1:
+            continue
+        if kinds == {"int", "float"}:
+            kind_of[v] = "float"
+            continue
+        (ka, da, ja), (kb, db, jb) = by_var[v][0], next(x for x in by_var[v] if x[0] != by_var[v][0][0])
+        raise error("column-kinds-differ", column=v, kind_a=_KIND_TEXT[ka], task_a=da.name,
+                    label_a=_first_label(da, ja), kind_b=_KIND_TEXT[kb], task_b=db.name, label_b=_first_label(db, jb))
+    if not kind_of:
+        return coded
+    out = []
+    for d in coded:
+        kinds = tuple(kind_of.get(v, k) for v, k in zip(d.names, d.kinds)) if d.kinds else None
+        out.append(d if kinds == d.kinds else DiscreteData(d.codes, d.names, d.states, d.name, kinds))
+    return out
+
+
+def _first_label(data, j):
+    """The label of the first row of column ``j`` (or its first state)."""
+    states = data.states[j]
+    return states[int(data.codes[0, j])] if data.n_samples else (states[0] if states else "")
 
 
 def _global_states(coded, variables, declared, given_order):

@@ -34,6 +34,7 @@ OOM killer included).
 
 import contextlib
 import os
+import signal
 import sys
 import threading
 import time
@@ -233,7 +234,11 @@ _watchdog_pid = None  # the process whose watchdog is running (a forked child in
 
 
 def _watch_parent(parent):
-    """Start the watchdog of this worker process, once, if ``parent`` is this process's parent."""
+    """Start the watchdog of this worker process, once, if ``parent`` is this process's parent.
+
+    The worker also ignores SIGINT from then on: Ctrl-C reaches every process of the terminal's group, and
+    the parent, which stops its workers itself, is the one to report it (a worker would print a traceback).
+    """
     global _watchdog_pid
     pid = os.getpid()
     if pid == parent or _watchdog_pid == pid or os.getppid() != parent:
@@ -243,6 +248,8 @@ def _watch_parent(parent):
             return
         threading.Thread(target=_watchdog, args=(parent,), name="mtbn-parent-watchdog", daemon=True).start()
         _watchdog_pid = pid
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _watchdog(parent):

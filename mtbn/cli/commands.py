@@ -15,7 +15,7 @@ from collections import namedtuple
 
 from mtbn._validation import format_penalty
 from mtbn.cli import files
-from mtbn.cli.files import check_out, read_constraints, read_named_tasks, read_taskset, staged_output
+from mtbn.cli.files import claimed_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import _usage_error, penalty_list
 from mtbn.learn.settings import MULTITASK
 from mtbn.priors import PRIORS
@@ -48,16 +48,16 @@ def _run_in_out_folder(args, work, write, summarise, *, plots=False):
     holds another run (see :mod:`mtbn.cli.files`), and nothing is computed
     when the outputs need plots (``plots``) and matplotlib is missing.
     """
-    check_out(args.out, overwrite=args.overwrite)
-    if plots:
-        from mtbn.report.figures import check_matplotlib
+    with claimed_out(args.out, overwrite=args.overwrite):
+        if plots:
+            from mtbn.report.figures import check_matplotlib
 
-        check_matplotlib(f"mtbn {args.command}" + (" --report" if args.command == "learn" else ""))
-    t0 = time.perf_counter()
-    progress = progress_for(args)
-    done = work(progress)
-    with staged_output(args.out, args.command) as out:
-        written = write(done, out, progress)
+            check_matplotlib(f"mtbn {args.command}" + (" --report" if args.command == "learn" else ""))
+        t0 = time.perf_counter()
+        progress = progress_for(args)
+        done = work(progress)
+        with staged_output(args.out, args.command) as out:
+            written = write(done, out, progress)
     summarise(done, time.perf_counter() - t0, written)
     return 0
 
@@ -186,20 +186,45 @@ def _print_learned(done, seconds, written):
 
 
 def cmd_demo(args):
-    """``mtbn demo``: a small ``bench alarm`` with every method, written to a new temporary folder."""
+    """``mtbn demo``: a small ``bench alarm`` with every method, in ``--out`` or a temporary folder.
+
+    The temporary folder is removed when the demo finishes; an interrupted
+    demo keeps it and says how to resume from it.
+    """
+    import shutil
     import tempfile
 
+    from mtbn.cli.signals import Terminated
+
+    temporary = args.out is None
     out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
-    _claim_bench_out(out, args.overwrite)
+    where = "a temporary folder, removed at the end (--out DIR keeps the tables and figures)" if temporary else out
     print(f"mtbn demo: the perturbed ALARM benchmark ({args.tasks} related tasks, each edge deleted with "
           f"probability 0.05, {args.rows} rows per task), {args.trials} trials on {args.jobs} job(s); STL vs "
           f"IDENTICAL vs POOLED vs multitask learning (Paired prior; MTL: penalty by 5-fold cross-validation "
-          f"with the negative-transfer guard; MTL-PAPER: the paper's 50 validation rows). Results in {out}",
+          f"with the negative-transfer guard; MTL-PAPER: the paper's 50 validation rows). Results in {where}",
           flush=True)
-    return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
-                      penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=0.05,
-                      n_train=args.rows, validation=50, n_test=20000, n_restarts=20, n_jobs=args.jobs,
-                      progress=progress_for(args, always=True), plots=True)
+
+    def run():
+        return _run_bench("alarm", out, methods=["stl", "identical", "pooled", "mtl", "mtl-paper", "mtl-oracle"],
+                          penalty_grid=None, n_trials=args.trials, seed=args.seed, n_tasks=args.tasks, p_del=0.05,
+                          n_train=args.rows, validation=50, n_test=20000, n_restarts=20, n_jobs=args.jobs,
+                          progress=progress_for(args, always=True), plots=True, kept=not temporary)
+
+    try:
+        status = _bench_in(out, args.overwrite, run)
+    except (KeyboardInterrupt, Terminated):
+        if temporary:
+            print(f"mtbn demo: the trials finished so far are in {out}; 'mtbn demo --out {out}' (same options) "
+                  "resumes from them", file=sys.stderr, flush=True)
+        raise
+    except BaseException:
+        if temporary:
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    if temporary:
+        shutil.rmtree(out, ignore_errors=True)
+    return status
 
 
 def bench_methods(methods, penalty):
@@ -224,27 +249,28 @@ def bench_methods(methods, penalty):
 def cmd_bench(args):
     """``mtbn bench PROBLEM``: related tasks from a shipped network, learned by each method, scored on the truth."""
     methods, grid = bench_methods(args.methods, args.penalty)
-    _claim_bench_out(args.out, args.overwrite)
-    return _run_bench(args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials,
-                      seed=args.seed, n_tasks=args.tasks, p_del=args.pdel, n_train=args.train,
-                      validation=args.validation, n_test=args.test_rows, n_restarts=args.restarts, n_jobs=args.jobs,
-                      progress=progress_for(args), plots=not args.no_plots)
+    return _bench_in(args.out, args.overwrite, lambda: _run_bench(
+        args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials, seed=args.seed,
+        n_tasks=args.tasks, p_del=args.pdel, n_train=args.train, validation=args.validation, n_test=args.test_rows,
+        n_restarts=args.restarts, n_jobs=args.jobs, progress=progress_for(args), plots=not args.no_plots))
 
 
 def _is_bench_run(path):
     return os.path.isfile(os.path.join(path, "config.json"))
 
 
-def _claim_bench_out(out, overwrite):
-    """--out of ``bench`` and ``demo``: new, empty, or an earlier benchmark run (which resumes when its
-    settings match; emptied first with --overwrite), checked before any work."""
-    check_out(out, overwrite=overwrite, resumes=_is_bench_run)
-    if overwrite:
-        files.clear_out(out, also=_is_bench_run)
+def _bench_in(out, overwrite, run):
+    """``run()`` holding ``bench``'s and ``demo``'s --out: new, empty, or an earlier benchmark run (which resumes
+    when its settings match; emptied first with --overwrite), checked before any work and locked while it runs."""
+    with claimed_out(out, overwrite=overwrite, resumes=_is_bench_run):
+        if overwrite:
+            files.clear_out(out, also=_is_bench_run)
+        return run()
 
 
-def _run_bench(problem, out, *, plots, **options):
-    """Run a benchmark, print its summary and what was written (``mtbn bench`` and ``mtbn demo``)."""
+def _run_bench(problem, out, *, plots, kept=True, **options):
+    """Run a benchmark, print its summary and what was written (``mtbn bench`` and ``mtbn demo``; ``kept``:
+    whether ``out`` stays after the command)."""
     import importlib.util
 
     from mtbn.evaluate import run_benchmark
@@ -259,6 +285,9 @@ def _run_bench(problem, out, *, plots, **options):
         written = " (no plots: matplotlib is not installed)"
     else:
         written = " and plots"
+    if not kept:
+        print(f"{time.perf_counter() - t0:.1f} s (give --out DIR to keep results.csv, summary.md and the plots)")
+        return 0
     print(f"{time.perf_counter() - t0:.1f} s; wrote {os.path.join(out, 'results.csv')}, "
           f"{os.path.join(out, 'summary.md')}{written}")
     return 0

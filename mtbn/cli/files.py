@@ -29,7 +29,8 @@ from mtbn.cli.signals import raise_if_stopped
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.messages import register
 
-__all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "staged_output",
+__all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "claimed_out", "out_path",
+           "staged_output",
            "write_task_outputs", "bif_note", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER",
            "read_from", "discretize_option", "write_discretization"]
 
@@ -37,6 +38,14 @@ __all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", 
 #: only a folder that holds it may be replaced, with ``--overwrite``.
 MARKER = ".mtbn-output.json"
 
+register("out-dangling-link", _UsageError, "--out {out!r} is a symbolic link to {target!r}, which does not exist",
+         cause="The output path is a symbolic link whose target is missing, so nothing could be written through it.",
+         fix="Create the link's target folder, remove the link, or give another folder.")
+register("out-busy", _UsageError,
+         "--out {out!r} is being written by another mtbn run (process {pid}); wait for it to finish or give "
+         "another folder",
+         cause="Two runs writing one output folder at the same time would replace or mix each other's results.",
+         fix="Wait for the other run (its process id is shown), or choose another --out folder.")
 register("out-is-a-file", _UsageError, "--out {out!r} is a file, not a folder",
          cause="The output path names an existing file.", fix="Give a folder path (new or existing).")
 register("out-not-writable", _UsageError, "--out {out!r} cannot be created or written ({probe!r} is not a writable folder)",
@@ -45,6 +54,10 @@ register("out-not-writable", _UsageError, "--out {out!r} cannot be created or wr
 register("constraint-file-columns", _UsageError, "{option} {path}: the file needs the columns {columns}",
          cause="A constraint file (--require, --forbid, --tiers) lacks its header columns.",
          fix="Write a header line: source,target for --require/--forbid; variable,tier for --tiers.")
+register("constraint-file-read", _UsageError, "{option} {path}: cannot read it as a CSV file ({reason})",
+         cause="A constraint file (--require, --forbid, --tiers) is missing, unreadable, or has a row with more "
+               "cells than its header.",
+         fix="Check the path; write one edge (source,target) or one variable (variable,tier) per line.")
 register("task-column-one-file", _UsageError, "--task-column splits one CSV file into tasks; got {n} files",
          cause="With --task-column every task comes from the rows of a single file.",
          fix="Give one CSV file, or leave out --task-column to read one task per file.")
@@ -223,7 +236,11 @@ def _read_table(path, option, columns):
         return None
     import pandas as pd
 
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        reason = getattr(exc, "strerror", None) or " ".join(str(exc).split()).removeprefix("Error tokenizing data. ")
+        raise _usage_error("constraint-file-read", option=option, path=path, reason=reason) from None
     df.columns = [c.strip() for c in df.columns]
     if any(c not in df.columns for c in columns):
         raise _usage_error("constraint-file-columns", option=option, path=path, columns=",".join(columns))
@@ -328,13 +345,22 @@ def _is_mtbn_output(path):
     return os.path.isfile(os.path.join(path, MARKER))
 
 
+def out_path(out):
+    """The real path of ``--out``: symbolic links resolved (the outputs go to the link's target folder), a
+    link to nothing refused."""
+    path = os.path.abspath(out)
+    if os.path.islink(path) and not os.path.exists(path):
+        raise _usage_error("out-dangling-link", out=out, target=os.readlink(path))
+    return os.path.realpath(path)
+
+
 def check_out(out, *, overwrite=False, resumes=None):
     """Refuse an --out folder that cannot be written, or that holds another run, before any work is done.
 
     ``resumes(path)``: for ``mtbn bench``, true when the folder holds a run
     the command continues (the command then checks that its settings match).
     """
-    path = os.path.abspath(out)
+    path = out_path(out)
     if os.path.exists(path) and not os.path.isdir(path):
         raise _usage_error("out-is-a-file", out=out)
     # The outputs are staged in a hidden folder beside --out, so its parent must be writable too.
@@ -356,6 +382,58 @@ def check_out(out, *, overwrite=False, resumes=None):
         raise _usage_error("out-not-empty", out=out)
 
 
+@contextlib.contextmanager
+def claimed_out(out, *, overwrite=False, resumes=None):
+    """:func:`check_out`, then hold ``--out``'s lock until the block ends: a second run into the same folder
+    is refused (``out-busy``) instead of replacing or mixing with this one.
+
+    The lock is an ``fcntl`` lock on a hidden file beside the folder, which
+    the system releases when the process ends, however it ends (on systems
+    without ``fcntl`` there is no lock).
+    """
+    check_out(out, overwrite=overwrite, resumes=resumes)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    final = out_path(out)
+    parent = os.path.dirname(final)
+    created = []  # the folders made for the lock, removed again if the run leaves them empty
+    probe = parent
+    while not os.path.exists(probe):
+        created.append(probe)
+        probe = os.path.dirname(probe)
+    os.makedirs(parent, exist_ok=True)
+    lock = os.path.join(parent, f".{os.path.basename(final)}.mtbn-lock")
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            pid = os.read(fd, 32).decode("ascii", "replace").strip() or "unknown"
+            os.close(fd)
+            raise _usage_error("out-busy", out=out, pid=pid) from None
+        try:
+            same = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except FileNotFoundError:
+            same = False
+        if same:  # not a lock file its previous holder removed while we waited for it
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode("ascii"))
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(lock)
+        os.close(fd)
+        for folder in created:  # deepest first; a folder that holds the outputs is not empty
+            with contextlib.suppress(OSError):
+                os.rmdir(folder)
+
+
 def write_marker(folder, command):
     """Write :data:`MARKER`: the command, the mtbn version and the files in ``folder``."""
     from mtbn import __version__
@@ -370,7 +448,7 @@ def write_marker(folder, command):
 def clear_out(out, also=None):
     """Empty an mtbn output folder (``--overwrite`` of a resumable command), or one for which ``also(path)`` is
     true (a killed benchmark, which has no marker yet); anything else is left alone."""
-    path = os.path.abspath(out)
+    path = out_path(out)
     if os.path.isdir(path) and (_is_mtbn_output(path) or (also is not None and also(path))):
         for entry in os.listdir(path):
             full = os.path.join(path, entry)
@@ -388,7 +466,7 @@ def staged_output(out, command):
     by :func:`check_out`) by moving it aside, renaming ours in and deleting
     the old one, so the two runs' files never mix.
     """
-    final = os.path.abspath(out)
+    final = out_path(out)
     parent = os.path.dirname(final)
     os.makedirs(parent, exist_ok=True)
     stage = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.", suffix=".partial", dir=parent)

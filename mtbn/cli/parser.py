@@ -243,9 +243,12 @@ def _add_demo(sub):
                    "benchmark has 5: 'mtbn bench alarm')")
     p.add_argument("--rows", default=1000, type=int, help="training rows per task (default 1000)")
     _add_run(p, jobs_help="parallel trials (at most the usable cores)", jobs_default=2, jobs_metavar=None)
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new temporary folder); an "
-                   "earlier demo's folder resumes")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder for results.csv, summary.md and the "
+                   "plots (default: a temporary folder, removed at the end; an interrupted demo keeps it and says "
+                   "how to resume); an earlier demo's folder resumes")
     p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")
+    p.add_argument("--progress", action="store_true", help="accepted for symmetry with bench: the demo always "
+                   "prints its progress on stderr")
     p.set_defaults(func=cmd_demo)
 
 

@@ -44,7 +44,7 @@ from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_li
 from mtbn.networks.io import SHIPPED_NETWORKS, example_tasks, load_network, read_network
 from mtbn.networks.model import BayesianNetwork
 from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
-from mtbn.networks.xmlbif import write_xmlbif
+from mtbn.networks.xmlbif import check_xmlbif_text, write_xmlbif
 
 __all__ = [
     "BayesianNetwork",
@@ -61,6 +61,7 @@ __all__ = [
     "write_bif",
     "bif_portable",
     "write_xmlbif",
+    "check_xmlbif_text",
     "load_network",
     "example_tasks",
     "to_pgmpy",

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["write_xmlbif"]
+__all__ = ["write_xmlbif", "check_xmlbif_text"]
 
 # Characters XML 1.0 cannot hold, even as character references (its production ``Char``).
 _NOT_XML_RE = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -35,6 +35,22 @@ def _checked(text, name, what):
         reason = f"XML cannot hold the character U+{ord(bad.group()):04X}" if bad else "it is empty"
         raise error("xmlbif-text", name=name, what=what, text=text, reason=reason)
     return text
+
+
+def check_xmlbif_text(names, states):
+    """Raise the ``xmlbif-text`` error :func:`write_xmlbif` would raise for these variable names and their state
+    lists, before any work (the command line checks its tasks' columns and labels right after reading them).
+
+    >>> check_xmlbif_text(["rain"], [["no", "yes"]])
+    >>> check_xmlbif_text(["rain"], [["no", "ye\\x00s"]])
+    Traceback (most recent call last):
+    ...
+    mtbn.exceptions.InvalidParameterError: variable 'rain': state 'ye\\x00s' cannot be written as XMLBIF: XML cannot hold the character U+0000.
+    """
+    for name, labels in zip(names, states):
+        _checked(name, name, "name")
+        for state in labels:
+            _checked(state, name, "state")
 
 
 # Whitespace that XML readers may drop or normalise (pyAgrum strips leading and trailing spaces and reads

@@ -14,7 +14,7 @@ import time
 from collections import namedtuple
 
 from mtbn._validation import format_penalty
-from mtbn.cli import files
+from mtbn.cli import files, runs
 from mtbn.cli.files import claimed_out, read_constraints, read_named_tasks, read_taskset, staged_output
 from mtbn.cli.values import _usage_error, penalty_list
 from mtbn.learn.settings import MULTITASK
@@ -88,10 +88,10 @@ def _learn(args, progress):
     from mtbn.learn import learn_structures
 
     t0 = time.perf_counter()
+    constraints = read_constraints(args.require, args.forbid, args.tiers)
     taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
                            discretize=files.discretize_option(args))
-    stems = files.task_file_stems(taskset.names)  # refuses clashing names before the work
-    constraints = read_constraints(args.require, args.forbid, args.tiers)
+    stems = files.writable_tasks(taskset.tasks)  # refuses clashing names and unwritable labels before the work
     # One learner for every prior: --prior none runs the same single-task
     # searches (same seeds) that the multitask search starts from.
     with warnings.catch_warnings():
@@ -124,7 +124,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
         dag = res.graphs[t]
         summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
                                        "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
-                                       "file_stem": stems[task.name]}
+                                       "fingerprint": task.fingerprint(), "file_stem": stems[task.name]}
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
@@ -314,11 +314,12 @@ def _task_command(args, compute, write, summarise):
     def work(progress):
         tasks, cuts = read_named_tasks(args.csv, args.dropna, progress, files.discretize_option(args))
         discretization.append(cuts)
-        stems.update(files.task_file_stems([t.name for t in tasks]))  # refuses clashing names before the work
+        stems.update(files.writable_tasks(tasks))  # refuses clashing names and unwritable labels before the work
         options["task_rows"] = {t.name: t.n_samples for t in tasks}
+        options["task_fingerprints"] = runs.fingerprints(tasks)
         rel = None
         if args.from_dir is not None:
-            rel, note = files.read_from(args.from_dir, tasks)
+            rel, note = runs.read_from(args.from_dir, tasks)
             print(note, flush=True)
         return compute(tasks, progress, rel)
 

@@ -29,10 +29,10 @@ from mtbn.cli.signals import raise_if_stopped
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.messages import register
 
-__all__ = ["read_named_tasks", "read_taskset", "read_constraints", "check_out", "claimed_out", "out_path",
+__all__ = ["writable_tasks", "read_named_tasks", "read_taskset", "read_constraints", "check_out", "claimed_out", "out_path",
            "staged_output",
            "write_task_outputs", "bif_note", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER",
-           "read_from", "discretize_option", "write_discretization"]
+           "discretize_option", "write_discretization"]
 
 #: The file every command writes into its ``--out`` folder (the command, the mtbn version, the files written):
 #: only a folder that holds it may be replaced, with ``--overwrite``.
@@ -135,6 +135,17 @@ def task_file_stems(names):
         if other != name:
             raise _usage_error("task-file-clash", a=other, b=name, stem_a=stems[other], stem_b=stem)
     return stems
+
+
+def writable_tasks(tasks):
+    """Each task's file stem (:func:`task_file_stems`), after checking that every writer can hold the tasks'
+    variable names and state labels (XMLBIF is the strictest: no control characters but tab and line breaks),
+    so that a run never fails after its work."""
+    from mtbn.networks import check_xmlbif_text
+
+    for task in tasks:
+        check_xmlbif_text(task.names, task.states)
+    return task_file_stems([t.name for t in tasks])
 
 
 # ---------------------------------------------------------------------------
@@ -272,70 +283,6 @@ def read_constraints(require, forbid, tiers):
 register("discretize-file", _UsageError, "--discretize {path!r}: cannot read it as a discretization.json ({reason})",
          cause="--discretize was given a file that is not a discretization.json an mtbn run wrote.",
          fix="Give METHOD[:K] (e.g. quantile:3), or the discretization.json of an earlier run.")
-register("measure-required", _UsageError, "--measure is required (direct or indirect) unless --from is given",
-         cause="mtbn relatedness needs to know which measure to compute.",
-         fix="Add --measure direct or --measure indirect, or --from DIR to reuse an earlier run's structures.")
-register("from-not-a-run", _UsageError,
-         "--from {path!r} is not the output of 'mtbn learn' or 'mtbn relatedness' ({why})",
-         cause="--from reuses what an earlier learn or relatedness run wrote; the folder holds no such run.",
-         fix="Give the --out folder of a finished 'mtbn learn' or 'mtbn relatedness' run.")
-register("from-other-tasks", _UsageError,
-         "--from {path!r} was computed on the tasks {given}, not on the CSV files given ({names})",
-         cause="The earlier run had other tasks (a file added, removed or renamed).",
-         fix="Give the same CSV files as the earlier run, or run it again on these files.")
-register("from-other-rows", _UsageError,
-         "--from {path!r}: task {task!r} had {before} rows there and has {now} now",
-         cause="The CSV file changed since the earlier run (or --dropna differs), so its structures describe "
-         "other data.",
-         fix="Give the same data as the earlier run, or run it again.")
-
-
-def read_from(path, tasks):
-    """The distances to reuse with ``--from path`` for ``tasks`` (a list of DiscreteData) and a one-line note.
-
-    A ``mtbn relatedness`` folder gives its distances (and noise floor) as
-    they are; a ``mtbn learn`` folder gives the direct distance between the
-    structures it wrote (no noise floor). The tasks must have the names
-    and the numbers of rows of that run.
-    """
-    from mtbn.graph import DAG
-    from mtbn.relatedness import RelatednessResult
-
-    try:
-        with open(os.path.join(path, MARKER), encoding="utf-8") as fh:
-            command = json.load(fh).get("command")
-    except (OSError, ValueError):
-        raise _usage_error("from-not-a-run", path=path, why=f"no readable {MARKER}") from None
-    if command not in ("learn", "relatedness"):
-        raise _usage_error("from-not-a-run", path=path, why=f"written by 'mtbn {command}'")
-    name = "summary.json" if command == "learn" else "relatedness.json"
-    try:
-        with open(os.path.join(path, name), encoding="utf-8") as fh:
-            record = json.load(fh)
-    except (OSError, ValueError):
-        raise _usage_error("from-not-a-run", path=path, why=f"no readable {name}") from None
-    by_name = {t.name: t for t in tasks}
-    if command == "learn":
-        given = list(record["tasks"])
-        rows = {n: info["n_samples"] for n, info in record["tasks"].items()}
-    else:
-        given = list(record["names"])
-        rows = record.get("options", {}).get("task_rows", {})
-    if sorted(given) != sorted(by_name):
-        raise _usage_error("from-other-tasks", path=path, given=", ".join(given), names=", ".join(by_name))
-    for n, before in rows.items():
-        if before != by_name[n].n_samples:
-            raise _usage_error("from-other-rows", path=path, task=n, before=before, now=by_name[n].n_samples)
-    if command == "relatedness":
-        rel = RelatednessResult.from_dict(record)
-        return rel, f"{rel.measure} distances from {path} (mtbn relatedness), not recomputed"
-    graphs = {n: DAG.from_edges(by_name[n].names, [tuple(e) for e in record["tasks"][n]["edges"]]) for n in given}
-    penalty = record.get("penalty", 0.0)  # absent for --prior none
-    return (RelatednessResult.from_structures(graphs),
-            f"direct distances between the structures of {path} (mtbn learn, penalty {penalty:.10g}; no noise floor), "
-            "not relearned")
-
-
 # ---------------------------------------------------------------------------
 # Outputs
 # ---------------------------------------------------------------------------

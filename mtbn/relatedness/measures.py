@@ -133,26 +133,26 @@ class RelatednessResult:
 
     @classmethod
     def from_dict(cls, record):
-        """The result :meth:`to_dict` recorded (``search`` is not kept: None)."""
+        """The result :meth:`to_dict` recorded (``search`` is not kept: None), checked field by field.
+
+        A record edited by hand or damaged is refused with one line naming
+        the field (``relatedness-record``): the measure, distinct task names,
+        square matrices of finite numbers (direct distances symmetric,
+        non-negative, zero on the diagonal), a finite non-negative floor (or
+        NaN: not computable), acyclic structures over named variables.
+        """
         import pandas as pd
 
-        from mtbn.graph import DAG
-
-        names = tuple(record["names"])
+        names, distance, graphs, extra = _checked_record(record)
 
         def frame(values):
             return None if values is None else pd.DataFrame(values, index=list(names), columns=list(names),
                                                              dtype=float)
 
-        graphs = {name: DAG.from_edges(s["variables"], [tuple(e) for e in s["edges"]])
-                  for name, s in record["structures"].items()}
-        floor = record.get("floor")
-        return cls(record["measure"], names, frame(record["distance"]), graphs,
-                   log_likelihood=frame(record.get("log_likelihood")),
-                   floor=None if floor is None else float(floor),
-                   null_max=None if record.get("null_max") is None else np.asarray(record["null_max"], dtype=float),
-                   interval=None if record.get("interval") is None else tuple(frame(v) for v in record["interval"]),
-                   n_boot=int(record.get("n_boot", 0)))
+        return cls(record["measure"], names, frame(distance), graphs, log_likelihood=frame(extra["log_likelihood"]),
+                   floor=extra["floor"], null_max=extra["null_max"],
+                   interval=None if extra["interval"] is None else tuple(frame(v) for v in extra["interval"]),
+                   n_boot=extra["n_boot"])
 
     @classmethod
     def from_structures(cls, graphs, *, reversal="single"):
@@ -178,6 +178,92 @@ class RelatednessResult:
         if name not in self.names:
             raise error("unknown-task", task=name, names=", ".join(map(repr, self.names)))
         return self.distance.loc[name].drop(name)
+
+
+register("relatedness-record", InvalidParameterError, "relatedness record: {problem}.",
+         cause="A relatedness.json (or its dict) was edited by hand, damaged, or written by something else.",
+         fix="Use the relatedness.json an mtbn run wrote, unchanged, or compute the relatedness again.")
+
+
+def _matrix(value, k, field, *, finite=True):
+    """``value`` as a k x k float array, or the ``relatedness-record`` error naming ``field``."""
+    try:
+        m = np.array(value, dtype=float)
+    except (TypeError, ValueError):
+        raise error("relatedness-record", problem=f"{field} must be a {k} x {k} matrix of numbers") from None
+    if m.shape != (k, k):
+        raise error("relatedness-record", problem=f"{field} must be {k} x {k} (one row and column per task); "
+                                                   f"got shape {m.shape}")
+    if finite and not np.all(np.isfinite(m)):
+        raise error("relatedness-record", problem=f"{field} holds a value that is not a finite number")
+    return m
+
+
+def _checked_record(record):
+    """The fields of a ``relatedness.json`` record, each checked: ``(names, distance, graphs, extra)``."""
+    from mtbn.exceptions import CycleError
+    from mtbn.graph import DAG
+
+    def bad(problem):
+        return error("relatedness-record", problem=problem)
+
+    if not isinstance(record, dict):
+        raise bad(f"a JSON object is needed, not {type(record).__name__}")
+    for key in ("measure", "names", "distance", "structures"):
+        if key not in record:
+            raise bad(f"no {key!r}")
+    if record["measure"] not in MEASURES:
+        raise bad(f"measure must be one of {', '.join(MEASURES)}; got {record['measure']!r}")
+    names = record["names"]
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) \
+            or len(set(names)) != len(names):
+        raise bad("names must be a list of distinct task names")
+    k = len(names)
+    distance = _matrix(record["distance"], k, "distance")
+    if record["measure"] == "direct":
+        if np.any(distance < 0) or not np.array_equal(distance, distance.T) or np.any(np.diag(distance) != 0):
+            raise bad("direct distances must be symmetric, non-negative and 0 from a task to itself")
+    structures = record["structures"]
+    if not isinstance(structures, dict) or sorted(structures) != sorted(names):
+        raise bad("structures must hold one structure per task name")
+    graphs = {}
+    for name, s in structures.items():
+        variables, edges = (s.get("variables"), s.get("edges")) if isinstance(s, dict) else (None, None)
+        if not isinstance(variables, list) or not all(isinstance(v, str) for v in variables) \
+                or len(set(variables)) != len(variables):
+            raise bad(f"structure of {name!r}: variables must be a list of distinct names")
+        if not isinstance(edges, list) or not all(isinstance(e, list) and len(e) == 2
+                                                  and all(x in variables for x in e) for e in edges):
+            raise bad(f"structure of {name!r}: edges must be [parent, child] pairs of its variables")
+        try:
+            graphs[name] = DAG.from_edges(variables, [tuple(e) for e in edges])
+        except (CycleError, InvalidParameterError) as exc:
+            raise bad(f"structure of {name!r}: {exc}".rstrip(".")) from None
+    floor = record.get("floor")
+    if floor is not None:
+        if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not (np.isnan(floor) or
+                                                                                  0 <= floor < np.inf):
+            raise bad(f"floor must be a finite number >= 0 (or NaN: not computable); got {floor!r}")
+        floor = float(floor)
+    null_max = record.get("null_max")
+    if null_max is not None:
+        if not isinstance(null_max, list) or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                     and np.isfinite(x) for x in null_max):
+            raise bad("null_max must be a list of finite numbers")
+        null_max = np.asarray(null_max, dtype=float)
+    log_likelihood = record.get("log_likelihood")
+    if log_likelihood is not None:
+        log_likelihood = _matrix(log_likelihood, k, "log_likelihood")
+    interval = record.get("interval")
+    if interval is not None:
+        if not isinstance(interval, list) or len(interval) != 2:
+            raise bad("interval must be two matrices (low, high)")
+        interval = [_matrix(m, k, f"interval[{i}]") for i, m in enumerate(interval)]
+    n_boot = record.get("n_boot", 0)
+    if isinstance(n_boot, bool) or not isinstance(n_boot, int) or n_boot < 0:
+        raise bad(f"n_boot must be an integer >= 0; got {n_boot!r}")
+    return tuple(names), distance, graphs, {"log_likelihood": log_likelihood, "floor": floor, "null_max": null_max,
+                                            "interval": interval, "n_boot": n_boot}
 
 
 register("relatedness-tasks", InvalidParameterError,

@@ -18,7 +18,8 @@ from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered
 import warnings
 
 from mtbn.exceptions import DataWarning, InvalidDataError
-from mtbn.messages import error, register, text
+from mtbn.messages import error, register
+from mtbn.messages import text as message_text
 
 __all__ = ["from_dataframe"]
 
@@ -324,7 +325,7 @@ def _drop_missing(df, labels, names, name, dropna, source):
     labels = [lab[keep] for lab in labels]
     if not keep.any():
         raise error("empty-after-dropna", task=name)
-    warnings.warn(text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
+    warnings.warn(message_text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
                   stacklevel=2)
     return labels
 

@@ -1,6 +1,7 @@
 """Running the benchmark: one trial of every method, and a resumable run of many trials."""
 
 import json
+from typing import Any
 import os
 import time
 import warnings
@@ -77,8 +78,8 @@ def trial_data(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, n
 
 def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, validation=50,
               n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"),
-              penalty_grid=None, n_restarts=20, ess=1.0):
-    """Run every method on one trial; returns a list of result dicts.
+              penalty_grid=None, n_restarts=20, ess=1.0, progress=None):
+    """Run every method on one trial; returns a list of result dicts (``progress`` hears each method finish).
 
     The steps, each recording its rows: the single-task solution
     (:func:`_run_stl`), ``identical``, ``pooled``, the automatic-penalty
@@ -88,7 +89,8 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
     """
     truths, train, test, rng = trial_data(problem, trial, seed=seed, n_tasks=n_tasks, p_del=p_del,
                                           n_train=n_train, n_test=n_test)
-    run = _TrialRun(int(trial), truths, train, test, [_true_dag(n) for n in truths], ess, n_restarts)
+    run = _TrialRun(int(trial), truths, train, test, [_true_dag(n) for n in truths], ess, n_restarts,
+                    say=reporter(progress))
     # STL and every multitask method share one seed: STL is then exactly the
     # independent solution the multitask learner starts from (and returns when
     # its negative-transfer guard fires), not another draw of the same search.
@@ -115,6 +117,7 @@ class _TrialRun:
     ess: float
     n_restarts: int
     rows: list = field(default_factory=list)
+    say: Any = None
 
     def record(self, method, graphs, networks, seconds, penalty=float("nan"), transfer=""):
         """Add one row per task: distances to the true structure, KL and log-likelihood on the test set.
@@ -122,6 +125,8 @@ class _TrialRun:
         ``transfer``: the guard's status, or one per task (``"alone"`` for a task ``transfer_per_task`` left out).
         """
         k = len(self.truths)
+        if self.say is not None:
+            self.say(f"trial {self.trial}: {method} learned in {seconds:.1f} s")
         for t in range(k):
             self.rows.append({
                 "trial": self.trial, "method": method, "task": self.train[t].name, "penalty": penalty,
@@ -349,9 +354,9 @@ def _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, say):
     if len(todo) < n_trials:
         say(f"resuming: {n_trials - len(todo)} of {n_trials} trials already done")
 
-    def one(trial):
+    def one(trial):  # in a worker process, say (a copy) writes to the same stderr
         t0 = time.perf_counter()
-        rows = run_trial(problem, trial, **trial_kwargs)
+        rows = run_trial(problem, trial, **trial_kwargs, progress=say)
         _write_rows(_trial_path(out, trial), rows)
         return trial, time.perf_counter() - t0
 

@@ -63,6 +63,15 @@ def _strength_scores(fold_graphs, trains, held_out, ess):
                              for g in STRENGTH_GRID])
 
 
+def _shared_text(strength, what, cv=True):
+    """What the sharing step did with the parameters of ``what`` (a strength of 0 is no sharing at all)."""
+    how = " (5-fold CV)" if cv else ""
+    if strength == 0:
+        return f"parameters not shared: strength 0 chosen{how}, each task's CPTs from its own rows"
+    owner = "its" if what == "its" else f"{what}'"
+    return f"{owner} parameters shrunk toward the tasks' pooled CPTs at strength {_strength_text(strength)}{how}"
+
+
 def _strength_text(strength):
     return "inf" if strength == float("inf") else f"{strength:g}"
 
@@ -92,7 +101,7 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
     strength = STRENGTH_GRID[best]
     record = {"strength": _json_strength(strength), "pooled": False,
               "heldout": {_strength_text(g): float(m) for g, m in zip(STRENGTH_GRID, own.means)}}
-    message = f"parameters shared at strength {_strength_text(strength)} (5-fold CV)"
+    message = _shared_text(strength, what)
     if pooled_learner is not None:
         pooled_graphs = [pooled_learner(train) for train in trains]
         pooled = _strength_scores(pooled_graphs, trains, held_out, ess)
@@ -107,8 +116,8 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
                 strength = STRENGTH_GRID[p_best]
                 record["strength"] = _json_strength(strength)
                 message = (f"one structure learned from all tasks' rows pooled replaces {what}: it beats them "
-                           f"by {gain:.4g} nats per held-out row (SE {se:.2g}); parameters shared at strength "
-                           f"{_strength_text(strength)}")
+                           f"by {gain:.4g} nats per held-out row (SE {se:.2g}); "
+                           + _shared_text(strength, "its", cv=False))
             else:
                 message += (f"; the pooled structure does not beat {what} by more than one "
                             f"standard error (gain {gain:.4g}, SE {se:.2g})")

@@ -220,9 +220,10 @@ _MD_MARKS = {"strong": "**", "em": "*", "code": "`"}
 
 
 def _md(text):
-    """Plain text safe in Markdown (tables included): no raw HTML, no cell breaks, one line."""
-    return (str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("\n", " "))
+    """Plain text safe in Markdown (tables included): no raw HTML (``<`` backslash-escaped, so that no tag can
+    start; ``a -> b`` stays as written), no block quote, no cell breaks, one line."""
+    out = str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "\\<").replace("\n", " ")
+    return "\\" + out if out.startswith(">") else out
 
 
 def _md_inline(parts):

@@ -66,6 +66,13 @@ def _png(fig, dpi=100):
     return buf.getvalue()
 
 
+def _wrapped(text, width=60):
+    """A title broken into lines of at most ``width`` characters, so that it is never clipped."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(_tex(text), width)) or _tex(text)
+
+
 def _tex(text):
     """Text safe for matplotlib labels (no accidental mathtext)."""
     return str(text).replace("$", r"\$")
@@ -92,8 +99,9 @@ def _mark_gap(ax, values, gap):
     lo, hi = values[gap - 1], values[gap]
     ax.axvline(xg, color=_RED, linestyle="--", linewidth=1.2)
     ax.annotate("", xy=(xg, hi), xytext=(xg, lo), arrowprops=dict(arrowstyle="<->", color=_RED, linewidth=1.2))
-    ax.text(xg + 0.06, (lo + hi) / 2, f" largest gap\n +{format_number(hi - lo, 3)}", color=_RED, fontsize=8,
-            va="center", ha="left")
+    # Left of the line, above the shorter bars (the distances increase to the right).
+    ax.text(xg - 0.08, (lo + hi) / 2, f"largest gap\n+{format_number(hi - lo, 3)}", color=_RED, fontsize=8,
+            va="center", ha="right")
 
 
 def _label_bars(ax, x, values):
@@ -104,8 +112,9 @@ def _label_bars(ax, x, values):
     for xi, v in zip(x, values):
         label = "n/a" if np.isnan(v) else format_number(v, 3)
         ax.text(xi, (0 if np.isnan(v) else max(v, 0)) + 0.01 * span, label, ha="center", va="bottom", fontsize=8)
-    if len(finite):
-        ax.set_ylim(min(0.0, finite.min()) - 0.05 * span, max(0.0, finite.max()) + 0.15 * span)
+    if len(finite):  # no negative axis for distances that are all >= 0
+        low = finite.min()
+        ax.set_ylim(low - 0.05 * span if low < 0 else 0.0, max(0.0, finite.max()) + 0.15 * span)
 
 
 def plot_sorted_distances(distances, principal, gap, *, selected=None, measure=None):
@@ -149,7 +158,7 @@ def plot_sorted_distances(distances, principal, gap, *, selected=None, measure=N
     what = f"{measure} distance" if measure else "distance"
     ax.set_ylabel(f"{what} (smaller = more related)")
     ax.set_xlabel("other tasks, most related first")
-    ax.set_title(_tex(f"Distance from the principal task {principal!r}"))
+    ax.set_title(_wrapped(f"Distance from the principal task {principal!r}"))
     if chosen:
         from matplotlib.patches import Patch
 
@@ -208,14 +217,14 @@ def plot_distance_heatmap(distance_df, title, *, xlabel=None, ylabel=None, color
     limits = dict(vmin=float(scale.min()), vmax=float(scale.max())) if scale.size else {}
     im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="equal", **limits)
     ax.set_xticks(np.arange(len(cols)))
-    ax.set_xticklabels([_tex(c) for c in cols], rotation=45, ha="right")
+    ax.set_xticklabels([_tex(c) for c in cols], rotation=45, ha="right", rotation_mode="anchor")
     ax.set_yticks(np.arange(len(rows)))
     ax.set_yticklabels([_tex(r) for r in rows])
     if xlabel:
         ax.set_xlabel(_tex(xlabel))
     if ylabel:
         ax.set_ylabel(_tex(ylabel))
-    ax.set_title(_tex(title))
+    ax.set_title(_wrapped(title))
     _annotate_cells(ax, values, k)
     cbar = fig.colorbar(im, ax=ax, shrink=0.8)
     if colorbar_label:
@@ -270,7 +279,11 @@ def plot_dendrogram(linkage, names, *, n_clusters=None, title=None, ylabel="aver
         return _empty(fig, ax, f"a single task ({names[0] if names else 'none'}): nothing to cluster")
     cut = _cut_height(Z, n_clusters)
     dendrogram(Z, labels=[_tex(n) for n in names], ax=ax, color_threshold=cut if cut is not None else 0.0,
-               above_threshold_color=_GREY, leaf_rotation=45 if len(names) > 6 else 0)
+               above_threshold_color=_GREY, leaf_rotation=45 if len(names) > 6 else 0, leaf_font_size=9)
+    if len(names) > 6:  # each rotated label ends under its leaf
+        for label in ax.get_xticklabels():
+            label.set_horizontalalignment("right")
+            label.set_rotation_mode("anchor")
     top = float(Z[:, 2].max()) or 1.0
     ax.set_ylim(-0.03 * top, 1.08 * top)  # merges at distance 0 stay visible
     if cut is not None and n_clusters and n_clusters > 1:
@@ -278,7 +291,7 @@ def plot_dendrogram(linkage, names, *, n_clusters=None, title=None, ylabel="aver
         ax.text(ax.get_xlim()[0], cut, f" cut: {n_clusters} clusters", color=_RED, fontsize=8, va="bottom",
                 ha="left")
     ax.set_ylabel(ylabel)
-    ax.set_title(_tex(title or "Average-link clustering of the tasks"))
+    ax.set_title(_wrapped(title or "Average-link clustering of the tasks"))
     return _png(fig)
 
 
@@ -292,34 +305,42 @@ def plot_validation_curve(curve, xlabel, *, chosen=None, title=None, ylabel="val
     xlabel : str
     chosen : int, optional
         The x the library chose (``SelectionResult.n_selected``,
-        ``ClusteringResult.n_clusters``), marked with a star. Without it no
-        point is marked: the figure does not guess the selection rule.
+        ``ClusteringResult.n_clusters``), marked by a dashed line and a ring
+        around its point. Without it no point is marked: the figure does not
+        guess the selection rule. Error bars: each point's paired standard
+        error against the best point, when the curve has them.
 
     Returns
     -------
     bytes
         A PNG image.
     """
+    from matplotlib.ticker import ScalarFormatter
+
     points = _curve_points(curve)
-    fig = _figure((6.0, 4.0))
+    fig = _figure((6.4, 4.2))
     ax = fig.add_subplot()
     if not points:
         return _empty(fig, ax, "no validation curve")
     xs, ys = zip(*points)
     ses = _curve_ses(curve)
     if ses is not None:
-        ax.errorbar(xs, ys, yerr=ses, marker="o", color=_BLUE, linewidth=1.5, capsize=3,
-                    label="error bars: paired SE vs the best point")
+        ax.errorbar(xs, ys, yerr=np.nan_to_num(ses), marker="o", color=_BLUE, linewidth=1.5, capsize=3,
+                    label="mean; bars: paired SE vs the best point")
     else:
-        ax.plot(xs, ys, marker="o", color=_BLUE, linewidth=1.5)
+        ax.plot(xs, ys, marker="o", color=_BLUE, linewidth=1.5, label="mean")
     hit = [(x, y) for x, y in points if x == chosen]
-    if hit:
-        ax.plot([hit[0][0]], [hit[0][1]], marker="*", markersize=16, color=_RED, linestyle="none",
-                label=f"chosen: {chosen}")
-        ax.legend(loc="best", fontsize=8, frameon=False)
+    if hit:  # a line and a ring, not a point of its own
+        ax.axvline(hit[0][0], color=_RED, linestyle="--", linewidth=1.0, zorder=0, label=f"chosen: {chosen}")
+        ax.plot([hit[0][0]], [hit[0][1]], marker="o", markersize=13, markerfacecolor="none", markeredgecolor=_RED,
+                markeredgewidth=1.5, linestyle="none")
+    ax.legend(loc="best", fontsize=8, frameon=False)
     ax.set_xticks(list(xs))
+    formatter = ScalarFormatter(useOffset=False)  # the values themselves, never "+1.455e1" above the axis
+    formatter.set_scientific(False)
+    ax.yaxis.set_major_formatter(formatter)
     ax.set_xlabel(_tex(xlabel))
     ax.set_ylabel(ylabel)
-    ax.set_title(_tex(title or "Validation log-likelihood (higher is better)"))
+    ax.set_title(_wrapped(title or "Validation log-likelihood (higher is better)"), fontsize=11)
     ax.grid(True, alpha=0.3)
     return _png(fig)

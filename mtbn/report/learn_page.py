@@ -31,15 +31,24 @@ def _learn_summary(doc, result):
 
 
 def _task_rows(result, names, graphs):
-    per_task = (result.transfer or {}).get("tasks") or {}
+    """One row per task; a task whose held-out gain and relatedness test disagree says so in both cells."""
+    tr = result.transfer or {}
+    per_task = tr.get("tasks") or {}
+    level = (tr.get("relatedness") or {}).get("level")
     rows = []
     for t, name in enumerate(names):
         v = per_task.get(name, {})
         r = v.get("relatedness") or {}
+        verdict, p = v.get("verdict", ""), ""
+        if r:
+            p = format_number(r["p_value"], 3)
+            if level is not None and not r["p_value"] < level:
+                p += f" (not below {format_number(level, 3)}: not shown related)"
+                if verdict == "helped":
+                    verdict = "helped on held-out rows (regularisation: not shown related)"
         rows.append([name, str(graphs[name].n_edges), format_number(result.task_log_likelihoods[t], 8),
                      "" if v.get("gain") is None else format_number(v["gain"], 4),
-                     "" if v.get("se") is None else format_number(v["se"], 2), v.get("verdict", ""),
-                     "" if not r else format_number(r["p_value"], 3)])
+                     "" if v.get("se") is None else format_number(v["se"], 2), verdict, p])
     return rows
 
 

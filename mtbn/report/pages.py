@@ -145,14 +145,14 @@ def _choice_of_n_section(doc, result):
     if not result.validation_curve:
         doc.para("No validation curve: N was not chosen by validation.")
         return
-    _curve_section(doc, _curve_points(result.validation_curve), result.n_selected,
+    _curve_section(doc, result.validation_curve, result.n_selected,
                    ["N", "tasks learned with", "validation log-likelihood per row", ""],
                    describe=lambda n: ", ".join(result.order[:n]) if n else "none (single-task)",
                    xlabel="N (number of closest tasks learned with)",
                    title=f"Validation log-likelihood of {result.principal} against N",
                    alt="validation log-likelihood against the number of selected tasks",
-                   caption="Validation log-likelihood per row of the principal's held-out rows against N; the red "
-                           "star is the chosen N.")
+                   caption="Validation log-likelihood per row of the principal's held-out rows against N, with "
+                           "each point's paired standard error against the best; the dashed line marks the chosen N.")
 
 
 def _structure_change_section(doc, result, diff):
@@ -300,13 +300,13 @@ def _clustering_page(result, options=None):
     doc.heading("Choice of the number of clusters")
     doc.para(how)
     if result.validation_curve:
-        _curve_section(doc, _curve_points(result.validation_curve), result.n_clusters,
+        _curve_section(doc, result.validation_curve, result.n_clusters,
                        ["number of clusters", "mean validation log-likelihood per row", ""],
                        xlabel="number of clusters",
                        title="Mean validation log-likelihood against the number of clusters",
                        alt="validation log-likelihood against the number of clusters",
-                       caption="Mean validation log-likelihood per row over the tasks; the red star is the chosen "
-                               "number of clusters.")
+                       caption="Mean validation log-likelihood per row over the tasks, with each point's paired "
+                               "standard error against the best; the dashed line marks the chosen number of clusters.")
     if result.graphs:
         doc.figure(lambda: plot_cluster_structures(result.graphs, result.labels),
                    "learned structures of the tasks, grouped by cluster",

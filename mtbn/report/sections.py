@@ -10,7 +10,7 @@ from mtbn.relatedness import average_link_clusters
 from mtbn._validation import format_penalty
 from mtbn.report.document import _code, _em, _strong
 from mtbn.report.figures import plot_dendrogram, plot_distance_heatmap, plot_validation_curve
-from mtbn.report.formatting import format_number
+from mtbn.report.formatting import _curve_points, _curve_ses, format_number
 
 __all__ = []
 
@@ -173,21 +173,26 @@ def _symmetrised(measure):
     return " (symmetrised as (D + D^T) / 2)" if measure == "indirect" else ""
 
 
-def _curve_section(doc, points, chosen, headers, *, describe=None, xlabel, title, alt, caption):
-    """A validation curve as a table (the chosen row highlighted) and a figure (the chosen point starred).
+def _curve_section(doc, curve, chosen, headers, *, describe=None, xlabel, title, alt, caption):
+    """A validation curve as a table (the chosen row highlighted, each point's SE vs the best) and a figure
+    (error bars, the chosen point marked).
 
-    ``chosen`` is what the result says was chosen; ``describe(x)``, when
-    given, fills a column between x and the log-likelihood.
+    ``curve`` is the result's ``validation_curve``; ``chosen`` what the
+    result says was chosen; ``describe(x)``, when given, fills a column
+    between x and the log-likelihood.
     """
+    points = _curve_points(curve)
+    ses = _curve_ses(curve)
     rows, classes = [], {}
     for i, (x, ll) in enumerate(points):
-        rows.append([str(x)] + ([describe(x)] if describe else []) + [format_number(ll),
+        se = "" if ses is None or np.isnan(ses[i]) else format_number(ses[i], 2)
+        rows.append([str(x)] + ([describe(x)] if describe else []) + [format_number(ll), se,
                                                                      "chosen" if x == chosen else ""])
         if x == chosen:
             classes[i] = "chosen"
-    doc.table(headers, rows, numeric=(0, len(headers) - 2), row_classes=classes)
-    doc.figure(lambda: plot_validation_curve(points, xlabel, chosen=chosen, title=title),
-               alt, caption)
+    headers = headers[:-1] + ["SE vs best"] + headers[-1:]
+    doc.table(headers, rows, numeric=(0, len(headers) - 3, len(headers) - 2), row_classes=classes)
+    doc.figure(lambda: plot_validation_curve(curve, xlabel, chosen=chosen, title=title), alt, caption)
 
 
 def _matrices_and_tree(doc, rel, heading, *, context):

@@ -2,13 +2,15 @@
 
 The principal's learned structure against its single-task structure, the
 structures of clustered tasks, and every task of a multitask fit coloured by
-how many tasks share each edge. Node positions come from one layout over the
-union of the edges, so that panels can be compared by eye.
+how many tasks share each edge. Node positions come from one layered layout
+over the union of the edges (sources on top, as Graphviz's dot draws a DAG),
+scaled so that labels never overlap, so that panels can be compared by eye.
 
 matplotlib and networkx are imported inside the functions only.
 """
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -16,7 +18,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import nodes_and_edges
 from mtbn.messages import error, register
 from mtbn.metrics import shared_edges
-from mtbn.report.figures import _BLUE, _GREEN, _GREY, _ORANGE, _RED, _figure, _png, _tex
+from mtbn.report.figures import _BLUE, _GREEN, _GREY, _ORANGE, _RED, _figure, _png, _tex, _wrapped
 from mtbn.report.structures import _cluster_members, _tasks_with_edge, compare_structures
 
 register("strength-type", InvalidParameterError,
@@ -43,68 +45,132 @@ _CLUSTER_PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b
 # ---------------------------------------------------------------------------
 
 
-def _layout(nodes, edges):
-    """A fixed layout over ``nodes``: Kamada-Kawai per connected component of the undirected union of
-    ``edges``, components side by side (largest first), isolated nodes in rows underneath."""
+@dataclass(frozen=True)
+class _Layout:
+    """Node positions in inches on a panel, and the label size that keeps every label apart.
+
+    ``width`` and ``height`` are the extent of the positions (inches),
+    ``font`` the label size in points; each node is drawn as its label in a
+    rounded box, edges end at the boxes.
+    """
+
+    pos: dict
+    width: float
+    height: float
+    font: float
+    step: float  # inches between neighbouring nodes of a layer (the widest label's box and a gap)
+
+    def panel(self, extra=0.5):
+        """The inches ``(width, height)`` of one panel at this layout (``extra``: the title)."""
+        return (max(self.width + self.step + 0.2, 2.5), self.height + 0.8 + extra)
+
+
+#: The widest panel drawn (inches): a wider layout gets a smaller font, down to 5 points.
+_MAX_PANEL = 16.0
+#: The widest row of panels (inches).
+_MAX_FIGURE = 22.0
+#: Labels longer than this many characters count as this long when spacing the nodes (they may then touch).
+_LONGEST_LABEL_CAP = 16
+
+
+def _acyclic(nodes, edges):
+    """A DAG over ``nodes`` from ``edges`` (tasks may disagree on directions): each edge in the order given,
+    left out when it would close a cycle with those already in."""
     import networkx as nx
 
-    g = nx.Graph()
-    g.add_nodes_from(nodes)
-    g.add_edges_from(edges)
-    order = {v: i for i, v in enumerate(nodes)}
-    comps = sorted((sorted(c, key=order.get) for c in nx.connected_components(g)),
-                   key=lambda c: (-len(c), order[c[0]]))
-    pos, x0, bottom = {}, 0.0, 0.0
-    for comp in (c for c in comps if len(c) > 1):
-        sub = g.subgraph(comp)
-        p = nx.kamada_kawai_layout(sub) if len(comp) > 2 else nx.circular_layout(sub)
-        p = nx.rescale_layout_dict(p, scale=max(1.0, math.sqrt(len(comp)) * 0.75))
-        xs = [xy[0] for xy in p.values()]
-        ys = [xy[1] for xy in p.values()]
-        for v, (x, y) in p.items():
-            pos[v] = np.array([x - min(xs) + x0, y])
-        x0 += max(xs) - min(xs) + 1.0
-        bottom = min(bottom, min(ys))
-    singles = [c[0] for c in comps if len(c) == 1]
-    if singles:
-        width = max(x0 - 1.0, math.sqrt(len(singles)) * 1.5, 1.0)
-        per_row = max(1, int(width) + 1)
-        for i, v in enumerate(singles):
-            pos[v] = np.array([(i % per_row) * (width / max(per_row - 1, 1)) if per_row > 1 else 0.0,
-                               bottom - 1.0 - (i // per_row)])
-    return pos
-
-
-def _draw_structure(ax, nodes, pos, groups, title):
-    """Draw nodes and groups of edges ``(edges, color, style, width)`` on ``ax``."""
-    import networkx as nx
-
-    n = len(nodes)
-    node_size = 900 if n <= 12 else 500 if n <= 25 else 300
-    font = 9 if n <= 12 else 7 if n <= 25 else 6
     g = nx.DiGraph()
     g.add_nodes_from(nodes)
-    for edges, _, _, _ in groups:
-        g.add_edges_from(edges)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_size=node_size, node_color="white", edgecolors="#333333",
-                           linewidths=0.8)
+    for u, v in edges:
+        if u != v and not g.has_edge(u, v) and not (v in g and nx.has_path(g, v, u)):
+            g.add_edge(u, v)
+    return g
+
+
+def _layers(g, order):
+    """Layers of a DAG: the longest path from the sources, then every source moved down to just above its
+    highest child (so that roots do not crowd the top row), each layer ordered by barycentre sweeps to cut
+    crossings (the first steps of Sugiyama's method, as Graphviz's dot draws a DAG)."""
+    import networkx as nx
+
+    layer = {}
+    for v in nx.topological_sort(g):
+        layer[v] = max((layer[u] + 1 for u in g.predecessors(v)), default=0)
+    for v in g:
+        if g.in_degree(v) == 0 and g.out_degree(v) > 0:
+            layer[v] = min(layer[c] for c in g.successors(v)) - 1
+    rows = [[] for _ in range(max(layer.values(), default=-1) + 1)]
+    for v in sorted(layer, key=order.get):
+        rows[layer[v]].append(v)
+    place = {v: i for row in rows for i, v in enumerate(row)}
+    for sweep in range(8):  # down (parents fix the order), then up (children), alternately
+        down = sweep % 2 == 0
+        for row in (rows[1:] if down else rows[-2::-1]):
+            def centre(v, down=down):
+                near = list(g.predecessors(v) if down else g.successors(v))
+                return sum(place[u] for u in near) / len(near) if near else place[v]
+            row.sort(key=lambda v: (centre(v), place[v]))
+            place.update((v, i) for i, v in enumerate(row))
+    return rows
+
+
+def _layout(nodes, edges):
+    """One layered layout over ``nodes`` (the union of every panel's ``edges``): each edge pointing down
+    where the tasks' directions allow, the nodes of a layer spread evenly and centred, nodes without any edge
+    in rows underneath. The spacing follows the longest label, so labels never overlap; a network too wide
+    for :data:`_MAX_PANEL` inches gets a smaller font."""
+    order = {v: i for i, v in enumerate(nodes)}
+    g = _acyclic(nodes, edges)
+    linked = [v for v in nodes if g.degree(v) > 0]
+    rows = _layers(g.subgraph(linked), order) if linked else []
+    singles = [v for v in nodes if g.degree(v) == 0]
+    widest = max([len(r) for r in rows] + [1])
+    if singles:
+        per_row = max(widest, math.ceil(math.sqrt(len(singles))))
+        rows += [singles[i:i + per_row] for i in range(0, len(singles), per_row)]
+    widest = max(len(r) for r in rows) if rows else 1
+    longest = min(max((len(str(v)) for v in nodes), default=1), _LONGEST_LABEL_CAP)
+    for font in (9.0, 8.0, 7.0, 6.0, 5.0):
+        dx = (0.6 * font * longest + 0.8 * font) / 72 + 0.2  # a label's box and a gap, in inches
+        if dx * widest <= _MAX_PANEL:
+            break
+    dy = 3.2 * font / 72 + 0.25
+    pos = {}
+    for y, row in enumerate(rows):
+        for i, v in enumerate(row):
+            pos[v] = np.array([(i - (len(row) - 1) / 2) * dx, -y * dy])
+    return _Layout(pos, (widest - 1) * dx, max(len(rows) - 1, 0) * dy, font, dx)
+
+
+def _draw_structure(ax, nodes, layout, groups, title):
+    """Draw each node as its label in a rounded box and the groups of edges ``(edges, color, style, width)``
+    as arrows from box to box, on ``ax`` at ``layout``'s positions (inches, equal aspect)."""
+    boxes = {}
+    for v in nodes:
+        x, y = layout.pos[v]
+        boxes[v] = ax.text(x, y, _tex(v), ha="center", va="center", fontsize=layout.font, zorder=3,
+                           bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="#333333", lw=0.8))
+    from matplotlib.patches import FancyArrowPatch
+
     for edges, color, style, width in groups:
-        if edges:
-            nx.draw_networkx_edges(g, pos, edgelist=list(edges), ax=ax, edge_color=color, style=style, width=width,
-                                   arrows=True, arrowstyle="-|>", arrowsize=12, node_size=node_size)
-    nx.draw_networkx_labels(g, pos, labels={v: _tex(v) for v in nodes}, ax=ax, font_size=font,
-                            bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8))
+        for u, v in edges:
+            ax.add_patch(FancyArrowPatch(layout.pos[u], layout.pos[v], arrowstyle="-|>", color=color, lw=width,
+                                         linestyle=style, shrinkA=1, shrinkB=1, mutation_scale=10, zorder=2,
+                                         patchA=boxes[u].get_bbox_patch(), patchB=boxes[v].get_bbox_patch()))
     ax.set_title(_tex(title), fontsize=10)
     ax.set_axis_off()
-    ax.set_aspect("equal", adjustable="datalim")
-    ax.margins(0.08)
+    half = layout.panel()[0] / 2
+    ax.set_xlim(-half, half)
+    ax.set_ylim(-layout.height - 0.4, 0.4)
+    ax.set_aspect("equal", adjustable="box")
 
 
-def _panels(n_panels, ncols, cell, extra_height):
-    """A new figure with ``n_panels`` axes, ``ncols`` per row; returns (figure, list of axes)."""
-    cols = max(1, min(ncols, n_panels))
+def _panels(n_panels, ncols, layout, extra_height):
+    """A new figure with ``n_panels`` axes at ``layout``'s scale, at most ``ncols`` per row and no wider than
+    :data:`_MAX_FIGURE` inches (but one panel); returns (figure, list of axes)."""
+    w, h = layout.panel()
+    cols = max(1, min(ncols, n_panels, int(_MAX_FIGURE // w) or 1))
     rows = max(1, math.ceil(n_panels / cols))
-    fig = _figure((cols * cell, rows * cell + extra_height))
+    fig = _figure((cols * w, rows * h + extra_height))
     return fig, list(np.atleast_1d(fig.subplots(rows, cols)).ravel())
 
 
@@ -131,17 +197,16 @@ def plot_network_comparison(graph, single_task_graph, title=None):
 
     diff = compare_structures(graph, single_task_graph)
     nodes = list(dict.fromkeys(list(single_task_graph.names) + list(graph.names)))
-    pos = _layout(nodes, graph.edges(names=True) + single_task_graph.edges(names=True))
-    n = len(nodes)
-    side = 5.5 if n <= 12 else 7.0 if n <= 25 else 8.5
-    fig = _figure((2 * side, side + 0.6))
+    layout = _layout(nodes, graph.edges(names=True) + single_task_graph.edges(names=True))
+    w, h = layout.panel()
+    fig = _figure((2 * w, h + 0.6))
     left, right = fig.subplots(1, 2)
-    _draw_structure(left, nodes, pos, [
+    _draw_structure(left, nodes, layout, [
         (diff["unchanged"], _GREY, "solid", 1.4),
         ([(v, u) for u, v in diff["reversed"]], _ORANGE, "solid", 2.2),
         (diff["removed"], _RED, "dashed", 2.2),
     ], f"single-task structure ({single_task_graph.n_edges} edges)")
-    _draw_structure(right, nodes, pos, [
+    _draw_structure(right, nodes, layout, [
         (diff["unchanged"], _GREY, "solid", 1.4),
         (diff["reversed"], _ORANGE, "solid", 2.2),
         (diff["added"], _GREEN, "solid", 2.2),
@@ -155,7 +220,7 @@ def plot_network_comparison(graph, single_task_graph, title=None):
     ]
     fig.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=9, frameon=False)
     if title:
-        fig.suptitle(_tex(title))
+        fig.suptitle(_wrapped(title, int(fig.get_figwidth() * 11)))
     return _png(fig)
 
 
@@ -173,20 +238,21 @@ def plot_cluster_structures(graphs, labels, *, max_tasks=16):
     """
     names = sorted(graphs, key=lambda t: (labels.get(t, 0), list(graphs).index(t)))[:max_tasks]
     nodes = list(dict.fromkeys(v for t in names for v in graphs[t].names))
-    pos = _layout(nodes, [e for t in names for e in graphs[t].edges(names=True)])
+    layout = _layout(nodes, [e for t in names for e in graphs[t].edges(names=True)])
     shared = {c: shared_edges([graphs[t] for t in ts]) for c, ts in _cluster_members(labels).items()}
-    fig, axes = _panels(len(names), 4, 3.6 if len(nodes) <= 12 else 4.6, 0.3)
+    fig, axes = _panels(len(names), 4, layout, 0.3)
     for ax, t in zip(axes, names):
         c = labels.get(t, 0)
         edges = graphs[t].edges(names=True)
         common = [e for e in edges if e in shared.get(c, set())]
         own = [e for e in edges if e not in shared.get(c, set())]
-        _draw_structure(ax, nodes, pos, [(common, _GREY, "solid", 1.2),
+        _draw_structure(ax, nodes, layout, [(common, _GREY, "solid", 1.2),
                                          (own, _CLUSTER_PALETTE[(c - 1) % len(_CLUSTER_PALETTE)], "solid", 2.0)],
                         f"{t} (cluster {c}, {len(edges)} edges)")
     for ax in axes[len(names):]:
         ax.set_axis_off()
-    fig.suptitle("Learned structures; grey = shared by every task of the cluster, colour = not shared by all",
+    fig.suptitle(_wrapped("Learned structures; grey = shared by every task of the cluster, colour = not shared by all",
+                          int(fig.get_figwidth() * 11)),
                  fontsize=10)
     return _png(fig)
 
@@ -269,18 +335,19 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     nodes = list(dict.fromkeys(v for t in names for v in parts[t][0]))
     count = {e: len(ts) for e, ts in _tasks_with_edge({t: parts[t][1] for t in names}).items()}
     k = len(names)
-    pos = _layout(nodes, list(count))
+    # Edges most tasks share decide the layers first (where tasks disagree on a direction).
+    layout = _layout(nodes, sorted(count, key=lambda e: -count[e]))
     palette = {c: _RED if c == 1 else _GREY if c == k else (_BLUE, "#76b7b2", "#edc948", _ORANGE)[(c - 2) % 4]
                for c in range(1, k + 1)}
     if axes is None:
-        fig, axes = _panels(k, ncols, 3.6 if len(nodes) <= 12 else 5.5 if len(nodes) <= 25 else 7.5, 0.6)
+        fig, axes = _panels(k, ncols, layout, 0.6)
     else:
         axes = list(axes)
         fig = axes[0].figure
     strengths = task_strengths(strength, names)
     for ax, t in zip(axes, names):
         groups = _sharing_groups(parts[t][1], count, palette, k, None if strengths is None else strengths[t])
-        _draw_structure(ax, nodes, pos, groups, f"{t} ({len(parts[t][1])} edges)")
+        _draw_structure(ax, nodes, layout, groups, f"{t} ({len(parts[t][1])} edges)")
     for ax in axes[k:]:
         ax.set_axis_off()
     handles = [Line2D([], [], color=palette[c], linewidth=2, label=f"in {c} of {k} task(s)")
@@ -290,5 +357,5 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=9, frameon=False)
     if title:
-        fig.suptitle(_tex(title))
+        fig.suptitle(_wrapped(title, int(fig.get_figwidth() * 11)))
     return fig

@@ -95,11 +95,26 @@ def markdown():
         "leave no output behind and do not touch an earlier result in `--out`; `bench` keeps the "
         "trials it finished and resumes from them.",
         "",
-        "Limits: at most 255 states per variable (`too-many-states`); a numeric column with more than 20 "
-        "distinct numbers must be discretised (`continuous-column`). Count tables hold only the parent "
-        "configurations observed in the rows, so memory grows with rows and family size, never with the "
-        "product of the parents' state counts: single-task learning of 300 three-state variables on 300 "
-        "rows peaks at about 53 MB of allocations (tests/test_reliability.py holds it under 200 MB).",
+        "Limits: at most 255 states per variable (`too-many-states`), so `--discretize METHOD:K` takes K from 2 "
+        "to 255 (`discretize-spec`, checked when the option is read); a numeric column with more than 20 "
+        "distinct numbers must be discretised (`continuous-column`).",
+        "",
+        "Memory: every table whose size grows with state counts, parents or tasks is bounded by a limit known "
+        "before the work, and checked before the table is allocated. Count tables for the scores hold only the "
+        "parent configurations observed in the rows, so they grow with rows and family size, never with the "
+        "product of the parents' state counts (single-task learning of 300 three-state variables on 300 rows "
+        "peaks at about 53 MB of allocations; tests/test_reliability.py holds it under 200 MB). No structure "
+        "search gives a variable a parent set whose CPT would exceed `mtbn.data.MAX_LEARNED_CPT_SIZE` = 10^6 "
+        "entries (8 MB): such a move is never proposed, as a move past `max_parents` is not, so every learned "
+        "network can be fitted and written, the networks of k tasks over n variables hold at most k x n x 10^6 "
+        "entries, and fitting them (each task alone, or with parameter sharing, which scores held-out rows at "
+        "their cells only) allocates a few tables of that size per family; start graphs and required edges "
+        "past it are refused before any search (`start-cpt-size`). A network mtbn fits on a structure you give "
+        "holds at most `MAX_CPT_SIZE` = 10^8 entries per table, checked before the table is allocated, and a "
+        "network built from given tables or read from a file is refused past it (`network-cpt-size`). "
+        "tests/test_checked_inputs.py runs the command lines that used to exhaust memory (parameter sharing on "
+        "the Sachs conditions cut into 200 and 50 bins; single-task learning of WIN95PTS on 50 rows) under a 3 GB "
+        "address-space limit.",
         "",
     ]
     for name in MODULES:

@@ -1,6 +1,30 @@
 """Helpers shared by the test modules (not fixtures)."""
 
+import os
+import subprocess
+import sys
+
 from mtbn.networks import load_network
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_mtbn(*args, cwd, pre="pass", timeout=300):
+    """Run ``mtbn ARGS`` in a subprocess (``pre``: Python run first, e.g. to hide a module or set a limit)."""
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    code = f"import sys; {pre}; from mtbn.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
+                          cwd=cwd, timeout=timeout)
+
+
+def one_line_error(proc):
+    """The message of a command that failed as documented: exit 2, no traceback, one ``mtbn: error:`` line
+    (warnings aside)."""
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    lines = [line for line in proc.stderr.strip().splitlines() if not line.startswith("mtbn: warning:")]
+    assert len(lines) == 1 and lines[0].startswith("mtbn: error: "), proc.stderr
+    return lines[0][len("mtbn: error: "):]
 
 
 def write_task_csvs(folder, network="asia", rows=(400, 400), seed=0):

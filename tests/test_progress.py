@@ -77,7 +77,9 @@ def test_bench_reports_trials(tmp_path):
     got = []
     run_benchmark("sachs", str(tmp_path), n_trials=2, n_tasks=2, n_train=100, n_test=100, methods=("stl",),
                   n_restarts=1, plots=False, progress=got.append)
-    assert "sachs trials: 2 trials" in got and sum(m.startswith("trial ") for m in got) == 2
+    assert "sachs trials: 2 trials" in got and sum(" finished in " in m for m in got) == 2
+    # each method of each trial says when it is done, so a long trial is not silent (issue 45)
+    assert sorted(m.split(" learned")[0] for m in got if " learned in " in m) == ["trial 0: stl", "trial 1: stl"]
     assert isinstance(pd.read_csv(tmp_path / "results.csv"), pd.DataFrame)
 
 

@@ -9,8 +9,6 @@ checked on resolved paths of every file that exists after the run.
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -21,24 +19,11 @@ from mtbn.cli.files import MARKER, task_file_stem
 from mtbn.exceptions import DataWarning
 from mtbn.learn import DEFAULT_PENALTY_GRID, learn_structures
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import REPO, one_line_error, run_mtbn
+
 FAST = ["--restarts", "0", "--joint-restarts", "0"]
 
 
-def _mtbn(*args, cwd, pre="pass"):
-    """Run ``mtbn ARGS`` in a subprocess (``pre``: Python run first, e.g. to hide a module)."""
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    code = f"import sys; {pre}; from mtbn.cli import main; sys.exit(main(sys.argv[1:]))"
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=env,
-                          cwd=cwd, timeout=300)
-
-
-def _one_line_error(proc):
-    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
-    assert "Traceback" not in proc.stderr
-    lines = [line for line in proc.stderr.strip().splitlines() if not line.startswith("mtbn: warning:")]
-    assert len(lines) == 1 and lines[0].startswith("mtbn: error: "), proc.stderr
-    return lines[0][len("mtbn: error: "):]
 
 
 def _task(seed, n=120, columns=("a", "b", "c", "d")):
@@ -91,7 +76,7 @@ def test_hostile_task_names_write_inside_out_only(tmp_path):
     work = tmp_path / "work"
     work.mkdir()
     frame.to_csv(work / "all.csv", index=False)
-    proc = _mtbn("learn", "--prior", "none", *FAST, "--task-column", "site", "--bootstrap", "1", "--export", "dot",
+    proc = run_mtbn("learn", "--prior", "none", *FAST, "--task-column", "site", "--bootstrap", "1", "--export", "dot",
                  "--out", "trav/deep/res", "all.csv", cwd=work)
     assert proc.returncode == 0, proc.stderr
     out = (work / "trav" / "deep" / "res").resolve()
@@ -111,8 +96,8 @@ def test_hostile_task_names_write_inside_out_only(tmp_path):
 def test_names_equal_after_case_folding_are_refused_before_any_work(tmp_path):
     frame = pd.concat([_task(0).assign(site="North"), _task(1).assign(site="north")], ignore_index=True)
     frame.to_csv(tmp_path / "all.csv", index=False)
-    proc = _mtbn("learn", *FAST, "--task-column", "site", "--out", "res", "all.csv", cwd=tmp_path)
-    assert _one_line_error(proc) == ("tasks 'North' and 'north' would write files whose names differ at most in "
+    proc = run_mtbn("learn", *FAST, "--task-column", "site", "--out", "res", "all.csv", cwd=tmp_path)
+    assert one_line_error(proc) == ("tasks 'North' and 'north' would write files whose names differ at most in "
                                      "case ('North', 'north'); rename one")
     assert sorted(os.listdir(tmp_path)) == ["all.csv"]
 
@@ -142,12 +127,12 @@ HIDE_MATPLOTLIB = "sys.modules['matplotlib'] = None"
 def test_without_matplotlib_the_plotting_commands_refuse_before_any_work(tmp_path, command):
     for i in range(2):
         _task(i).to_csv(tmp_path / f"t{i}.csv", index=False)
-    proc = _mtbn(*command, *FAST[:2], "--out", "res", "t0.csv", "t1.csv", cwd=tmp_path, pre=HIDE_MATPLOTLIB)
-    assert _one_line_error(proc) == (f"mtbn {command[0]}{' --report' if command[0] == 'learn' else ''} draws plots, "
+    proc = run_mtbn(*command, *FAST[:2], "--out", "res", "t0.csv", "t1.csv", cwd=tmp_path, pre=HIDE_MATPLOTLIB)
+    assert one_line_error(proc) == (f"mtbn {command[0]}{' --report' if command[0] == 'learn' else ''} draws plots, "
                                      "and matplotlib is not installed: pip install matplotlib")
     assert proc.stdout == "" and sorted(os.listdir(tmp_path)) == ["t0.csv", "t1.csv"]
     if command[0] == "learn":  # without --report nothing needs it
-        proc = _mtbn("learn", *FAST, "--out", "res", "t0.csv", "t1.csv", cwd=tmp_path, pre=HIDE_MATPLOTLIB)
+        proc = run_mtbn("learn", *FAST, "--out", "res", "t0.csv", "t1.csv", cwd=tmp_path, pre=HIDE_MATPLOTLIB)
         assert proc.returncode == 0, proc.stderr
 
 
@@ -172,16 +157,16 @@ def test_matplotlib_is_a_declared_dependency():
 def test_a_reused_out_is_refused_and_overwrite_replaces_it_whole(tmp_path):
     for i in range(3):
         _task(i).to_csv(tmp_path / f"t{i}.csv", index=False)
-    first = _mtbn("learn", *FAST, "--report", "--bootstrap", "1", "--out", "o", "t0.csv", "t1.csv", "t2.csv",
+    first = run_mtbn("learn", *FAST, "--report", "--bootstrap", "1", "--out", "o", "t0.csv", "t1.csv", "t2.csv",
                   cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     before = {f: (tmp_path / "o" / f).read_bytes() for f in _files_under(tmp_path / "o")}
     assert {"report.md", "t2.bif", "bootstrap/edges.csv", MARKER} <= set(before)
-    again = _mtbn("learn", *FAST, "--penalty", "0.5", "--out", "o", "t0.csv", "t1.csv", cwd=tmp_path)
-    assert _one_line_error(again) == ("--out 'o' already holds the results of an earlier run; give a new folder, "
+    again = run_mtbn("learn", *FAST, "--penalty", "0.5", "--out", "o", "t0.csv", "t1.csv", cwd=tmp_path)
+    assert one_line_error(again) == ("--out 'o' already holds the results of an earlier run; give a new folder, "
                                       "or --overwrite to replace it")
     assert {f: (tmp_path / "o" / f).read_bytes() for f in _files_under(tmp_path / "o")} == before
-    replaced = _mtbn("learn", *FAST, "--penalty", "0.5", "--overwrite", "--out", "o", "t0.csv", "t1.csv",
+    replaced = run_mtbn("learn", *FAST, "--penalty", "0.5", "--overwrite", "--out", "o", "t0.csv", "t1.csv",
                      cwd=tmp_path)
     assert replaced.returncode == 0, replaced.stderr
     expected = sorted([f"t{i}{x}" for i in (0, 1) for x in (".bif", ".bifxml", ".edges.csv")]
@@ -192,28 +177,28 @@ def test_a_reused_out_is_refused_and_overwrite_replaces_it_whole(tmp_path):
     assert json.loads((tmp_path / "o" / "summary.json").read_text())["options"]["penalty"] == 0.5
     assert sorted(os.listdir(tmp_path)) == ["o", "t0.csv", "t1.csv", "t2.csv"]  # no staged or old folder left
     # The other commands follow the same convention.
-    other = _mtbn("relatedness", "--measure", "direct", "--noise-floor", "0", *FAST[:2], "--out", "o", "t0.csv",
+    other = run_mtbn("relatedness", "--measure", "direct", "--noise-floor", "0", *FAST[:2], "--out", "o", "t0.csv",
                   "t1.csv", cwd=tmp_path)
-    assert "already holds the results of an earlier run" in _one_line_error(other)
+    assert "already holds the results of an earlier run" in one_line_error(other)
 
 
 @pytest.mark.slow
 def test_bench_resumes_its_own_run_and_refuses_another_unless_overwrite(tmp_path):
     common = ["bench", "alarm", "--train", "100", "--test-rows", "500", "--restarts", "0", "--methods", "stl",
               "--no-plots", "--tasks", "2", "--out", "b"]
-    assert _mtbn(*common, "--trials", "1", cwd=tmp_path).returncode == 0
-    resumed = _mtbn(*common, "--trials", "2", "--progress", cwd=tmp_path)
+    assert run_mtbn(*common, "--trials", "1", cwd=tmp_path).returncode == 0
+    resumed = run_mtbn(*common, "--trials", "2", "--progress", cwd=tmp_path)
     assert resumed.returncode == 0 and "1 of 2 trials already done" in resumed.stderr + resumed.stdout
-    other = _mtbn(*common[:-2], "--pdel", "0.1", "--trials", "1", "--out", "b", cwd=tmp_path)
-    assert "holds a run with other settings" in _one_line_error(other) and "--overwrite" in other.stderr
-    fresh = _mtbn(*common[:-2], "--pdel", "0.1", "--trials", "1", "--out", "b", "--overwrite", cwd=tmp_path)
+    other = run_mtbn(*common[:-2], "--pdel", "0.1", "--trials", "1", "--out", "b", cwd=tmp_path)
+    assert "holds a run with other settings" in one_line_error(other) and "--overwrite" in other.stderr
+    fresh = run_mtbn(*common[:-2], "--pdel", "0.1", "--trials", "1", "--out", "b", "--overwrite", cwd=tmp_path)
     assert fresh.returncode == 0, fresh.stderr
     assert sorted(os.listdir(tmp_path / "b" / "trials")) == ["trial_0000.csv"]
     assert json.loads((tmp_path / "b" / "config.json").read_text())["p_del"] == 0.1
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
-    foreign = _mtbn(*common[:-2], "--trials", "1", "--out", "mine", "--overwrite", cwd=tmp_path)
-    assert "holds files mtbn did not write" in _one_line_error(foreign)
+    foreign = run_mtbn(*common[:-2], "--trials", "1", "--out", "mine", "--overwrite", cwd=tmp_path)
+    assert "holds files mtbn did not write" in one_line_error(foreign)
     assert os.listdir(tmp_path / "mine") == ["notes.txt"]
 
 
@@ -265,7 +250,7 @@ def test_every_grid_penalty_prints_as_a_distinct_value_that_gives_it_back():
 def test_the_report_and_stdout_print_the_penalty_used(tmp_path):
     for i in range(2):
         _task(i).to_csv(tmp_path / f"t{i}.csv", index=False)
-    proc = _mtbn("learn", *FAST, "--report", "--out", "o", "t0.csv", "t1.csv", cwd=tmp_path)
+    proc = run_mtbn("learn", *FAST, "--report", "--out", "o", "t0.csv", "t1.csv", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     summary = json.loads((tmp_path / "o" / "summary.json").read_text())
     report = (tmp_path / "o" / "report.md").read_text()
@@ -275,7 +260,7 @@ def test_the_report_and_stdout_print_the_penalty_used(tmp_path):
     chosen = summary["transfer"]["selected_penalty"]
     assert f"penalty {format_penalty(chosen)}" in proc.stdout or "chose penalty 0" in proc.stdout
     # The printed penalty, given back, gives the same structures.
-    back = _mtbn("learn", *FAST, "--penalty", format_penalty(summary["penalty"]), "--out", "o2", "t0.csv",
+    back = run_mtbn("learn", *FAST, "--penalty", format_penalty(summary["penalty"]), "--out", "o2", "t0.csv",
                  "t1.csv", cwd=tmp_path)
     assert back.returncode == 0, back.stderr
     again = json.loads((tmp_path / "o2" / "summary.json").read_text())
@@ -283,7 +268,7 @@ def test_the_report_and_stdout_print_the_penalty_used(tmp_path):
 
 
 def test_learn_help_names_cross_validation_for_the_penalty(tmp_path):
-    proc = _mtbn("learn", "--help", cwd=tmp_path)
+    proc = run_mtbn("learn", "--help", cwd=tmp_path)
     text = " ".join(proc.stdout.split())
     assert "choose it by --cv K-fold cross-validation" in text and "validation split (default auto)" not in text
     assert "--overwrite" in text

@@ -405,6 +405,58 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
     return tasks
 
 
+#: ``make_interventional_tasks(kind=...)``: a target's mechanism changes (new CPT rows, same parents) or is replaced
+#: (no parents, a new distribution).
+INTERVENTION_KINDS = ("mechanism", "perfect")
+
+
+def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", random_state=None):
+    """One observational task and ``n_interventions`` single-variable interventions on ``network`` (issue 46).
+
+    The targets are drawn without replacement among the variables with a
+    parent or a child. ``kind="mechanism"``: the target keeps its parents
+    and every row of its CPT is redrawn from Dirichlet(1, ..., 1);
+    ``kind="perfect"``: the target loses its parents and gets one
+    Dirichlet(1, ..., 1) distribution. Every other CPT is the network's.
+
+    Returns
+    -------
+    list of (name, targets, BayesianNetwork)
+        ``("observational", (), network)`` first, then ``("do-<target>",
+        (target,), network of that condition)``.
+
+    Examples
+    --------
+    >>> tasks = make_interventional_tasks("asia", n_interventions=2, kind="perfect", random_state=0)
+    >>> [(name, targets, net.parents[net.names.index(targets[0])] if targets else None)
+    ...  for name, targets, net in tasks]
+    [('observational', (), None), ('do-either', ('either',), ()), ('do-dysp', ('dysp',), ())]
+    """
+    check_option("kind", kind, INTERVENTION_KINDS)
+    net = load_network(network) if isinstance(network, str) else network
+    rng = check_random_state(random_state)
+    linked = [v for v in range(net.n_vars) if net.parents[v] or any(v in ps for ps in net.parents)]
+    if isinstance(n_interventions, bool) or not isinstance(n_interventions, (int, np.integer)) \
+            or not 1 <= n_interventions <= len(linked):
+        raise error("bench-interventions", value=n_interventions, n=len(linked))
+    tasks = [("observational", (), net)]
+    for v in rng.choice(linked, size=int(n_interventions), replace=False):
+        v = int(v)
+        parents = list(net.parents)
+        if kind == "perfect":
+            parents[v] = ()
+        cpts = random_cpts(net, rng, variables=[v], parents=parents)
+        name = net.names[v]
+        tasks.append((f"do-{name}", (name,), BayesianNetwork(net.names, net.states, parents, cpts)))
+    return tasks
+
+
+register("bench-interventions", InvalidParameterError,
+         "n_interventions must be an integer from 1 to {n} (the variables with a parent or a child); got {value!r}.",
+         cause="More single-variable interventions than there are variables to intervene on, or not a count.",
+         fix="Ask for fewer interventions.")
+
+
 def mixed_unrelated(n_tasks):
     """How many of the ``n_tasks`` tasks of a ``*-mixed`` problem are unrelated (the last ones): 2 of 5."""
     return max(1, (2 * n_tasks) // 5) if n_tasks > 1 else 0

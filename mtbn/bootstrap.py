@@ -103,6 +103,12 @@ class BootstrapResult:
     alone : tuple of str
         The tasks every replicate learned alone, as the learner did
         (``transfer_per_task``).
+    changed : ndarray of bool, shape (n_boot, k, n), or None
+        With ``interventions``: ``changed[b, t, v]``, replicate ``b`` found
+        the mechanism of ``v`` changed in task ``t``
+        (:meth:`mechanism_frequency`). Each replicate runs the interventional
+        learner whole; ``edges`` then hold each task's structure (the causal
+        DAG, with perfect interventions its targets without parents).
 
     Examples
     --------
@@ -142,6 +148,16 @@ class BootstrapResult:
     penalties: list
     pooled: "bool | None" = False
     alone: tuple = ()
+    changed: "np.ndarray | None" = None
+
+    def mechanism_frequency(self):
+        """With ``interventions``: task x variable (a pandas DataFrame), the fraction of replicates in which the
+        variable's mechanism changes in the task (None otherwise)."""
+        import pandas as pd
+
+        if self.changed is None:
+            return None
+        return pd.DataFrame(self.changed.mean(axis=0), index=list(self.task_names), columns=list(self.variables))
 
     @property
     def n_boot(self):
@@ -359,9 +375,13 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
     whole learner (``plan`` None) or the plan's decisions repeated."""
     rng = np.random.default_rng([base, b])
     data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
+    changed = []
     if plan is None:
         res = learn_structures(data, **kwargs)
         graphs, penalty = dict(zip(names, res.graphs)), (None if res.pooled else res.penalty)
+        if res.interventions is not None:
+            penalty = None
+            changed = [(t, v) for t, per in res.interventions.changed.items() for v in per]
     else:
         graphs, penalty = {}, None if plan.pooled else plan.penalty
         alone = [n for n in names if n in plan.alone]
@@ -373,7 +393,7 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
             graphs.update(zip(joint, learn_pooled_structures(joint, **kwargs)))
         elif joint:
             graphs.update(zip(joint, learn_structures(joint, **kwargs).graphs))
-    return [[(u, v) for u, v in graphs[n].edges(names=True)] for n in names], penalty
+    return [[(u, v) for u, v in graphs[n].edges(names=True)] for n in names], penalty, changed
 
 
 def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0,
@@ -476,7 +496,10 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     base = int(rng.integers(0, 2**31 - 1))
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
-    if not reselect_penalty or learn_kwargs["penalty"] != "auto":
+    interventional = learn_kwargs["interventions"] is not None
+    if interventional:  # no penalty to choose: every replicate runs the interventional learner whole
+        reselect_penalty, result = True, None
+    elif not reselect_penalty or learn_kwargs["penalty"] != "auto":
         kwargs["parameter_sharing"] = None  # structures only, and no pooled structure for a replicate to decide
     plan = None  # reselect_penalty: every replicate runs the whole learner
     if not reselect_penalty:
@@ -500,11 +523,14 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}
     edges = np.zeros((n_boot, ts.n_tasks, n, n), dtype=bool)
-    for b, (task_edges, _) in enumerate(reps):
+    changed = np.zeros((n_boot, ts.n_tasks, n), dtype=bool) if interventional else None
+    for b, (task_edges, _, task_changes) in enumerate(reps):
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
+        for task, v in task_changes:
+            changed[b, ts.names.index(task), pos[v]] = True
     penalty, pooled, alone = (None, None, ()) if plan is None else (
         None if plan.pooled else plan.penalty, plan.pooled, plan.alone)
-    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, penalty, [p for _, p in reps], pooled,
-                           alone)
+    return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, penalty, [p for _, p, _ in reps],
+                           pooled, alone, changed)

@@ -19,6 +19,10 @@ from mtbn.messages import error, register
 
 __all__ = ["StructureLearner", "MultitaskStructureLearner"]
 
+register("predict-needs-interventions-api", InvalidParameterError,
+         "predict_condition needs a learner fitted with interventions= (the tasks' targets).",
+         cause="The network of an unseen condition comes from the interventional model, which was not learned.",
+         fix="Fit with interventions={task: [targets], ...}.")
 register("estimator-parameter", InvalidParameterError, "{estimator} has no parameter {name!r}.",
          cause="set_params was given a name the estimator does not have.",
          fix="See get_params() for the estimator's parameters.")
@@ -252,6 +256,11 @@ class MultitaskStructureLearner(_Estimator):
     alone and the pooled structure when it chose it; see
     :func:`mtbn.bootstrap.bootstrap_structures`).
 
+    With ``interventions`` (the tasks are experimental conditions of one
+    system): ``causal_graph_`` (networkx.DiGraph, the causal DAG shared by
+    the tasks), ``mechanisms_`` (task x variable: ``"given"``,
+    ``"learned"`` or ``""``) and :meth:`predict_condition`.
+
     Examples
     --------
     >>> from mtbn.networks import load_network, sample
@@ -302,7 +311,33 @@ class MultitaskStructureLearner(_Estimator):
         self.sharing_strength_ = res.sharing_strength
         self.n_iter_ = res.search.n_iter
         self.n_tasks_ = len(res.task_names)
+        self.__dict__.pop("causal_graph_", None)
+        self.__dict__.pop("mechanisms_", None)
+        if res.interventions is not None:
+            self.causal_graph_ = res.interventions.causal_graph.to_networkx()
+            self.mechanisms_ = res.interventions.table()
         return self
+
+    def predict_condition(self, targets, distributions=None):
+        """With ``interventions``: the pgmpy network of a condition not among the tasks that intervenes on
+        ``targets`` (their mechanisms replaced, every other kept;
+        :meth:`mtbn.learn.interventional.InterventionalModel.predict`).
+
+        >>> from mtbn.data import load_sachs_conditions
+        >>> from mtbn.data.discretization import discretize
+        >>> sachs = load_sachs_conditions()
+        >>> frames, _ = discretize(sachs.tasks, "quantile:3")
+        >>> learner = MultitaskStructureLearner(interventions=sachs.intervention_targets(), n_restarts=0)
+        >>> model = learner.fit(frames).predict_condition(["PIP2"])
+        >>> sorted(learner.causal_graph_.predecessors("PIP2")), model.get_parents("PIP2")
+        (['PIP3', 'plcg'], [])
+        """
+        from mtbn.networks import to_pgmpy
+
+        self._check_fitted("result_")
+        if self.result_.interventions is None:
+            raise error("predict-needs-interventions-api")
+        return to_pgmpy(self.result_.interventions.predict(targets, distributions))
 
     @property
     def networks_(self):

@@ -126,6 +126,7 @@ class DeltaTable:
         self.addable = addable if addable is not None else ~np.eye(self.n, dtype=bool)
         self._arity = [int(a) for a in scorer.arities]
         self._widest = max(self._arity, default=1)
+        self.kept = None  # hill_climb(kept=...): adjacencies that may be reversed but not removed
         self.use_cache = use_cache
         self.n_evaluations = 0
         self.version = 0  # incremented whenever the graph or T changes (every change ends in refresh)
@@ -240,6 +241,8 @@ def _move_gains(table, required, tabu):
     adj = g.adj
     add_ok = ~adj & ~adj.T & ~g.anc
     rem_ok = adj & ~required
+    if table.kept is not None:  # adjacencies that stay, either way round: reversed, never removed
+        rem_ok &= ~table.kept
     rev_ok = table.reversal_legal() & ~required & table.addable.T
     if table.max_parents is not None:
         indeg = adj.sum(axis=0)
@@ -310,7 +313,12 @@ def _perturb(table, required, rng, n_moves):
             if required[u, v]:
                 continue
             # T[v, u] is finite when v may become a parent of u (addable, max_parents, MAX_LEARNED_CPT_SIZE).
-            if rng.random() < 0.5 and g.can_reverse(u, v) and np.isfinite(table.T[v, u]):
+            reversible = g.can_reverse(u, v) and np.isfinite(table.T[v, u])
+            if table.kept is not None and table.kept[u, v]:
+                if not reversible:
+                    continue
+                table.apply(_REVERSE, u, v)
+            elif rng.random() < 0.5 and reversible:
                 table.apply(_REVERSE, u, v)
             else:
                 table.apply(_REMOVE, u, v)
@@ -338,6 +346,7 @@ def hill_climb(
     use_delta_cache=True,
     tol=TIE_TOLERANCE,
     names=None,
+    kept=None,
 ):
     """Hill climbing over additions, removals and reversals of one task.
 
@@ -363,6 +372,10 @@ def hill_climb(
         Moves allowed per climb.
     use_delta_cache : bool
         False recomputes all deltas at every step (by-spec path).
+    kept : ndarray of bool, shape (n, n), optional
+        Symmetric: ``kept[u, v]``, the adjacency of ``u`` and ``v`` (present
+        in ``start``) stays; its edge may be reversed, never removed (the
+        orientation stage of :mod:`mtbn.learn.interventional`).
 
     Returns
     -------
@@ -373,6 +386,7 @@ def hill_climb(
     forbidden = np.zeros((n, n), dtype=bool) if forbidden is None else forbidden
     addable = ~forbidden & ~np.eye(n, dtype=bool)
     table = DeltaTable(scorer, start, max_parents=max_parents, addable=addable, use_cache=use_delta_cache)
+    table.kept = kept
     kwargs = dict(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter, tol=tol)
     best_parents, best_score, n_iter, hit_max = _climb(table, required, **kwargs)
     trace = [best_score]

@@ -14,6 +14,8 @@ functions, each a call of the library plus formatting;
 into a staged folder; :mod:`mtbn.cli.values` the option value types.
 """
 
+import contextlib
+import os
 import re
 import sys
 import warnings
@@ -94,6 +96,49 @@ def _run(args):
         return args.func(args)
 
 
+class _PipeSafe:
+    """stdout that stops writing, without an error, once its reader has gone (``mtbn learn ... | head``): the
+    run goes on and publishes its outputs; only the rest of the printed summary is lost."""
+
+    def __init__(self, stream):
+        self._stream = stream
+        self.broken = False
+
+    def write(self, text):
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self.broken = True
+        return len(text)
+
+    def flush(self):
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self.broken = True
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _pipe_safe_stdout():
+    original = sys.stdout
+    safe = _PipeSafe(original)
+    sys.stdout = safe
+    try:
+        yield
+    finally:
+        sys.stdout = original
+        if safe.broken:  # the interpreter would flush into the closed pipe on its way out
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), original.fileno())
+            except (OSError, ValueError, AttributeError):  # pragma: no cover - not a real file
+                pass
+
+
 def main(argv=None):
     """Entry point of the ``mtbn`` command.
 
@@ -110,7 +155,7 @@ def main(argv=None):
         print("mtbn: error: choose a command (see the list above)", file=sys.stderr)
         return 2
     command = parser.commands.get(args.command)
-    with handled(), warnings.catch_warnings():
+    with handled(), warnings.catch_warnings(), _pipe_safe_stdout():
         warnings.showwarning = lambda message, *_, **__: print(
             f"mtbn: warning: {_in_cli_terms(str(message), command)}", file=sys.stderr, flush=True)
         try:

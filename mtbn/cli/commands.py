@@ -16,8 +16,9 @@ from collections import namedtuple
 from mtbn._validation import format_penalty
 from mtbn.cli import files, runs
 from mtbn.cli.files import claimed_out, read_constraints, read_named_tasks, read_taskset, staged_output
-from mtbn.cli.values import _usage_error, penalty_list
+from mtbn.cli.values import _usage_error, _UsageError, penalty_list
 from mtbn.learn.settings import MULTITASK
+from mtbn.messages import register
 from mtbn.priors import PRIORS
 
 __all__ = ["cmd_learn", "cmd_demo", "cmd_bench", "cmd_relatedness", "cmd_select", "cmd_cluster", "progress_for"]
@@ -66,11 +67,12 @@ def _run_in_out_folder(args, work, write, summarise, *, plots=False):
 # mtbn learn
 # ---------------------------------------------------------------------------
 
-_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary stems")
+_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary stems predicted")
 
 BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
                    "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
-                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold)")
+                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold); with "
+                   "--interventions bootstrap/mechanisms.csv (task x variable: how often its mechanism changes)")
 
 
 def cmd_learn(args):
@@ -92,6 +94,7 @@ def _learn(args, progress):
     taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
                            discretize=files.discretize_option(args))
     stems = files.writable_tasks(taskset.tasks)  # refuses clashing names and unwritable labels before the work
+    predict = _predicted_targets(args, taskset)
     # One learner for every prior: --prior none runs the same single-task
     # searches (same seeds) that the multitask search starts from.
     with warnings.catch_warnings():
@@ -101,10 +104,48 @@ def _learn(args, progress):
         print(res.transfer["message"])
         if res.transfer.sharing:
             print(res.transfer.sharing["message"])
+    if res.interventions is not None:
+        for line in _mechanism_lines(res.interventions):
+            print(line)
     boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    return _Learned(taskset, res, boot, averaged, summary, stems)
+    predicted = None if predict is None else res.interventions.predict(predict)
+    return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
+
+
+register("predict-needs-interventions", _UsageError,
+         "--predict needs --interventions (the network of an unseen condition comes from the interventional model)",
+         cause="--predict was given without --interventions.",
+         fix="Add --interventions FILE (the tasks' targets), or leave out --predict.")
+register("predict-unknown-variable", _UsageError, "--predict: {variable!r} is not a variable of the tasks",
+         cause="A variable to intervene on in the predicted condition is not a column of the tasks.",
+         fix="Name the targets by their column names, separated by commas.")
+
+
+def _predicted_targets(args, taskset):
+    """``--predict V1,V2``: the targets of the condition to predict, checked before the work (None without)."""
+    if args.predict is None:
+        return None
+    if args.interventions is None:
+        raise _usage_error("predict-needs-interventions")
+    targets = [v.strip() for v in args.predict.split(",") if v.strip()]
+    for v in targets:
+        if v not in taskset.variables:
+            raise _usage_error("predict-unknown-variable", variable=v)
+    return targets
+
+
+def _mechanism_lines(model):
+    """The printed summary of an interventional fit: the causal DAG, and each task's changed mechanisms."""
+    lines = [f"causal DAG shared by the tasks: {model.causal_graph.n_edges} arcs ({model.type} interventions)"]
+    for task, per in model.changed.items():
+        given = model.given[task]
+        kind = "observational" if given == () else "targets unknown" if given is None else \
+            f"targets {', '.join(given)}"
+        changed = ", ".join(f"{v} ({how})" for v, how in per.items()) or "none"
+        lines.append(f"  {task} ({kind}): changed mechanisms {changed}")
+    return lines
 
 
 def _bootstrap(args, taskset, res, constraints, progress):
@@ -125,11 +166,20 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
         summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
                                        "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
                                        "fingerprint": task.fingerprint(), "file_stem": stems[task.name]}
+    if res.interventions is not None:
+        model = res.interventions
+        summary["interventions"] = {
+            "type": model.type, "exact_targets": bool(args.exact_targets),
+            "given": {t: None if g is None else list(g) for t, g in model.given.items()},
+            "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
+            "log_score": res.log_score, "files": INTERVENTION_FILES}
+        if args.predict is not None:
+            summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
         summary["sharing_distances"] = res.sharing_distances
-    if PRIORS[args.prior].has_penalty:
+    if PRIORS[args.prior].has_penalty and res.interventions is None:
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:
             summary["penalty_path_structures_learned_on"] = (
@@ -139,7 +189,8 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
             summary["transfer"] = res.transfer
     if boot is not None:
         summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
-                                "structures": "pooled" if boot.pooled else "multitask",
+                                "structures": "interventional" if boot.changed is not None else
+                                "pooled" if boot.pooled else "multitask",
                                 "learned_alone": list(boot.alone),
                                 "thresholds": {name: thr for name, (_, thr) in averaged.items()},
                                 "files": BOOTSTRAP_FILES}
@@ -153,6 +204,8 @@ def _write_learned(args, done, out):
                                               done.result.networks[t], args.export)]
     done.summary["no_bif"] = no_bif
     files.write_discretization(out, done.taskset.discretization)
+    if done.result.interventions is not None:
+        _write_interventions(out, done)
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -165,8 +218,35 @@ def _write_learned(args, done, out):
             stem = done.stems[name]
             done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{stem}.strength.csv"), index=False)
             dag.write(os.path.join(folder, f"{stem}.averaged.edges.csv"))
+        frequency = done.bootstrap.mechanism_frequency()
+        if frequency is not None:  # task x variable: how often the mechanism changes
+            frequency.rename_axis("task").to_csv(os.path.join(folder, "mechanisms.csv"))
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(done.summary, fh, indent=2)
+
+
+INTERVENTION_FILES = ("interventions/causal.bifxml and causal.edges.csv (the causal DAG with the reference regime's "
+                      "CPTs), interventions/mechanisms.csv (task, variable, how: given or learned), with --predict "
+                      "interventions/predicted.bifxml and predicted.edges.csv")
+
+
+def _write_interventions(out, done):
+    """``interventions/``: the causal network, the changed-mechanism table, the predicted condition."""
+    import csv
+
+    folder = os.path.join(out, "interventions")
+    os.makedirs(folder)
+    model = done.result.interventions
+    files.write_task_outputs(folder, "causal", model.causal_graph, model.causal_network)
+    with open(os.path.join(folder, "mechanisms.csv"), "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["task", "variable", "how"])
+        writer.writeheader()
+        writer.writerows(model.records())
+    if done.predicted is not None:
+        from mtbn.graph import DAG
+
+        net = done.predicted
+        files.write_task_outputs(folder, "predicted", DAG([set(p) for p in net.parents], net.names), net)
 
 
 def _print_learned(done, seconds, written):

@@ -182,7 +182,20 @@ def _add_learn(sub):
     _add_run(p, jobs_help=None)
     _add_learn_outputs(p)
     _add_learn_knowledge(p)
+    _add_learn_interventions(p)
     p.set_defaults(func=cmd_learn)
+
+
+def _add_learn_interventions(p):
+    """The tasks as interventional conditions of one system (docs/guide/interventions.rst)."""
+    group = p.add_argument_group("interventional conditions", "the tasks as experimental conditions of one system: "
+                                 "one causal DAG, each task's changed mechanisms")
+    for name in ("interventions", "intervention_type", "exact_targets"):
+        _add_setting(group, MULTITASK[name])
+    group.add_argument("--predict", default=None, metavar="TARGETS",
+                       help="with --interventions: also write the network of a condition not among the tasks that "
+                       "intervenes on these comma-separated variables (their mechanisms replaced, every other "
+                       "kept) to DIR/interventions/predicted.bifxml and predicted.edges.csv")
 
 
 def _add_learn_prior(p):

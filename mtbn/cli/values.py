@@ -64,6 +64,56 @@ register("option-auto-switch", A, "must be 'auto', 'on' or 'off'; got {value!r}"
          fix="Write auto (the default), on or off.")
 
 
+register("option-interventions", A, "cannot read {path!r} as interventions ({reason})",
+         cause="--interventions was given a file that is missing, unreadable, or neither a JSON object of task -> "
+               "list of targets nor a CSV file with columns task,variable.",
+         fix="Write e.g. {\"control\": [], \"drug\": [\"pmek\"]} in a .json file, or a CSV file with a "
+             "header task,variable and one row per target (a row with an empty variable: an observational task).")
+
+
+def interventions_file(path):
+    """``--interventions FILE``: a JSON object ``{task: [targets] or null}``, or a CSV file with columns
+    ``task,variable`` (one row per target; a task whose only row has an empty variable is observational; a task
+    absent from the file has unknown targets). Returns the mapping ``interventions=`` takes."""
+    import json
+
+    def bad(reason):
+        return error("option-interventions", path=path, reason=reason)
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise bad(getattr(exc, "strerror", None) or exc) from None
+    if path.lower().endswith(".json") or text.lstrip().startswith("{"):
+        try:
+            record = json.loads(text)
+        except ValueError as exc:
+            raise bad(f"not JSON: {exc}") from None
+        if not isinstance(record, dict) or not all(
+                v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)) for v in record.values()):
+            raise bad("a JSON object of task name -> list of variable names (or null) is needed")
+        return record
+    import csv
+    import io
+
+    rows = list(csv.reader(io.StringIO(text)))
+    header = [c.strip() for c in rows[0]] if rows else []
+    if header[:2] != ["task", "variable"]:
+        raise bad("a CSV file needs the header task,variable")
+    out = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != 2:
+            raise bad(f"line {line} has {len(row)} cells, not 2")
+        task, variable = row[0].strip(), row[1].strip()
+        out.setdefault(task, [])
+        if variable:
+            out[task].append(variable)
+    return out
+
+
 def sharing(text):
     """``--share-parameters``: ``"auto"``, ``"none"`` (None) or a strength >= 0 (``inf`` allowed)."""
     if text == "auto":
@@ -188,7 +238,7 @@ def noise_floor(text):
 #: How the command line reads each ``kind`` of setting (:class:`mtbn.learn.settings.Setting`).
 CONVERTERS = {"positive_float": positive_float, "nonneg_int": nonneg_int, "penalty": penalty,
               "int_at_least_2": folds, "validation": validation, "seed": seed, "jobs": jobs, "sharing": sharing,
-              "auto_switch": auto_switch}
+              "auto_switch": auto_switch, "interventions_file": interventions_file}
 
 
 def penalty_list(text):

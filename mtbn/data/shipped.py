@@ -70,6 +70,15 @@ class SachsConditions:
     consensus: list
     description: str
 
+    def intervention_targets(self):
+        """``{condition: [target, ...]}``, the form ``interventions=`` of the learners takes (an empty list:
+        the general stimulation alone, observational here).
+
+        >>> load_sachs_conditions().intervention_targets()["7-cd3cd28-ly"]
+        ['PIP3', 'pakts473']
+        """
+        return {name: list(targets) for name, (_, targets, _) in self.interventions.items()}
+
 
 def load_sachs_conditions() -> SachsConditions:
     """The Sachs et al. (2005) signalling data: nine conditions, 11 continuous variables each.

@@ -42,6 +42,7 @@ from mtbn.learn.grid import (
     run_penalty,
     search_grid,
 )
+from mtbn.learn.interventional import check_unused_settings, learn_interventional
 from mtbn.learn.guard import (
     RELATEDNESS_LEVEL,
     _relatedness_check,
@@ -105,6 +106,8 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
 
 def _learn(args, base=None):
     """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
+    if args["interventions"] is not None:
+        return _learn_interventional(args)
     sharing = args["parameter_sharing"]
     problem = _validate(args)
     per_task = _per_task(args, problem)
@@ -147,6 +150,17 @@ def _learn(args, base=None):
         penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
         sharing_distances=distances,
     )
+
+
+def _learn_interventional(args):
+    """``interventions=``: one causal DAG and the changed mechanisms (:mod:`mtbn.learn.interventional`)."""
+    check_unused_settings(args, MULTITASK.defaults())
+    ts = make_taskset(args["tasks"], task_column=args["task_column"])
+    used = {k: args[k] for k in ("score", "equivalent_sample_size", "max_parents", "required_edges",
+                                 "forbidden_edges", "tiers", "knowledge", "n_restarts", "tabu_length",
+                                 "max_tabu_iter", "max_iter", "random_state", "n_jobs", "progress",
+                                 "intervention_type", "exact_targets")}
+    return learn_interventional(ts, args["interventions"], **used)
 
 
 def _choose_sharing(problem, seeds, folds, chosen, transfer, say):

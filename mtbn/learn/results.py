@@ -116,6 +116,11 @@ class MultitaskResult:
         With ``parameter_sharing``: per family shared by two or more tasks
         and per task, the KL divergence of the pooled CPT from the task's own
         (:func:`mtbn.networks.family_distances`).
+    interventions : InterventionalModel or None
+        With ``interventions=``: the causal DAG shared by the tasks, the
+        mechanisms that change in each task and the reference regime's
+        network (:class:`mtbn.learn.interventional.InterventionalModel`);
+        ``penalty`` is then NaN.
 
     Examples
     --------
@@ -156,6 +161,7 @@ class MultitaskResult:
     transfer: "TransferVerdict | None" = None
     sharing_strength: "float | None" = None
     sharing_distances: "list | None" = None
+    interventions: Any = None
 
     @property
     def pooled(self):

@@ -44,6 +44,7 @@ from mtbn.graph import REVERSAL_COSTS
 from mtbn.heldout import RULES, SEARCHES
 from mtbn.joint import SOLVERS
 from mtbn.learn.checks import check_counts, check_cv, check_grid, check_sharing, check_validation
+from mtbn.learn.interventional import INTERVENTION_TYPES
 from mtbn.messages import error, register
 from mtbn.priors import PRIORS
 from mtbn.score import SCORES
@@ -264,6 +265,15 @@ def _start(value, name):
     return check_option(name, value, STARTS) if isinstance(value, str) else value
 
 
+def _interventions(value):
+    """``interventions=``: None or a mapping (checked against the tasks by the learner)."""
+    from collections.abc import Mapping
+
+    if value is not None and not isinstance(value, Mapping):
+        raise error("interventions-type", got=type(value).__name__)
+    return value
+
+
 def _registry(registry):
     """The names of a registry, read when needed (a prior registered later is offered too)."""
     return lambda: list(registry)
@@ -448,6 +458,32 @@ MULTITASK = Settings((
                      "(strength chosen on held-out rows; with --penalty auto also one structure from all rows "
                      "pooled when it beats the multitask ones there), 'none' (each task's CPTs alone) or a "
                      "strength (0 = each task alone, inf = pooled)"),
+    Setting("interventions", None, "dict of task name -> list of str (or None)",
+            "The tasks as interventional conditions of one system: each task's target variables (an empty list: "
+            "an observational task; a task left out or mapped to None: targets unknown, learned). Then one "
+            "causal DAG is learned for all tasks, each family's CPT tied across the tasks except where a task "
+            "changes its mechanism (mtbn.learn.interventional); the multitask prior's settings do not apply. "
+            "None: the tasks are related samples (the multitask learner).",
+            check=lambda value, name: _interventions(value), flag="--interventions", kind="interventions_file",
+            metavar="FILE",
+            cli_help="the tasks are interventional conditions of one system: a JSON object {\"task\": "
+                     "[\"target\", ...]} or a CSV file with columns task,variable (a task with no targets is "
+                     "observational, one absent has unknown targets); learns one causal DAG and each task's "
+                     "changed mechanisms, written to DIR/interventions/"),
+    Setting("intervention_type", "mechanism", "{choices}",
+            "With interventions: \"mechanism\", a target's mechanism changes (its CPT given its parents differs "
+            "in that task; Joint Causal Inference's condition indicators), and tasks with unknown targets are "
+            "allowed; \"perfect\", a target's mechanism is replaced (its family is not scored from that "
+            "task's rows, Cooper & Yoo 1999; every task's targets must be given).",
+            choices=lambda: INTERVENTION_TYPES, flag="--intervention-type",
+            cli_help="with --interventions: mechanism (targets' mechanisms change; unknown targets learned) or "
+                     "perfect (targets' mechanisms replaced; every task's targets given)"),
+    Setting("exact_targets", False, "bool",
+            "With interventions and intervention_type=\"mechanism\": a task's given targets are all that changes "
+            "in it (False: they change, and the search may find further changed mechanisms).",
+            check=_flag, flag="--exact-targets",
+            cli_help="with --interventions: a task's given targets are all that changes in it (default: further "
+                     "changed mechanisms may be learned)"),
     Setting("transfer_per_task", "auto", '"auto" or bool',
             "With penalty=\"auto\" and three or more tasks: before choosing the penalty, every task's own "
             "relatedness test (its dependences against the other tasks', mtbn.stats.relabelling_test) is read, "

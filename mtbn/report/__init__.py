@@ -40,7 +40,7 @@ from mtbn.report.figures import (
     plot_validation_curve,
 )
 from mtbn.report.formatting import format_number
-from mtbn.report.structure_figures import plot_cluster_structures, plot_network_comparison, plot_tasks
+from mtbn.report.structure_figures import plot_cluster_structures, plot_mechanisms, plot_network_comparison, plot_tasks
 from mtbn.report.structures import compare_structures
 from mtbn.report.writers import (
     clustering_report_html,
@@ -65,6 +65,7 @@ __all__ = [
     "plot_network_comparison",
     "plot_cluster_structures",
     "plot_tasks",
+    "plot_mechanisms",
     "selection_report_html",
     "selection_report_markdown",
     "relatedness_report_html",

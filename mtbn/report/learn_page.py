@@ -10,7 +10,7 @@ from mtbn._validation import format_penalty
 from mtbn.report.document import _Document
 from mtbn.report.figures import _png
 from mtbn.report.formatting import _edge_text, format_number
-from mtbn.report.structure_figures import plot_tasks, task_strengths
+from mtbn.report.structure_figures import plot_mechanisms, plot_tasks, task_strengths
 from mtbn.report.structures import _tasks_with_edge
 
 __all__ = []
@@ -131,8 +131,46 @@ def _bootstrap_section(doc, bootstrap):
                for r in top.itertuples()], numeric=(2, 3, 4))
 
 
+def _interventions_page(result, bootstrap=None):
+    """The page of an interventional fit: the causal DAG, each task's changed mechanisms, the bootstrap."""
+    model = result.interventions
+    names = [str(n) for n in result.task_names]
+    doc = _Document("Interventional conditions: one causal DAG")
+    doc.para(f"mtbn learned one causal DAG shared by {len(names)} experimental conditions of one system, each family's "
+             f"CPT tied across the conditions except where a condition changes its mechanism ({model.type} "
+             "interventions; docs/guide/interventions.rst).", lead=True)
+    doc.box([f"Causal DAG: {model.causal_graph.n_edges} arcs; score of the model on all rows pooled "
+             f"{format_number(result.log_score, 8)}",
+             f"Changed mechanisms: {sum(1 for r in model.records() if r['how'] == 'given')} given, "
+             f"{sum(1 for r in model.records() if r['how'] == 'learned')} found by the search"])
+    doc.heading("Changed mechanisms")
+    table = model.table()
+    rows = [[t, "observational" if model.given[t] == () else "unknown" if model.given[t] is None
+             else ", ".join(model.given[t]), ", ".join(f"{v} ({how})" for v, how in model.changed[t].items())
+             or "none"] for t in table.index]
+    doc.table(["task", "targets given", "changed mechanisms"], rows)
+    doc.figure(lambda: _png(plot_mechanisms(model.causal_graph, model.changed)),
+               "the causal DAG with each task's changed mechanisms",
+               "The causal DAG once per task: orange, a given target's mechanism; blue, a mechanism the search "
+               "found changed in that task.")
+    doc.heading("Causal DAG")
+    doc.table(["from", "to"], [[u, v] for u, v in model.causal_graph.edges(names=True)])
+    if bootstrap is not None:
+        _bootstrap_section(doc, bootstrap)
+        frequency = bootstrap.mechanism_frequency()
+        if frequency is not None:
+            doc.para("How often each mechanism changes in each task over the replicates (every replicate runs the "
+                     "interventional learner on rows drawn within every task); variables that never change left out.")
+            kept = [c for c in frequency.columns if frequency[c].any()]
+            doc.table(["task"] + kept, [[t] + [format_number(frequency.loc[t, c], 3) for c in kept]
+                                        for t in frequency.index], numeric=tuple(range(1, 1 + len(kept))))
+    return doc
+
+
 def _learn_page(result, bootstrap=None, options=None):
     """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only)."""
+    if result.interventions is not None:
+        return _interventions_page(result, bootstrap)
     names = [str(n) for n in result.task_names]
     graphs = dict(zip(names, result.graphs))
     doc = _Document("Multitask structure learning")

@@ -34,7 +34,7 @@ register("strength-range", InvalidParameterError,
 #: Line widths of :func:`plot_tasks` with ``strength``: 0.4 at strength 0 to 3.4 at strength 1.
 _WIDTH_AT_0, _WIDTH_SPAN = 0.4, 3.0
 
-__all__ = ["plot_network_comparison", "plot_cluster_structures", "plot_tasks"]
+__all__ = ["plot_network_comparison", "plot_cluster_structures", "plot_tasks", "plot_mechanisms"]
 
 _CLUSTER_PALETTE = ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#f28e2b", "#76b7b2", "#edc948", "#ff9da7",
                     "#9c755f")
@@ -141,14 +141,16 @@ def _layout(nodes, edges):
     return _Layout(pos, (widest - 1) * dx, max(len(rows) - 1, 0) * dy, font, dx)
 
 
-def _draw_structure(ax, nodes, layout, groups, title):
-    """Draw each node as its label in a rounded box and the groups of edges ``(edges, color, style, width)``
-    as arrows from box to box, on ``ax`` at ``layout``'s positions (inches, equal aspect)."""
+def _draw_structure(ax, nodes, layout, groups, title, fills=None):
+    """Draw each node as its label in a rounded box (filled with ``fills[node]`` where given) and the groups of
+    edges ``(edges, color, style, width)`` as arrows from box to box, on ``ax`` at ``layout``'s positions
+    (inches, equal aspect)."""
     boxes = {}
     for v in nodes:
         x, y = layout.pos[v]
         boxes[v] = ax.text(x, y, _tex(v), ha="center", va="center", fontsize=layout.font, zorder=3,
-                           bbox=dict(boxstyle="round,pad=0.3", fc="white", ec="#333333", lw=0.8))
+                           bbox=dict(boxstyle="round,pad=0.3", fc=(fills or {}).get(v, "white"), ec="#333333",
+                                     lw=0.8))
     from matplotlib.patches import FancyArrowPatch
 
     for edges, color, style, width in groups:
@@ -356,6 +358,56 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
         handles += [Line2D([], [], color=_GREY, linewidth=_width(v), label=f"strength {v:g}") for v in (0, 0.5, 1)]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=9, frameon=False)
+    if title:
+        fig.suptitle(_wrapped(title, int(fig.get_figwidth() * 11)))
+    return fig
+
+
+#: Fills of :func:`plot_mechanisms`: a mechanism changed as a given target, and one the search found.
+_GIVEN_FILL, _LEARNED_FILL = "#f6c48b", "#a9c4e4"
+
+
+def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
+    """The causal DAG once per task, each task's changed mechanisms filled (interventional conditions).
+
+    Parameters
+    ----------
+    causal_graph : DAG, networkx.DiGraph or BayesianNetwork
+        The DAG the tasks share (``result.interventions.causal_graph``).
+    changed : dict
+        Per task, ``{variable: "given" | "learned"}``
+        (``result.interventions.changed``): orange, a given target; blue, a
+        mechanism the search found changed.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+
+    Examples
+    --------
+    >>> from mtbn.graph import DAG
+    >>> g = DAG.from_edges(["pkc", "raf", "mek"], [("pkc", "raf"), ("raf", "mek")])
+    >>> fig = plot_mechanisms(g, {"control": {}, "pma": {"pkc": "given", "mek": "learned"}})
+    >>> [ax.get_title() for ax in fig.axes]
+    ['control (no change)', 'pma (2 changed)']
+    """
+    from matplotlib.patches import Patch
+
+    nodes, edges = nodes_and_edges(causal_graph)
+    layout = _layout(nodes, edges)
+    names = list(changed)
+    fig, axes = _panels(len(names), ncols, layout, 0.6)
+    fill = {"given": _GIVEN_FILL, "learned": _LEARNED_FILL}
+    for ax, task in zip(axes, names):
+        per = changed[task]
+        _draw_structure(ax, nodes, layout, [(edges, _GREY, "solid", 1.2)],
+                        f"{task} ({len(per)} changed)" if per else f"{task} (no change)",
+                        fills={v: fill[how] for v, how in per.items()})
+    for ax in axes[len(names):]:
+        ax.set_axis_off()
+    fig.legend(handles=[Patch(facecolor=_GIVEN_FILL, edgecolor="#333333", label="changed: a given target"),
+                        Patch(facecolor=_LEARNED_FILL, edgecolor="#333333", label="changed: found by the search")],
+               loc="outside lower center", ncols=2, fontsize=9, frameon=False)
     if title:
         fig.suptitle(_wrapped(title, int(fig.get_figwidth() * 11)))
     return fig

@@ -1,0 +1,677 @@
+"""Tasks as interventional conditions of one system: one causal DAG, mechanisms that change (issue 46).
+
+Each task is an experimental condition of the same system. A condition
+intervenes on a few variables (its *targets*) and leaves every other
+mechanism (a variable's CPT given its parents) as it is. So the tasks share
+one causal DAG, and a family's CPT is the same in every task except in the
+tasks that change that family's mechanism. That invariance is what turns
+several conditions into orientations: a variable whose distribution shifts
+in a condition without being a target must be a descendant of a target.
+
+Two models (``intervention_type``):
+
+``"mechanism"`` (the default; Joint Causal Inference, Mooij, Magliacane and
+Claassen 2020, JMLR 21(99); Eaton and Murphy 2007, "uncertain
+interventions")
+    Every task that is not observational gets an indicator variable
+    ``do(<task>)`` (1 on its rows, 0 elsewhere), a root of the augmented
+    graph (JCI's exogeneity assumption: no system variable causes a
+    condition; the indicators have no edges among them). All tasks' rows
+    are pooled into one data set over the system variables and the
+    indicators, and one DAG is learned on it by the single-task search
+    (BDeu, tabu, restarts). An edge ``do(c) -> v`` says that ``v``'s
+    mechanism changes in task ``c``: BDeu then scores ``v``'s counts in
+    task ``c`` on their own configurations, and pools them over every task
+    whose indicator is not a parent of ``v``. So a family's CPT is tied
+    across tasks inside the score, not only when CPTs are fitted. Known
+    targets are required edges ``do(c) -> t``; with ``exact_targets`` they
+    are the only changes of task ``c``, otherwise the search may find more
+    (off-target effects). A task absent from ``interventions`` has unknown
+    targets: its indicator's children are learned. A task with an empty
+    list is observational: no indicator.
+
+``"perfect"`` (Cooper and Yoo 1999)
+    Known targets only. A target's family is not scored from the rows of
+    the tasks that intervene on it (those rows say nothing about its
+    mechanism, which the intervention replaced); every other family is
+    scored on all rows pooled. In the network of a task that intervenes
+    on ``t``, ``t`` has no parents and the distribution of that task's rows.
+
+The score of a structure, ``G`` over the system variables ``V`` and (mechanism
+type) the indicators ``I``, is a sum of BDeu local scores on the pooled rows
+``D``: ``sum_{v in V} BDeu(v | Pa_G(v); D_v)`` with ``D_v`` all rows
+(mechanism: ``Pa_G(v)`` includes the indicators of the tasks that change
+``v``) or the rows of the tasks that do not intervene on ``v`` (perfect).
+
+The search has two stages. The adjacencies come from the default multitask
+learner on the tasks (every task its own CPTs, so a changed mechanism cannot
+mislead it; the adjacencies of any task's structure, oriented as most tasks
+orient them); then the score above, with its
+tied CPTs, orients them and finds the changed mechanisms: a hill climb
+(tabu, restarts) that reverses edges between adjacent variables (an
+adjacency is never added or removed) and adds or removes edges out of the
+indicators, from the multitask structure's orientations and from the pooled
+rows' structure's, the better score kept. Measured while building it
+(issue 46), a climb of the tied score over every edge reached higher scores
+farther from the truth than the multitask structure it started from (at ess
+1 the tied score is sparser than the tasks' scores added up); within the
+adjacencies it orients them, and the default's adjacencies were closer to the
+truth than those of a cheaper multitask search at penalty 1 (docs/results.md).
+
+What it assumes: the tasks measure the same variables of one system whose
+causal structure does not change between conditions (only mechanisms do);
+no hidden common cause of the system variables; conditions are not caused
+by the system; a task's targets, when given, change (mechanism) or replace
+(perfect) those mechanisms. The multitask priors are not used: one causal
+DAG is the limit delta = 1 of the Paired prior (identical structures), and
+the tasks differ only in the mechanisms that change. Tasks whose structures
+really differ are the multitask learner's case (``interventions=None``).
+
+:func:`learn_interventional` is called by :func:`mtbn.learn.learn_structures`
+when ``interventions`` is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn._validation import check_random_state
+from mtbn.data import DiscreteData
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.graph import DAG
+from mtbn.messages import error, register
+from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.networks.model import BayesianNetwork
+from mtbn.progress import reporter
+from mtbn.score import make_scorer
+
+__all__ = ["INTERVENTION_TYPES", "InterventionalModel", "check_interventions", "learn_interventional"]
+
+#: ``intervention_type=``: changed mechanisms (JCI indicators) or perfect interventions (Cooper & Yoo).
+INTERVENTION_TYPES = ("mechanism", "perfect")
+
+P, D = InvalidParameterError, InvalidDataError
+register("interventions-type", P,
+         "interventions must map task names to lists of target variables (or None: targets unknown); got {got}.",
+         cause="interventions= was given in a form mtbn does not read (the command line reads a JSON object or a "
+               "CSV file with columns task,variable).",
+         fix="Pass e.g. {'control': [], 'inhibitor': ['pmek'], 'unknown-drug': None}.")
+register("interventions-unknown-task", P, "interventions: unknown task {task!r}; tasks are {names}.",
+         cause="The interventions name a task that is not among the tasks given (a typo, or a file left out).",
+         fix="Use the task names (CSV file names without .csv, or the values of --task-column).")
+register("interventions-unknown-variable", P,
+         "interventions: task {task!r} targets {variable!r}, which is not a variable of the tasks.",
+         cause="A target that no task measures (a typo, or a variable dropped from the data).",
+         fix="Name targets by their column names (case-sensitive), or leave out those that are not measured.")
+register("interventions-target-missing", D, "interventions: task {task!r} has no column {variable!r} to intervene on.",
+         cause="A task is said to intervene on a variable its own data do not contain.",
+         fix="Give the task that column, or drop the target from its list.")
+register("interventions-every-variable", P,
+         "interventions: task {task!r} intervenes on every variable ({n}); nothing of the system is left to learn "
+         "from it.",
+         cause="A task whose targets are all the variables carries no information about any mechanism.",
+         fix="List only the variables the condition acts on directly, or leave the task out.")
+register("interventions-target-twice", P, "interventions: task {task!r} lists target {variable!r} twice.",
+         cause="A variable appears twice in one task's target list.",
+         fix="List each target once.")
+register("interventions-shared-variables", D,
+         "interventions need every task over the same variables: task {task!r} has no column {variable!r}.",
+         cause="One causal DAG over the system is learned from all conditions, so every condition must measure "
+               "every variable.",
+         fix="Give every task the same columns (or drop the columns some tasks lack).")
+register("perfect-needs-targets", P,
+         "intervention_type='perfect' needs every task's targets; task {task!r} has none given (unknown).",
+         cause="A perfect intervention's rows are left out of its targets' families, which needs the targets.",
+         fix="List the task's targets (an empty list: observational), or use intervention_type='mechanism', "
+             "which learns unknown targets.")
+register("interventions-adjacencies-from", P,
+         "adjacencies_from must be the MultitaskResult that learn_structures returned on the same tasks.",
+         cause="learn_interventional was given as its first stage something other than the default learner's result "
+               "on these tasks.",
+         fix="Pass res from res = learn_structures(tasks) on the same tasks, or leave adjacencies_from out.")
+register("interventions-setting", P,
+         "{name} does not apply with interventions= (one causal DAG is learned for all tasks, without a multitask "
+         "prior); leave it at its default.",
+         cause="A multitask setting (penalty, prior, start, cross-validation, parameter sharing, ...) was given "
+               "together with interventions, whose learner does not use it.",
+         fix="Drop the setting, or learn without interventions= to use the multitask learner.")
+
+
+def _targets(value, task):
+    if value is None:
+        return None
+    if isinstance(value, str) or not hasattr(value, "__iter__"):
+        raise error("interventions-type", got=f"{type(value).__name__} for task {task!r}")
+    targets = tuple(str(v) for v in value)
+    seen = set()
+    for v in targets:
+        if v in seen:
+            raise error("interventions-target-twice", task=task, variable=v)
+        seen.add(v)
+    return targets
+
+
+def check_interventions(interventions, taskset, intervention_type="mechanism"):
+    """``{task: targets or None}`` for every task of ``taskset``, checked before any work.
+
+    ``interventions`` maps task names to their target variables (an empty
+    list: an observational task); a task it leaves out, or maps to None,
+    has unknown targets. Every task must have every variable.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from mtbn.data import make_taskset
+    >>> frame = pd.DataFrame({"x": ["a", "b"], "y": ["a", "a"]})
+    >>> ts = make_taskset({"control": frame, "drug": frame, "other": frame})
+    >>> check_interventions({"control": [], "drug": ["x"]}, ts)
+    {'control': (), 'drug': ('x',), 'other': None}
+    >>> check_interventions({"drug": ["z"]}, ts)
+    Traceback (most recent call last):
+    ...
+    mtbn.exceptions.InvalidParameterError: interventions: task 'drug' targets 'z', which is not a variable of the tasks.
+    """
+    if not isinstance(interventions, Mapping):
+        raise error("interventions-type", got=type(interventions).__name__)
+    names = list(taskset.names)
+    for task in interventions:
+        if task not in names:
+            raise error("interventions-unknown-task", task=task, names=", ".join(map(repr, names)))
+    out = {}
+    for task, data in zip(names, taskset.tasks):
+        targets = _targets(interventions.get(task), task)
+        for v in targets or ():
+            if v not in taskset.variables:
+                raise error("interventions-unknown-variable", task=task, variable=v)
+            if v not in data.names:
+                raise error("interventions-target-missing", task=task, variable=v)
+        if targets is not None and len(targets) == data.n_vars:
+            raise error("interventions-every-variable", task=task, n=data.n_vars)
+        if targets is None and intervention_type == "perfect":
+            raise error("perfect-needs-targets", task=task)
+        out[task] = targets
+    missing = np.nonzero(taskset.local_index < 0)
+    if len(missing[0]):
+        t, v = int(missing[0][0]), int(missing[1][0])
+        raise error("interventions-shared-variables", task=names[t], variable=taskset.variables[v])
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InterventionalModel:
+    """What the interventional learner found, beside the per-task networks (``result.interventions``).
+
+    Attributes
+    ----------
+    type : {"mechanism", "perfect"}
+    given : dict
+        Per task, the targets given (a tuple; empty: observational), or None
+        (unknown).
+    changed : dict
+        Per task, ``{variable: "given" | "learned"}``: the mechanisms that
+        change in it (given as a target, or found by the search).
+    causal_graph : DAG
+        The causal DAG over the system variables, shared by all tasks.
+    causal_network : BayesianNetwork
+        The causal DAG with the CPTs of the reference regime: each family's
+        CPT on the rows of the tasks that leave its mechanism as it is (an
+        observational task's network, when there is one).
+    indicators : dict
+        Mechanism type: per task with an indicator, its name in the
+        augmented graph (``do(<task>)``).
+
+    Examples
+    --------
+    >>> from mtbn.data import load_sachs_conditions, make_taskset
+    >>> from mtbn.data.discretization import discretize
+    >>> sachs = load_sachs_conditions()
+    >>> frames, _ = discretize(sachs.tasks, "quantile:3")
+    >>> res = learn_interventional(make_taskset(frames), sachs.intervention_targets(), n_restarts=0)
+    >>> res.interventions.changed["6-cd3cd28-u0126"]["pmek"]
+    'given'
+    >>> res.interventions.table().loc["6-cd3cd28-u0126", "pmek"]
+    'given'
+    """
+
+    type: str
+    given: dict
+    changed: dict
+    causal_graph: DAG
+    causal_network: BayesianNetwork
+    indicators: dict
+
+    def table(self):
+        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged)."""
+        import pandas as pd
+
+        names = list(self.causal_graph.names)
+        return pd.DataFrame([[self.changed[t].get(v, "") for v in names] for t in self.changed],
+                            index=list(self.changed), columns=names)
+
+    def records(self):
+        """The changed mechanisms as JSON-ready rows: task, variable, how (given or learned)."""
+        return [{"task": t, "variable": v, "how": how} for t, per in self.changed.items() for v, how in per.items()]
+
+    def predict(self, targets, distributions=None):
+        """The network of a condition not seen: the causal network with the ``targets``' mechanisms replaced.
+
+        As ``do(targets)``: each target loses its parents and gets the
+        distribution ``distributions[target]`` (probabilities over its
+        states), or uniform; every other mechanism stays the reference
+        regime's. For the rows of such a condition, the log-likelihood of the
+        other variables given the targets is that of these CPTs, whatever the
+        targets' distributions.
+
+        >>> import numpy as np
+        >>> from mtbn.networks import load_network
+        >>> net = load_network("asia")
+        >>> model = InterventionalModel("mechanism", {}, {}, DAG([set(p) for p in net.parents], net.names), net, {})
+        >>> do = model.predict(["lung"], {"lung": [0.9, 0.1]})
+        >>> do.parents[net.names.index("lung")], np.round(do.cpts[net.names.index("lung")], 2).tolist()
+        ((), [0.9, 0.1])
+        """
+        net = self.causal_network
+        names = list(net.names)
+        targets = [str(t) for t in targets]
+        for t in targets:
+            if t not in names:
+                raise error("interventions-unknown-variable", task="(predicted)", variable=t)
+        parents, cpts = list(net.parents), list(net.cpts)
+        for t in targets:
+            v = names.index(t)
+            r = len(net.states[v])
+            dist = (distributions or {}).get(t)
+            p = np.full(r, 1.0 / r) if dist is None else np.asarray(dist, dtype=float)
+            parents[v], cpts[v] = (), p
+        return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)
+
+
+# ---------------------------------------------------------------------------
+# Perfect interventions: each family scored on the rows that keep its mechanism
+# ---------------------------------------------------------------------------
+
+
+class _ExcludingScorer:
+    """BDeu (or BIC) of each child on the rows of the tasks that do not intervene on it (Cooper & Yoo 1999).
+
+    ``rows[v]``: the rows that score ``v``'s family (absent: all rows).
+    The search reads it like one scorer.
+    """
+
+    def __init__(self, data, rows, score, ess):
+        self.data = data
+        self.n_vars = data.n_vars
+        self.arities = data.arities
+        self._all = make_scorer(data, score, ess)
+        self._own = {v: make_scorer(data.take(keep), score, ess) for v, keep in rows.items()}
+
+    def _for(self, child):
+        return self._own.get(child, self._all)
+
+    def local_score(self, child, parents):
+        return self._for(child).local_score(child, parents)
+
+    def local_score_uncached(self, child, parents):
+        return self._for(child).local_score_uncached(child, parents)
+
+    def extension_scores(self, child, parents, adds):
+        scorer = self._for(child)
+        batched = getattr(scorer, "extension_scores", None)
+        if batched is not None:
+            return batched(child, parents, adds)
+        return np.array([scorer.local_score(child, set(parents) | {u}) for u in adds])
+
+    def score(self, parent_sets):
+        return float(sum(self.local_score(v, set(ps)) for v, ps in enumerate(parent_sets)))
+
+    def cache_info(self):
+        infos = [self._all.cache_info()] + [s.cache_info() for s in self._own.values()]
+        return {k: sum(i[k] for i in infos) for k in ("hits", "misses", "size")}
+
+
+# ---------------------------------------------------------------------------
+# The learner
+# ---------------------------------------------------------------------------
+
+
+def _indicator_names(tasks, variables):
+    """``do(<task>)`` for each task, primed until it clashes with no variable."""
+    taken = set(variables)
+    out = {}
+    for task in tasks:
+        name = f"do({task})"
+        while name in taken:
+            name += "'"
+        taken.add(name)
+        out[task] = name
+    return out
+
+
+def _pooled(taskset, indicator_of):
+    """All tasks' rows over the system variables, then one 0/1 column per indicator; and each task's rows."""
+    codes = [taskset.global_codes(t) for t in range(taskset.n_tasks)]
+    sizes = [len(c) for c in codes]
+    starts = np.cumsum([0] + sizes)
+    rows = {name: np.arange(starts[t], starts[t + 1]) for t, name in enumerate(taskset.names)}
+    system = np.concatenate(codes)
+    columns = []
+    for task in indicator_of:
+        col = np.zeros(len(system), dtype=np.uint8)
+        col[rows[task]] = 1
+        columns.append(col)
+    all_codes = np.column_stack([system] + columns) if columns else system
+    names = tuple(taskset.variables) + tuple(indicator_of.values())
+    states = tuple(taskset.states) + (("0", "1"),) * len(indicator_of)
+    kinds = None
+    if any(d.kinds for d in taskset.tasks):
+        first = taskset.tasks[0]
+        kinds = tuple(first.kinds[first.index(v)] if first.kinds else None for v in taskset.variables) \
+            + (None,) * len(indicator_of)
+    return DiscreteData(all_codes, names, states, "pooled", kinds), rows
+
+
+def _constraints(settings, given, indicator_of, variables, exact):
+    """Required and forbidden edges (names): the user's, plus the indicators' (roots; known targets)."""
+    required = list(settings.get("required_edges") or [])
+    forbidden = list(settings.get("forbidden_edges") or [])
+    nodes = list(variables) + list(indicator_of.values())
+    for task, ind in indicator_of.items():
+        forbidden += [(x, ind) for x in nodes if x != ind]  # a condition is caused by nothing in the system
+        targets = given[task]
+        if targets:
+            required += [(ind, t) for t in targets]
+        if targets is not None and exact:
+            forbidden += [(ind, v) for v in variables if v not in targets]
+    return required, forbidden
+
+
+def learn_interventional(taskset, interventions, *, intervention_type="mechanism", exact_targets=False, score="bdeu",
+                         equivalent_sample_size=1.0, max_parents=None, required_edges=None, forbidden_edges=None,
+                         tiers=None, knowledge=None, n_restarts=50, tabu_length=10, max_tabu_iter=10, max_iter=None,
+                         random_state=0, n_jobs=None, progress=None, skeleton="multitask", adjacencies_from=None):
+    """Learn one causal DAG and the changed mechanisms from tasks that are interventional conditions.
+
+    See the module docstring for the model. ``interventions`` as for
+    :func:`check_interventions`; the search settings as for
+    :func:`mtbn.learn.learn_structures`, whose default learner gives the
+    adjacencies (``adjacencies_from``: its result on the same tasks, if
+    already run; ``skeleton="search"``: no fixed adjacencies, the tied score
+    decides them too).
+
+    Returns
+    -------
+    MultitaskResult
+        ``graphs[t]``: task ``t``'s structure (the causal DAG; with perfect
+        interventions, its targets without parents); ``networks[t]``: its
+        CPTs (tied to the other tasks' except where its mechanism changes);
+        ``interventions``: the :class:`InterventionalModel`; ``log_score``:
+        the score of the learned model on the pooled rows;
+        ``task_log_likelihoods[t]``: the log-likelihood of task ``t``'s rows
+        under its network; ``penalty`` is NaN (no multitask prior).
+    """
+    from mtbn.learn.results import MultitaskResult
+
+    say = reporter(progress)
+    given = check_interventions(interventions, taskset, intervention_type)
+    variables = tuple(taskset.variables)
+    indicator_of = {} if intervention_type == "perfect" else _indicator_names(
+        [t for t in taskset.names if given[t] != ()], variables)
+    data, rows = _pooled(taskset, indicator_of)
+    if intervention_type == "perfect":
+        keep = {}
+        for v, name in enumerate(variables):
+            hit = [rows[t] for t in taskset.names if name in (given[t] or ())]
+            if hit:
+                keep[v] = np.setdiff1d(np.arange(data.n_samples), np.concatenate(hit))
+        scorer = _ExcludingScorer(data, keep, score, equivalent_sample_size)
+    else:
+        scorer = make_scorer(data, score, equivalent_sample_size)
+    required, forbidden = _constraints({"required_edges": required_edges, "forbidden_edges": forbidden_edges},
+                                       given, indicator_of, variables, exact_targets)
+    base = int(check_random_state(random_state).integers(0, 2**31 - 1))
+    user = dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge)
+    settings = dict(knowledge=knowledge, tiers=tiers, max_parents=max_parents, n_restarts=n_restarts,
+                    tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter)
+    say("adjacencies: the default multitask learner (every task its own CPTs)")
+    shared = _shared_structure(taskset, settings, user, score, equivalent_sample_size, base, n_jobs,
+                               adjacencies_from)
+    names = list(data.names)
+    kept = None
+    if skeleton == "multitask":  # orientations and changed mechanisms only: the adjacencies found stay
+        adjacent = {frozenset(e) for e in shared.edges(names=True)}
+        forbidden += [(a, b) for a in variables for b in variables if a != b and frozenset((a, b)) not in adjacent]
+        kept = np.zeros((len(names), len(names)), dtype=bool)
+        for a, b in shared.edges(names=True):
+            kept[names.index(a), names.index(b)] = kept[names.index(b), names.index(a)] = True
+    settings.update(required_edges=required or None, forbidden_edges=forbidden or None)
+    starts = [("multitask", _allowed(data, shared.edges(names=True), settings))]
+    if skeleton == "multitask":  # the pooled rows' orientations of the same adjacencies
+        pooled = {e for e in _pooled_structure(taskset, settings, user, score, equivalent_sample_size, base)}
+        starts.append(("pooled", _allowed(data, [(b, a) if (b, a) in pooled else (a, b)
+                                                 for a, b in shared.edges(names=True)], settings)))
+    else:
+        starts.append(("empty", _allowed(data, [], settings)))
+    say(f"interventional search ({intervention_type}): {taskset.n_tasks} conditions pooled, {data.n_samples} rows, "
+        f"{len(indicator_of)} condition indicator(s), {len(starts)} starts")
+    search = None
+    for i, (label, start) in enumerate(starts):
+        found = _climb_from(data, scorer, start, settings, kept, np.random.default_rng([base, 46, i]))
+        if search is None or found.log_score > search.log_score + 1e-9:  # ties: the earlier start
+            search = found
+    n = len(variables)
+    aug = search.graph
+    causal = DAG([{p for p in aug.parents[v] if p < n} for v in range(n)], variables)
+    changed = {}
+    for task in taskset.names:
+        per = {}
+        if intervention_type == "perfect":
+            per = {v: "given" for v in given[task]}
+        elif task in indicator_of:
+            ind = list(data.names).index(indicator_of[task])
+            for v in range(n):
+                if ind in aug.parents[v]:
+                    per[variables[v]] = "given" if variables[v] in (given[task] or ()) else "learned"
+        changed[task] = dict(sorted(per.items(), key=lambda kv: variables.index(kv[0])))
+    say("fitting each condition's CPTs")
+    if intervention_type == "perfect":
+        networks, causal_network = _perfect_networks(taskset, data, rows, causal, given, equivalent_sample_size)
+    else:
+        networks, causal_network = _mechanism_networks(taskset, data, aug, indicator_of, equivalent_sample_size)
+    graphs = [DAG([set(net.parents[v]) for v in range(n)], variables) for net in networks]
+    task_ll = [float(log_likelihood(net, d) * d.n_samples) for net, d in zip(networks, taskset.tasks)]
+    model = InterventionalModel(intervention_type, given, changed, causal, causal_network, dict(indicator_of))
+    return MultitaskResult(task_names=taskset.names, graphs=graphs, networks=networks, penalty=float("nan"),
+                           log_score=float(search.log_score), task_log_likelihoods=task_ll, penalty_path=[],
+                           search=search, interventions=model)
+
+
+#: ``skeleton=`` of :func:`learn_interventional`: the adjacencies of the default multitask learner, or free
+#: (the interventional score alone decides them too).
+SKELETONS = ("multitask", "search")
+
+
+def _shared_structure(taskset, settings, user, score, ess, base, n_jobs, res=None):
+    """The structure the tasks share, as the default multitask learner finds it (each task its own CPTs, so
+    no changed mechanism misleads it): every adjacency some task's structure has (a perfect intervention
+    removes a target's parents in its own task only), each oriented as most tasks orient it (ties: as the
+    first task). ``res``: the default learner's result, if already run."""
+    import warnings
+
+    from mtbn.exceptions import TransferWarning
+    from mtbn.learn.multitask import learn_structures
+    from mtbn.learn.results import MultitaskResult
+
+    if res is None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TransferWarning)
+            res = learn_structures(taskset, score=score, equivalent_sample_size=ess,
+                                   max_parents=settings["max_parents"], n_restarts=settings["n_restarts"],
+                                   tabu_length=settings["tabu_length"], max_tabu_iter=settings["max_tabu_iter"],
+                                   random_state=base, n_jobs=n_jobs, **user)
+    elif not isinstance(res, MultitaskResult) or tuple(res.task_names) != tuple(taskset.names):
+        raise error("interventions-adjacencies-from")
+    votes = {}
+    for graph in res.graphs:
+        for u, v in graph.edges(names=True):
+            votes.setdefault(frozenset((u, v)), []).append((u, v))
+    edges = [max(set(directed), key=lambda e: (directed.count(e), -directed.index(e))) for directed in votes.values()]
+    return DAG.from_edges(taskset.variables, _acyclic_edges(edges, votes))
+
+
+def _acyclic_edges(edges, votes):
+    """``edges`` in decreasing support (tasks having them), each kept only if it closes no directed cycle with
+    those already kept; one reversed where the orientations of several tasks would close one."""
+    import networkx as nx
+
+    g = nx.DiGraph()
+    out = []
+    for u, v in sorted(edges, key=lambda e: -len(votes[frozenset(e)])):
+        if g.has_node(v) and g.has_node(u) and nx.has_path(g, v, u):
+            u, v = v, u
+            if nx.has_path(g, v, u):
+                continue
+        g.add_edge(u, v)
+        out.append((u, v))
+    return out
+
+
+def _pooled_structure(taskset, settings, user, score, ess, base):
+    """The edges of the structure learned on all tasks' rows stacked, no mechanism changing."""
+    from mtbn.learn.single import learn_structure
+
+    return learn_structure(taskset.pooled(), score=score, equivalent_sample_size=ess,
+                           n_restarts=settings["n_restarts"], max_parents=settings["max_parents"],
+                           tabu_length=settings["tabu_length"],
+                           max_tabu_iter=settings["max_tabu_iter"], random_state=np.random.default_rng([base, 46, 101]),
+                           **user).graph.edges(names=True)
+
+
+def _climb_from(data, scorer, start, settings, kept, rng):
+    """The single-task climb (tabu, restarts) on the pooled rows from ``start``, ``kept`` adjacencies fixed."""
+    from mtbn.learn.checks import constraint_matrices
+    from mtbn.search import hill_climb
+
+    names = list(data.names)
+    required, forbidden = constraint_matrices(names, settings["required_edges"], settings["forbidden_edges"],
+                                              settings["tiers"], settings["knowledge"])
+    return hill_climb(scorer, [set(p) for p in start.parents], max_parents=settings["max_parents"],
+                      required=required, forbidden=forbidden, tabu_length=int(settings["tabu_length"]),
+                      max_tabu_iter=int(settings["max_tabu_iter"]), n_restarts=int(settings["n_restarts"]),
+                      rng=rng, max_iter=settings["max_iter"], names=names, kept=kept)
+
+
+def _allowed(data, edges, settings):
+    """A start over ``data``'s variables: the required edges, then each of ``edges`` that the constraints allow
+    (not forbidden, no cycle, within max_parents and the CPT size limit)."""
+    from mtbn.data import MAX_LEARNED_CPT_SIZE
+    from mtbn.graph import SearchGraph
+    from mtbn.learn.checks import constraint_matrices
+
+    names = list(data.names)
+    required, forbidden = constraint_matrices(names, settings["required_edges"], settings["forbidden_edges"],
+                                              settings["tiers"], settings["knowledge"])
+    graph = SearchGraph([set() for _ in names])
+    arity = [int(a) for a in data.arities]
+    size = list(arity)
+    limit = settings["max_parents"]
+    candidates = [tuple(e) for e in np.argwhere(required)] + [(names.index(u), names.index(v)) for u, v in edges]
+    for u, v in candidates:
+        if (forbidden[u, v] or graph.adj[u, v] or not graph.can_add(u, v)
+                or (limit is not None and len(graph.parents[v]) >= limit and not required[u, v])
+                or size[v] * arity[u] > MAX_LEARNED_CPT_SIZE):
+            continue
+        graph.add(u, v)
+        size[v] *= arity[u]
+    return DAG([set(p) for p in graph.parents], names)
+
+
+def _slice(net, v, fixed, system):
+    """Variable ``v``'s parents among ``system`` and its CPT with the parents in ``fixed`` set to their codes."""
+    ps = net.parents[v]
+    index = tuple(fixed[p] if p in fixed else slice(None) for p in ps) + (slice(None),)
+    return tuple(p for p in ps if p < system), np.ascontiguousarray(net.cpts[v][index])
+
+
+def _mechanism_networks(taskset, data, aug, indicator_of, ess):
+    """Each task's network (its indicators' values fixed in the fitted augmented network) and the reference
+    regime's (every indicator 0)."""
+    net = fit_parameters(aug, data, equivalent_sample_size=ess)
+    n = taskset.n_variables
+    position = {task: list(data.names).index(name) for task, name in indicator_of.items()}
+
+    def regime(task):
+        fixed = {i: (1 if t == task else 0) for t, i in position.items()}
+        parents, cpts = zip(*(_slice(net, v, fixed, n) for v in range(n)))
+        return BayesianNetwork(taskset.variables, taskset.states, parents, cpts,
+                               None if net.kinds is None else net.kinds[:n])
+
+    return [regime(task) for task in taskset.names], regime(None)
+
+
+def _perfect_networks(taskset, data, rows, causal, given, ess):
+    """Each task's network under perfect interventions, and the reference regime's.
+
+    A family not intervened on in a task has the CPT fitted on the rows of
+    every task that leaves it alone; a target of the task has no parents and
+    the BDeu posterior mean of its own rows' distribution in that task.
+    """
+    variables = list(taskset.variables)
+    n = len(variables)
+    by_rows = {}  # the tasks that intervene on v -> the variables with that set (fitted once per set)
+    for v, name in enumerate(variables):
+        by_rows.setdefault(frozenset(t for t in taskset.names if name in (given[t] or ())), []).append(v)
+    reference = [None] * n
+    for skip, vs in by_rows.items():
+        keep = np.setdiff1d(np.arange(data.n_samples), np.concatenate([rows[t] for t in skip])) if skip \
+            else np.arange(data.n_samples)
+        fitted = fit_parameters(causal, data.take(keep), equivalent_sample_size=ess)
+        for v in vs:
+            reference[v] = (fitted.parents[v], fitted.cpts[v])
+    kinds = None if data.kinds is None else data.kinds[:n]
+
+    def network(task):
+        parents, cpts = [], []
+        for v, name in enumerate(variables):
+            if task is not None and name in (given[task] or ()):
+                counts = np.bincount(data.codes[rows[task], v], minlength=len(taskset.states[v])).astype(float)
+                r = len(counts)
+                parents.append(())
+                cpts.append((counts + ess / r) / (counts.sum() + ess))
+            else:
+                parents.append(reference[v][0])
+                cpts.append(reference[v][1])
+        return BayesianNetwork(taskset.variables, taskset.states, parents, cpts, kinds)
+
+    return [network(task) for task in taskset.names], network(None)
+
+
+# Settings of learn_structures that the interventional learner uses; every other one must keep its default.
+USED_SETTINGS = ("score", "equivalent_sample_size", "max_parents", "required_edges", "forbidden_edges", "tiers",
+                 "knowledge", "n_restarts", "tabu_length", "max_tabu_iter", "max_iter", "random_state", "n_jobs",
+                 "task_column", "progress", "interventions", "intervention_type", "exact_targets", "tasks")
+
+
+def check_unused_settings(args, defaults):
+    """Refuse a multitask setting given with ``interventions`` (it would be ignored)."""
+    for name, value in args.items():
+        if name in USED_SETTINGS or name not in defaults:
+            continue
+        default = defaults[name]
+        same = value is default or (type(value) is type(default) and _equal(value, default))
+        if not same:
+            raise error("interventions-setting", name=name)
+
+
+def _equal(a, b):
+    try:
+        return bool(a == b)
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,345 @@
+"""Issue 46: tasks as interventional conditions of one system.
+
+Truths: pgmpy's own BDeu scorer on the pooled rows with the condition
+indicators as columns (the tied score of the mechanism model) and on the rows
+left after removing the intervened ones (Cooper & Yoo's perfect-intervention
+score); CPTs recomputed by hand from counts; two-variable systems whose only
+orienting evidence is the intervention; and digests of the learner's output
+recorded before the interventional code existed (commit 0890c05), for the
+promise that nothing changes without ``interventions``.
+"""
+
+import hashlib
+import json
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from mtbn import MultitaskStructureLearner
+from mtbn.bootstrap import bootstrap_structures
+from mtbn.data import DiscreteData, load_sachs_conditions, make_taskset
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.learn import learn_structures
+from mtbn.learn.interventional import learn_interventional
+from mtbn.networks import load_network, log_likelihood, sample
+
+from helpers import one_line_error, run_mtbn
+
+
+def _two_variable_tasks(target, kind, n=3000, seed=0):
+    """``x -> y`` (y copies x 90% of the time); an observational task and one that intervenes on ``target``."""
+    rng = np.random.default_rng(seed)
+
+    def draw(p_x, copy, n):
+        x = (rng.random(n) < p_x).astype(int)
+        y = np.where(rng.random(n) < copy, x, 1 - x)
+        return x, y
+
+    x0, y0 = draw(0.3, 0.9, n)
+    if target == "x":
+        x1, y1 = draw(0.8, 0.9, n)  # x's mechanism (its marginal) changes, y | x stays
+    else:
+        x1, _ = draw(0.3, 0.9, n)
+        y1 = (rng.random(n) < (0.5 if kind == "perfect" else 0.2 + 0.3 * x1)).astype(int)  # y's mechanism changes
+    frame = lambda x, y: pd.DataFrame({"x": np.array(["lo", "hi"])[x], "y": np.array(["lo", "hi"])[y]})  # noqa: E731
+    return {"obs": frame(x0, y0), "do": frame(x1, y1)}
+
+
+# ---------------------------------------------------------------------------
+# Checked before any work
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def asia_tasks():
+    net = load_network("asia")
+    return {t: sample(net, 300, random_state=i).to_dataframe() for i, t in enumerate(("obs", "a", "b"))}
+
+
+@pytest.mark.parametrize("interventions, kind, message", [
+    ({"nope": []}, "mechanism", r"interventions: unknown task 'nope'; tasks are 'obs', 'a', 'b'\."),
+    ({"a": ["lungs"]}, "mechanism", r"interventions: task 'a' targets 'lungs', which is not a variable of the tasks\."),
+    ({"a": ["lung", "lung"]}, "mechanism", r"interventions: task 'a' lists target 'lung' twice\."),
+    ({"a": "lung"}, "mechanism", r"interventions must map task names to lists of target variables"),
+    (["a"], "mechanism", r"interventions must map task names to lists of target variables .*got list"),
+    ({"obs": [], "a": ["lung"]}, "perfect", r"intervention_type='perfect' needs every task's targets; task 'b' has none"),
+])
+def test_bad_interventions_get_one_line_naming_what_is_wrong(asia_tasks, interventions, kind, message):
+    with pytest.raises((InvalidParameterError, InvalidDataError), match=message):
+        learn_structures(asia_tasks, interventions=interventions, intervention_type=kind)
+
+
+def test_a_task_that_intervenes_on_every_variable_is_refused(asia_tasks):
+    everything = list(asia_tasks["a"].columns)
+    with pytest.raises(InvalidParameterError, match=r"task 'a' intervenes on every variable \(8\)"):
+        learn_structures(asia_tasks, interventions={"a": everything})
+
+
+def test_a_target_the_task_does_not_measure_is_refused(asia_tasks):
+    tasks = dict(asia_tasks, b=asia_tasks["b"].drop(columns=["tub"]))
+    with pytest.raises(InvalidDataError, match=r"interventions: task 'b' has no column 'tub' to intervene on\."):
+        learn_structures(tasks, interventions={"b": ["tub"]})
+    with pytest.raises(InvalidDataError, match=r"interventions need every task over the same variables: task 'b'"):
+        learn_structures(tasks, interventions={"b": ["lung"]})
+
+
+@pytest.mark.parametrize("setting", [{"penalty": 0.5}, {"prior": "edit"}, {"parameter_sharing": None},
+                                     {"cv": 3}])
+def test_a_multitask_setting_given_with_interventions_is_refused(asia_tasks, setting):
+    name = next(iter(setting))
+    with pytest.raises(InvalidParameterError, match=rf"^{name} does not apply with interventions="):
+        learn_structures(asia_tasks, interventions={"obs": []}, **setting)
+
+
+def test_the_command_line_checks_the_interventions_before_the_work(tmp_path):
+    net = load_network("asia")
+    paths = []
+    for t in ("obs", "a"):
+        paths.append(tmp_path / f"{t}.csv")
+        sample(net, 200, random_state=len(paths)).to_dataframe().to_csv(paths[-1], index=False)
+    (tmp_path / "bad.json").write_text(json.dumps({"obs": [], "z": ["lung"]}))
+    proc = run_mtbn("learn", "--interventions", "bad.json", "--out", tmp_path / "o", *paths, cwd=tmp_path)
+    assert one_line_error(proc) == "interventions: unknown task 'z'; tasks are 'obs', 'a'."
+    assert proc.stdout == "" and not (tmp_path / "o").exists()
+    (tmp_path / "bad.csv").write_text("condition,target\nobs,\n")
+    proc = run_mtbn("learn", "--interventions", "bad.csv", "--out", tmp_path / "o", *paths, cwd=tmp_path)
+    assert proc.returncode == 2 and "a CSV file needs the header task,variable" in proc.stderr
+    proc = run_mtbn("learn", "--predict", "lung", "--out", tmp_path / "o", *paths, cwd=tmp_path)
+    assert one_line_error(proc).startswith("--predict needs --interventions")
+    (tmp_path / "ok.csv").write_text("task,variable\nobs,\na,lung\n")
+    proc = run_mtbn("learn", "--interventions", "ok.csv", "--predict", "lungs", "--out", tmp_path / "o", *paths,
+                    cwd=tmp_path)
+    assert one_line_error(proc) == "--predict: 'lungs' is not a variable of the tasks"
+
+
+def test_the_interventions_file_reader(tmp_path):
+    from mtbn.cli.values import interventions_file
+
+    (tmp_path / "t.csv").write_text("task,variable\ncontrol,\ndrug,pmek\ndrug,praf\n")
+    assert interventions_file(str(tmp_path / "t.csv")) == {"control": [], "drug": ["pmek", "praf"]}
+    (tmp_path / "t.json").write_text(json.dumps({"control": [], "other": None}))
+    assert interventions_file(str(tmp_path / "t.json")) == {"control": [], "other": None}
+
+
+# ---------------------------------------------------------------------------
+# The score, against pgmpy's
+# ---------------------------------------------------------------------------
+
+
+def _pgmpy_bdeu(frame, graph, ess=1.0):
+    """pgmpy's BDeu score of ``graph`` (names) on ``frame``, with every column's states as in the frame."""
+    from pgmpy.estimators import BDeu
+    from pgmpy.models import DiscreteBayesianNetwork
+
+    model = DiscreteBayesianNetwork()
+    model.add_nodes_from(frame.columns)
+    model.add_edges_from(graph)
+    return BDeu(frame, equivalent_sample_size=ess).score(model)
+
+
+def test_the_mechanism_score_is_bdeu_of_all_rows_with_condition_indicators(asia_tasks):
+    res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"]}, n_restarts=2)
+    model = res.interventions
+    frame = pd.concat([asia_tasks[t].assign(**{ind: "1" if task == t else "0" for task, ind in model.indicators.items()})
+                       for t in asia_tasks], ignore_index=True)
+    edges = list(model.causal_graph.edges(names=True))
+    edges += [(model.indicators[t], v) for t, per in model.changed.items() for v in per]
+    assert set(model.indicators) == {"a", "b"}  # obs is observational: no indicator; b's targets are unknown
+    assert ("do(a)", "lung") in edges
+    assert res.log_score == pytest.approx(_pgmpy_bdeu(frame, edges), rel=1e-12, abs=1e-7)
+
+
+def test_the_perfect_score_leaves_the_intervened_rows_out_of_the_targets_families(asia_tasks):
+    targets = {"obs": [], "a": ["lung"], "b": ["bronc", "tub"]}
+    res = learn_structures(asia_tasks, interventions=targets, intervention_type="perfect", n_restarts=2)
+    from pgmpy.estimators import BDeu
+
+    graph = res.interventions.causal_graph
+    all_rows = pd.concat(asia_tasks.values(), ignore_index=True)
+    states = {c: sorted(all_rows[c].unique()) for c in all_rows}  # every state, as the tasks' state lists
+    total = 0.0
+    for v in graph.names:  # each family on the rows of the tasks that do not intervene on v (Cooper & Yoo 1999)
+        keep = pd.concat([asia_tasks[t] for t in asia_tasks if v not in targets[t]], ignore_index=True)
+        parents = sorted(graph.names[p] for p in graph.parents[graph.names.index(v)])
+        total += BDeu(keep, equivalent_sample_size=1.0, state_names=states).local_score(v, parents)
+    assert res.log_score == pytest.approx(total, rel=1e-12, abs=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# The networks
+# ---------------------------------------------------------------------------
+
+
+def test_cpts_are_tied_across_tasks_except_where_a_mechanism_changes(asia_tasks):
+    res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"], "b": ["either"]},
+                           exact_targets=True, n_restarts=2)
+    model = res.interventions
+    assert model.changed == {"obs": {}, "a": {"lung": "given"}, "b": {"either": "given"}}
+    nets = dict(zip(res.task_names, res.networks))
+    for v, name in enumerate(model.causal_graph.names):
+        same = [np.array_equal(nets["obs"].cpts[v], nets[t].cpts[v]) for t in ("a", "b")]
+        assert same == [name != "lung", name != "either"], name
+        assert np.array_equal(nets["obs"].cpts[v], model.causal_network.cpts[v])
+    # lung's CPT in task a, by hand: BDeu posterior mean of a's rows with alpha = ess / (q r), where the
+    # configurations q count the indicator do(a) as a parent (2 x lung's own parents').
+    import itertools
+
+    data = make_taskset(asia_tasks)["a"]
+    lung = model.causal_graph.names.index("lung")
+    parents = [model.causal_graph.names[p] for p in nets["a"].parents[lung]]
+    arities = [int(data.arities[data.index(p)]) for p in parents]
+    r = int(data.arities[data.index("lung")])
+    q = 2 * int(np.prod(arities))
+    for config in itertools.product(*[range(a) for a in arities]):
+        rows = np.ones(data.n_samples, dtype=bool)
+        for p, value in zip(parents, config):
+            rows &= data.codes[:, data.index(p)] == value
+        n_jk = np.bincount(data.codes[rows, data.index("lung")], minlength=r)
+        assert np.allclose(nets["a"].cpts[lung][config], (n_jk + 1.0 / (q * r)) / (rows.sum() + 1.0 / q), rtol=1e-12)
+
+
+def test_a_perfect_target_has_no_parents_and_its_rows_distribution(asia_tasks):
+    res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["dysp"], "b": []},
+                           intervention_type="perfect", n_restarts=2)
+    nets = dict(zip(res.task_names, res.networks))
+    dysp = res.interventions.causal_graph.names.index("dysp")
+    assert nets["a"].parents[dysp] == () and nets["obs"].parents[dysp] != ()
+    states = make_taskset(asia_tasks).states[dysp]
+    counts = asia_tasks["a"]["dysp"].value_counts()
+    expected = [(counts.get(s, 0) + 1.0 / len(states)) / (len(asia_tasks["a"]) + 1.0) for s in states]
+    assert np.allclose(nets["a"].cpts[dysp], expected, rtol=1e-12)
+    assert res.graphs[1].parents[dysp] == set() and res.graphs[0].parents[dysp]
+
+
+@pytest.mark.parametrize("target", ["x", "y"])
+@pytest.mark.parametrize("kind", ["mechanism", "perfect"])
+def test_an_intervention_orients_what_observation_cannot(target, kind):
+    """x -> y and y -> x are Markov equivalent; a task that changes x's mechanism (x's marginal moves, y | x
+    stays) or y's (y | x moves, x stays) says which is right."""
+    tasks = _two_variable_tasks(target, kind)
+    res = learn_structures(tasks, interventions={"obs": [], "do": [target]}, intervention_type=kind, n_restarts=2)
+    assert res.interventions.causal_graph.edges(names=True) == [("x", "y")]
+    unknown = learn_structures(tasks, interventions={"obs": []}, n_restarts=2).interventions
+    assert unknown.causal_graph.edges(names=True) == [("x", "y")] and unknown.changed["do"] == {target: "learned"}
+
+
+def test_unknown_targets_are_found():
+    from mtbn.benchmarks import make_interventional_tasks
+
+    truth = make_interventional_tasks("asia", n_interventions=3, kind="perfect", random_state=3)
+    data = {name: DiscreteData(sample(net, 2000, random_state=i).codes, net.names, net.states, name)
+            for i, (name, _, net) in enumerate(truth)}
+    res = learn_structures(data, interventions={"observational": []}, n_restarts=5)
+    for name, targets, _ in truth[1:]:
+        assert set(targets) <= set(res.interventions.changed[name]), (name, res.interventions.changed[name])
+
+
+def test_a_predicted_condition_replaces_the_targets_mechanisms_only(asia_tasks):
+    res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"], "b": ["bronc"]}, n_restarts=2)
+    model = res.interventions
+    names = list(model.causal_graph.names)
+    do = model.predict(["either", "smoke"], {"smoke": [0.2, 0.8]})
+    for v, name in enumerate(names):
+        if name in ("either", "smoke"):
+            assert do.parents[v] == ()
+        else:
+            assert do.parents[v] == model.causal_network.parents[v]
+            assert np.array_equal(do.cpts[v], model.causal_network.cpts[v])
+    assert np.allclose(do.cpts[names.index("smoke")], [0.2, 0.8])
+    assert np.allclose(do.cpts[names.index("either")], [0.5, 0.5])
+    # The rows' log-likelihood of the other variables given the targets: the causal network's other factors.
+    data = make_taskset(asia_tasks)["obs"]
+    per_row = log_likelihood(do, data, per_row=True)
+    targets = [names.index("either"), names.index("smoke")]
+    target_terms = sum(np.log(do.cpts[t][data.codes[:, data.index(names[t])]]) for t in targets)
+    others = per_row - target_terms
+    by_hand = np.zeros(data.n_samples)
+    net = model.causal_network
+    for v in range(len(names)):
+        if v in targets:
+            continue
+        index = tuple(data.codes[:, data.index(names[p])] for p in net.parents[v]) + (data.codes[:, data.index(names[v])],)
+        by_hand += np.log(net.cpts[v][index])
+    assert np.allclose(others, by_hand)
+
+
+def test_the_estimator_gives_the_causal_graph_and_the_mechanisms(asia_tasks):
+    learner = MultitaskStructureLearner(interventions={"obs": [], "a": ["lung"]}, exact_targets=True, n_restarts=2)
+    learner.fit(asia_tasks)
+    assert sorted(learner.causal_graph_.edges()) == sorted(learner.result_.interventions.causal_graph.edges(names=True))
+    assert learner.mechanisms_.loc["a", "lung"] == "given" and learner.mechanisms_.loc["obs"].eq("").all()
+    model = learner.predict_condition(["tub"])
+    assert model.get_parents("tub") == []
+    plain = MultitaskStructureLearner(penalty=0.5, n_restarts=0, n_joint_restarts=0).fit(asia_tasks)
+    with pytest.raises(InvalidParameterError, match="predict_condition needs a learner fitted with interventions"):
+        plain.predict_condition(["tub"])
+
+
+def test_the_bootstrap_counts_arcs_and_changed_mechanisms(asia_tasks):
+    boot = bootstrap_structures(asia_tasks, n_boot=3, interventions={"obs": [], "a": ["lung"]}, n_restarts=1,
+                                random_state=0)
+    freq = boot.mechanism_frequency()
+    assert boot.changed.shape == (3, 3, 8) and freq.loc["a", "lung"] == 1.0  # a given target: in every replicate
+    assert freq.loc["obs"].eq(0).all() and ((freq >= 0) & (freq <= 1)).all().all()
+    assert boot.penalty is None and all(p is None for p in boot.penalties)
+
+
+# ---------------------------------------------------------------------------
+# Without interventions, nothing changes
+# ---------------------------------------------------------------------------
+
+
+def _digest(res):
+    h = hashlib.sha256()
+    h.update(json.dumps([sorted(g.edges(names=True)) for g in res.graphs]).encode())
+    for net in res.networks:
+        for cpt in net.cpts:
+            h.update(np.ascontiguousarray(cpt, dtype=float).tobytes())
+    h.update(repr((res.penalty, res.log_score, list(res.task_log_likelihoods), res.sharing_strength,
+                   None if res.transfer is None else res.transfer["message"])).encode())
+    return h.hexdigest()[:16]
+
+
+def test_without_interventions_every_answer_is_the_same_byte_for_byte():
+    """The digests were computed by this function at commit 0890c05, before the interventional learner existed
+    (graphs, every CPT's bytes, penalty, scores, sharing strength and the guard's message)."""
+    net = load_network("asia")
+    tasks = {t: sample(net, 300 + 100 * i, random_state=i).to_dataframe() for i, t in enumerate("abc")}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert _digest(learn_structures(tasks, n_restarts=2, n_joint_restarts=2, random_state=0)) == "e1c1fae9706bbf56"
+        assert _digest(learn_structures(tasks, penalty=0.7, n_restarts=2, n_joint_restarts=2, random_state=0,
+                                        interventions=None)) == "5ee26dc1ccf597e6"
+
+
+# ---------------------------------------------------------------------------
+# The Sachs conditions through the command line
+# ---------------------------------------------------------------------------
+
+
+def test_the_sachs_conditions_through_mtbn_learn(tmp_path):
+    sachs = load_sachs_conditions()
+    paths = []
+    for name, frame in sachs.tasks.items():
+        paths.append(tmp_path / f"{name}.csv")
+        frame.to_csv(paths[-1], index=False)
+    (tmp_path / "targets.json").write_text(json.dumps(sachs.intervention_targets()))
+    proc = run_mtbn("learn", "--discretize", "quantile:3", "--interventions", "targets.json", "--predict", "pmek",
+                    "--restarts", "5", "--out", tmp_path / "out", *paths, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "out"
+    summary = json.loads((out / "summary.json").read_text())
+    record = summary["interventions"]
+    assert record["type"] == "mechanism" and record["given"] == sachs.intervention_targets()
+    mechanisms = pd.read_csv(out / "interventions" / "mechanisms.csv")
+    assert mechanisms.to_dict("records") == record["changed"]
+    for task, targets in sachs.intervention_targets().items():
+        assert (out / f"{task}.bifxml").is_file()
+        for t in targets:
+            assert {"task": task, "variable": t, "how": "given"} in record["changed"]
+    causal = pd.read_csv(out / "interventions" / "causal.edges.csv")
+    assert sorted(map(list, zip(causal["source"], causal["target"]))) == sorted(record["causal_edges"])
+    assert (out / "interventions" / "causal.bifxml").is_file() and (out / "interventions" / "predicted.bifxml").is_file()
+    assert "causal DAG shared by the tasks:" in proc.stdout and "6-cd3cd28-u0126 (targets pmek)" in proc.stdout

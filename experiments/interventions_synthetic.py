@@ -14,9 +14,9 @@ CPDAG SHD:
 * ``pooled``: one structure learned on all rows stacked (the targets ignored);
 * ``default``: ``learn_structures(tasks)`` (the targets ignored), the observational task's structure;
 * ``known``: the interventional learner with the targets (``learn_structures(tasks, interventions=targets)``:
-  mechanism changes, the given targets required, further changes allowed);
-* ``known-exact``: the same with ``exact_targets=True`` (a variant, run with ``--methods``);
-* ``known-free``: the same without fixed adjacencies (``skeleton="search"``; a variant, run with ``--methods``);
+  mechanism changes, the given targets the only changes of their tasks);
+* ``known-further``: the same with ``further_changes=True`` (changes besides the given targets learned);
+* ``known-free``: the same without fixed adjacencies (``skeleton="search"``: the tied score decides the adjacencies too; a variant);
 * ``known-perfect``: ``intervention_type="perfect"`` (Cooper & Yoo);
 * ``unknown``: ``interventions={"observational": []}``: every other task's targets unknown, learned; the
   precision and recall of the changed mechanisms it finds are recorded.
@@ -50,9 +50,9 @@ from mtbn.networks import sample
 from mtbn.stats import holm, paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions")
-METHODS = ("pooled", "default", "known", "known-exact", "known-free", "known-perfect", "unknown")
-#: The methods run by default (``known-exact`` is a variant, run with ``--methods``).
-RUN = ("pooled", "default", "known", "known-perfect", "unknown")
+METHODS = ("pooled", "default", "known", "known-further", "known-free", "known-perfect", "unknown")
+#: The methods run by default (``known-further`` and ``known-free`` are variants of ``known``).
+RUN = ("pooled", "default", "known", "known-further", "known-free", "known-perfect", "unknown")
 COMPARISONS = (("known", "pooled"), ("known", "default"), ("unknown", "pooled"), ("unknown", "default"))
 
 
@@ -86,7 +86,7 @@ def run_trial(network, rows, kind, trial, n_interventions, methods):
         elif method == "default":
             graph = default.graphs[0]
         else:
-            kw = {"known": {}, "known-exact": {"exact_targets": True}, "known-free": {"skeleton": "search"},
+            kw = {"known": {}, "known-further": {"further_changes": True}, "known-free": {"skeleton": "search"},
                   "known-perfect": {"intervention_type": "perfect"}, "unknown": {}}[method]
             given = {"observational": []} if method == "unknown" else targets
             res = learn_interventional(ts, given, random_state=seed, adjacencies_from=default, **kw)

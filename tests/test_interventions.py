@@ -174,7 +174,7 @@ def test_the_perfect_score_leaves_the_intervened_rows_out_of_the_targets_familie
 
 def test_cpts_are_tied_across_tasks_except_where_a_mechanism_changes(asia_tasks):
     res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"], "b": ["either"]},
-                           exact_targets=True, n_restarts=2)
+                           n_restarts=2)
     model = res.interventions
     assert model.changed == {"obs": {}, "a": {"lung": "given"}, "b": {"either": "given"}}
     nets = dict(zip(res.task_names, res.networks))
@@ -266,7 +266,7 @@ def test_a_predicted_condition_replaces_the_targets_mechanisms_only(asia_tasks):
 
 
 def test_the_estimator_gives_the_causal_graph_and_the_mechanisms(asia_tasks):
-    learner = MultitaskStructureLearner(interventions={"obs": [], "a": ["lung"]}, exact_targets=True, n_restarts=2)
+    learner = MultitaskStructureLearner(interventions={"obs": [], "a": ["lung"]}, n_restarts=2)
     learner.fit(asia_tasks)
     assert sorted(learner.causal_graph_.edges()) == sorted(learner.result_.interventions.causal_graph.edges(names=True))
     assert learner.mechanisms_.loc["a", "lung"] == "given" and learner.mechanisms_.loc["obs"].eq("").all()

@@ -20,7 +20,7 @@ BAD = {"prior": "bayes", "penalty": 1.5, "reversal": "triple", "score": "aic", "
        "force_transfer": "yes", "penalty_grid": [], "warm_start": 1, "penalty_search": "bisect", "solver": "greedy",
        "n_restarts": -1, "tabu_length": -2, "max_tabu_iter": 1.5, "n_joint_restarts": -1, "max_iter": -1,
        "random_state": -1, "n_jobs": 0, "parameter_sharing": -1.0, "transfer_per_task": "no", "perturbation": -3,
-       "n_bootstrap": -1, "interventions": ["a"], "intervention_type": "soft", "exact_targets": "yes"}
+       "n_bootstrap": -1, "interventions": ["a"], "intervention_type": "soft", "further_changes": "yes"}
 
 
 def _keywords(func):

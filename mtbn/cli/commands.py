@@ -169,7 +169,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
     if res.interventions is not None:
         model = res.interventions
         summary["interventions"] = {
-            "type": model.type, "exact_targets": bool(args.exact_targets),
+            "type": model.type, "further_changes": bool(args.further_changes),
             "given": {t: None if g is None else list(g) for t, g in model.given.items()},
             "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
             "log_score": res.log_score, "files": INTERVENTION_FILES}

@@ -190,7 +190,7 @@ def _add_learn_interventions(p):
     """The tasks as interventional conditions of one system (docs/guide/interventions.rst)."""
     group = p.add_argument_group("interventional conditions", "the tasks as experimental conditions of one system: "
                                  "one causal DAG, each task's changed mechanisms")
-    for name in ("interventions", "intervention_type", "exact_targets"):
+    for name in ("interventions", "intervention_type", "further_changes"):
         _add_setting(group, MULTITASK[name])
     group.add_argument("--predict", default=None, metavar="TARGETS",
                        help="with --interventions: also write the network of a condition not among the tasks that "

@@ -24,9 +24,9 @@ interventions")
     task ``c`` on their own configurations, and pools them over every task
     whose indicator is not a parent of ``v``. So a family's CPT is tied
     across tasks inside the score, not only when CPTs are fitted. Known
-    targets are required edges ``do(c) -> t``; with ``exact_targets`` they
-    are the only changes of task ``c``, otherwise the search may find more
-    (off-target effects). A task absent from ``interventions`` has unknown
+    targets are required edges ``do(c) -> t`` and the only changes of task
+    ``c`` (the model's assumption); with ``further_changes`` the search may
+    find more in that task (off-target effects). A task absent from ``interventions`` has unknown
     targets: its indicator's children are learned. A task with an empty
     list is observational: no indicator.
 
@@ -378,7 +378,7 @@ def _pooled(taskset, indicator_of):
     return DiscreteData(all_codes, names, states, "pooled", kinds), rows
 
 
-def _constraints(settings, given, indicator_of, variables, exact):
+def _constraints(settings, given, indicator_of, variables, further):
     """Required and forbidden edges (names): the user's, plus the indicators' (roots; known targets)."""
     required = list(settings.get("required_edges") or [])
     forbidden = list(settings.get("forbidden_edges") or [])
@@ -388,12 +388,12 @@ def _constraints(settings, given, indicator_of, variables, exact):
         targets = given[task]
         if targets:
             required += [(ind, t) for t in targets]
-        if targets is not None and exact:
+        if targets is not None and not further:
             forbidden += [(ind, v) for v in variables if v not in targets]
     return required, forbidden
 
 
-def learn_interventional(taskset, interventions, *, intervention_type="mechanism", exact_targets=False, score="bdeu",
+def learn_interventional(taskset, interventions, *, intervention_type="mechanism", further_changes=False, score="bdeu",
                          equivalent_sample_size=1.0, max_parents=None, required_edges=None, forbidden_edges=None,
                          tiers=None, knowledge=None, n_restarts=50, tabu_length=10, max_tabu_iter=10, max_iter=None,
                          random_state=0, n_jobs=None, progress=None, skeleton="multitask", adjacencies_from=None):
@@ -435,7 +435,7 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
     else:
         scorer = make_scorer(data, score, equivalent_sample_size)
     required, forbidden = _constraints({"required_edges": required_edges, "forbidden_edges": forbidden_edges},
-                                       given, indicator_of, variables, exact_targets)
+                                       given, indicator_of, variables, further_changes)
     base = int(check_random_state(random_state).integers(0, 2**31 - 1))
     user = dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge)
     settings = dict(knowledge=knowledge, tiers=tiers, max_parents=max_parents, n_restarts=n_restarts,
@@ -656,7 +656,7 @@ def _perfect_networks(taskset, data, rows, causal, given, ess):
 # Settings of learn_structures that the interventional learner uses; every other one must keep its default.
 USED_SETTINGS = ("score", "equivalent_sample_size", "max_parents", "required_edges", "forbidden_edges", "tiers",
                  "knowledge", "n_restarts", "tabu_length", "max_tabu_iter", "max_iter", "random_state", "n_jobs",
-                 "task_column", "progress", "interventions", "intervention_type", "exact_targets", "tasks")
+                 "task_column", "progress", "interventions", "intervention_type", "further_changes", "tasks")
 
 
 def check_unused_settings(args, defaults):

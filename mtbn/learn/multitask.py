@@ -159,7 +159,7 @@ def _learn_interventional(args):
     used = {k: args[k] for k in ("score", "equivalent_sample_size", "max_parents", "required_edges",
                                  "forbidden_edges", "tiers", "knowledge", "n_restarts", "tabu_length",
                                  "max_tabu_iter", "max_iter", "random_state", "n_jobs", "progress",
-                                 "intervention_type", "exact_targets")}
+                                 "intervention_type", "further_changes")}
     return learn_interventional(ts, args["interventions"], **used)
 
 

@@ -478,12 +478,14 @@ MULTITASK = Settings((
             choices=lambda: INTERVENTION_TYPES, flag="--intervention-type",
             cli_help="with --interventions: mechanism (targets' mechanisms change; unknown targets learned) or "
                      "perfect (targets' mechanisms replaced; every task's targets given)"),
-    Setting("exact_targets", False, "bool",
-            "With interventions and intervention_type=\"mechanism\": a task's given targets are all that changes "
-            "in it (False: they change, and the search may find further changed mechanisms).",
-            check=_flag, flag="--exact-targets",
-            cli_help="with --interventions: a task's given targets are all that changes in it (default: further "
-                     "changed mechanisms may be learned)"),
+    Setting("further_changes", False, "bool",
+            "With interventions and intervention_type=\"mechanism\": besides a task's given targets, other "
+            "mechanisms may change in it (off-target effects), found by the search. False: the given targets are "
+            "all that changes (the model's assumption); a task without given targets has its changes learned "
+            "either way.",
+            check=_flag, flag="--further-changes",
+            cli_help="with --interventions: other mechanisms than a task's given targets may change in it (found by "
+                     "the search); default: the given targets are all that changes"),
     Setting("transfer_per_task", "auto", '"auto" or bool',
             "With penalty=\"auto\" and three or more tasks: before choosing the penalty, every task's own "
             "relatedness test (its dependences against the other tasks', mtbn.stats.relabelling_test) is read, "

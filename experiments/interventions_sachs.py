@@ -1,0 +1,220 @@
+"""The nine Sachs conditions as interventional conditions (issue 46): arcs against the consensus network, and
+predictions of a condition left out.
+
+Run: ``python experiments/interventions_sachs.py [--boot 50] [--bins 3] [--seed 0]`` (``MTBN_JOBS`` sets the
+parallel replicates, default 2). Writes ``experiments/out/interventions_sachs/``:
+
+* ``consensus.csv`` / ``consensus.md``: per method, the arcs learned on all rows (``--discretize
+  quantile:BINS``) against Sachs et al.'s 18 consensus arcs: arcs, consensus arcs in the right direction,
+  reversed, not in the consensus, consensus adjacencies; with the 2.5% and 97.5% percentiles over ``--boot``
+  bootstrap replicates (rows drawn with replacement within every condition, cut points recomputed, every
+  method rerun). Methods: single-task learning per condition (the mean and the range over the nine), the
+  default multitask learner (its first condition's structure), pooled rows, and the interventional learner
+  with the documented targets (mechanism changes; exact targets; perfect interventions) and with the targets
+  unknown. Replicates are one file each under ``boot/``; a killed run resumes.
+* ``loco.csv`` / ``loco.md``: each of the seven conditions with targets left out in turn: the methods learn
+  on the other eight (cut points on those eight), then the left-out condition's rows score the log-likelihood
+  per row of the non-target variables given the targets. The interventional model predicts the condition by
+  replacing its targets' mechanisms (``InterventionalModel.predict``: ``sum over v not a target of log
+  P(v | parents)``); the pooled network and the default's structure (its first condition's, CPTs fitted on the
+  eight conditions' rows pooled) by conditioning on the targets (``log P(x) - log P(targets)``, exact
+  marginals). Paired differences over the seven conditions, with a 95% t interval.
+"""
+
+import argparse
+import os
+import warnings
+
+import numpy as np
+import pandas as pd
+from _common import OUT, jobs, progress, write_out
+
+from mtbn.benchmarks import marginal
+from mtbn.data import load_sachs_conditions, make_taskset
+from mtbn.data.discretization import discretize
+from mtbn.engine import job, parallel
+from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn.interventional import learn_interventional
+from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.stats import paired_comparison
+
+FOLDER = os.path.join(OUT, "interventions_sachs")
+METHODS = ("single-task", "default", "pooled", "known", "known-further", "known-perfect", "unknown")
+INTERVENTIONAL = {"known": {}, "known-further": {"further_changes": True}, "known-perfect": {"intervention_type": "perfect"},
+                  "unknown": {}}
+COUNTS = ("arcs", "right", "reversed", "not_in_consensus", "adjacencies")
+
+
+def _counts(edges, consensus):
+    edges, cons = set(map(tuple, edges)), set(consensus)
+    pairs = {frozenset(e) for e in cons}
+    return {"arcs": len(edges), "right": len(edges & cons), "reversed": sum((b, a) in cons for a, b in edges),
+            "not_in_consensus": sum(frozenset(e) not in pairs for e in edges),
+            "adjacencies": len({frozenset(e) for e in edges} & pairs)}
+
+
+def _targets(sachs, unknown=False):
+    targets = sachs.intervention_targets()
+    return {t: v for t, v in targets.items() if not v} if unknown else targets
+
+
+def learn_all(frames, sachs, seed):
+    """Every method's arcs on the (discretised) condition frames: ``{method: list of edges}`` (single-task: one
+    list per condition)."""
+    warnings.simplefilter("ignore")
+    ts = make_taskset(frames)
+    default = learn_structures(ts, random_state=seed)
+    out = {"single-task": [g.edges(names=True) for g in learn_structures(ts, prior="none", random_state=seed).graphs],
+           "default": default.graphs[0].edges(names=True),
+           "pooled": learn_structure(ts.pooled(), random_state=seed).graph.edges(names=True)}
+    for method, kw in INTERVENTIONAL.items():
+        res = learn_interventional(ts, _targets(sachs, method == "unknown"), random_state=seed,
+                                   adjacencies_from=default, **kw)
+        out[method] = res.interventions.causal_graph.edges(names=True)
+    return out
+
+
+def _rows(learned, consensus, replicate):
+    rows = []
+    for method, edges in learned.items():
+        if method == "single-task":
+            for c, es in enumerate(edges):
+                rows.append({"replicate": replicate, "method": method, "condition": c, **_counts(es, consensus)})
+        else:
+            rows.append({"replicate": replicate, "method": method, "condition": -1, **_counts(edges, consensus)})
+    return rows
+
+
+def replicate(b, bins, seed):
+    """Bootstrap replicate ``b`` (-1: the original rows): rows drawn within every condition, cut points and every
+    method recomputed."""
+    sachs = load_sachs_conditions()
+    tasks = sachs.tasks
+    if b >= 0:
+        rng = np.random.default_rng([seed, 46, b])
+        tasks = {n: f.iloc[rng.integers(0, len(f), len(f))].reset_index(drop=True) for n, f in tasks.items()}
+    frames, _ = discretize(tasks, f"quantile:{bins}")
+    return pd.DataFrame(_rows(learn_all(frames, sachs, seed), sachs.consensus, b))
+
+
+def consensus_table(results):
+    """Markdown: per method the counts on all rows, with the bootstrap percentiles."""
+    lines = ["| method | " + " | ".join(COUNTS) + " |", "|---" * (len(COUNTS) + 1) + "|"]
+    replicates = results[results["replicate"] >= 0]
+    n_boot = replicates["replicate"].nunique()
+    for method in METHODS:
+        full = results[(results["replicate"] == -1) & (results["method"] == method)]
+        boot = replicates[replicates["method"] == method]
+        if method == "single-task":  # per replicate, the mean over the nine conditions
+            boot = boot.groupby("replicate")[list(COUNTS)].mean()
+            cells = [f"{full[c].mean():.1f} ({full[c].min()}-{full[c].max()})" for c in COUNTS]
+        else:
+            cells = [f"{int(full[c].iloc[0])}" for c in COUNTS]
+        if n_boot:
+            cells = [f"{cell} [{np.percentile(boot[c], 2.5):.1f}, {np.percentile(boot[c], 97.5):.1f}]"
+                     for cell, c in zip(cells, COUNTS)]
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    return (f"Arcs learned on all rows of the nine conditions (quantile:3) against the 18 consensus arcs; "
+            f"[2.5%, 97.5%] over {n_boot} bootstrap replicates; single-task: the mean over the nine conditions "
+            "(range), its interval that of the mean.\n\n" + "\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------
+# Leave one condition out
+# ---------------------------------------------------------------------------
+
+
+def _conditional(network, data, targets):
+    """Per row, ``log P(non-targets | targets)`` under ``network`` by conditioning (exact marginal of the
+    targets)."""
+    idx = [network.names.index(t) for t in targets]
+    table = marginal(network, idx)
+    codes = tuple(data.codes[:, data.index(t)] for t in targets)
+    return log_likelihood(network, data, per_row=True) - np.log(table[codes])
+
+
+def _do(network, data, targets):
+    """Per row, ``sum over v not a target of log P(v | parents)``: the non-targets' factors of ``network``."""
+    total = np.zeros(data.n_samples)
+    for v, name in enumerate(network.names):
+        if name in targets:
+            continue
+        index = tuple(data.codes[:, data.index(network.names[p])] for p in network.parents[v])
+        total += np.log(network.cpts[v][index + (data.codes[:, data.index(name)],)])
+    return total
+
+
+def loco(condition, bins, seed):
+    """Condition ``condition`` left out: each method's mean per-row score of its rows' non-targets given targets."""
+    warnings.simplefilter("ignore")
+    sachs = load_sachs_conditions()
+    targets = list(sachs.intervention_targets()[condition])
+    train = {n: f for n, f in sachs.tasks.items() if n != condition}
+    frames, cuts = discretize(train, f"quantile:{bins}")
+    ts = make_taskset(frames)
+    held = make_taskset(dict(frames, **{condition: cuts.transform(sachs.tasks[condition], condition)})).tasks[-1]
+    given = {n: v for n, v in sachs.intervention_targets().items() if n != condition}
+    default = learn_structures(ts, random_state=seed)
+    pooled_data = ts.pooled()
+    pooled = fit_parameters(learn_structure(pooled_data, random_state=seed).graph, pooled_data)
+    structure = fit_parameters(default.graphs[0], pooled_data)
+    out = {"condition": condition, "targets": ",".join(targets), "rows": held.n_samples,
+           "pooled": float(_conditional(pooled, held, targets).mean()),
+           "default": float(_conditional(structure, held, targets).mean())}
+    for method, kw in INTERVENTIONAL.items():
+        g = {n: v for n, v in given.items() if not v} if method == "unknown" else given
+        res = learn_interventional(ts, g, random_state=seed, adjacencies_from=default, **kw)
+        out[method] = float(_do(res.interventions.predict(targets), held, targets).mean())
+    return out
+
+
+def loco_table(frame):
+    lines = ["| condition | targets | rows | " + " | ".join(m for m in METHODS if m in frame) + " |",
+             "|---" * (3 + sum(m in frame for m in METHODS)) + "|"]
+    for _, r in frame.iterrows():
+        lines.append(f"| {r['condition']} | {r['targets']} | {r['rows']} | "
+                     + " | ".join(f"{r[m]:.4f}" for m in METHODS if m in frame) + " |")
+    lines += ["", "Mean over the conditions of the per-row log-likelihood of the non-targets given the targets "
+                  "(higher is better): paired differences, 95% t interval over the seven conditions.", "",
+              "| method | baseline | mean difference [95% CI] | p (t) |", "|---|---|---|---|"]
+    for method in ("known", "known-further", "known-perfect", "unknown"):
+        for base in ("pooled", "default"):
+            c = paired_comparison(frame[method], frame[base])
+            lines.append(f"| {method} | {base} | {c['mean_diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}] | "
+                         f"{c['p_t']:.2g} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--boot", type=int, default=50)
+    ap.add_argument("--bins", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    folder = os.path.join(FOLDER, "boot")
+    os.makedirs(folder, exist_ok=True)
+    todo = [b for b in range(-1, args.boot) if not os.path.exists(os.path.join(folder, f"replicate_{b:03d}.csv"))]
+    progress(f"Sachs consensus: {args.boot + 1 - len(todo)} of {args.boot + 1} runs done")
+
+    def one(b):
+        frame = replicate(b, args.bins, args.seed)
+        path = os.path.join(folder, f"replicate_{b:03d}.csv")
+        frame.to_csv(path + ".partial", index=False)
+        os.replace(path + ".partial", path)
+        return b
+
+    for b in parallel(jobs(), len(todo), return_as="generator_unordered")(job(one)(b) for b in todo):
+        progress(f"  replicate {b} done")
+    results = pd.concat([pd.read_csv(os.path.join(folder, f)) for f in sorted(os.listdir(folder))
+                         if f.endswith(".csv")], ignore_index=True)
+    results.to_csv(os.path.join(FOLDER, "consensus.csv"), index=False)
+    write_out("interventions_sachs/consensus.md", consensus_table(results))
+    conditions = [n for n, v in load_sachs_conditions().intervention_targets().items() if v]
+    rows = list(parallel(jobs(), len(conditions))(job(loco)(c, args.bins, args.seed) for c in conditions))
+    frame = pd.DataFrame(rows)
+    frame.to_csv(os.path.join(FOLDER, "loco.csv"), index=False)
+    write_out("interventions_sachs/loco.md", loco_table(frame))
+
+
+if __name__ == "__main__":
+    main()

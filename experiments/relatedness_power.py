@@ -26,7 +26,9 @@ from mtbn.score import make_scorer
 
 RELATED = ("sachs", "sachs-ind", "insurance", "insurance-ind", "alarm", "alarm-ind", "alarm-comp",
            "hepar2", "hepar2-ind", "win95pts", "win95pts-ind", "andes", "andes-ind")
-UNRELATED = ("sachs-unrelated", "alarm-unrelated", "sachs-random", "alarm-random", "hepar2-random")
+UNRELATED = ("sachs-unrelated", "alarm-unrelated", "sachs-random", "alarm-random", "hepar2-random", "alarm-marginals",
+             "sachs-marginals", "hepar2-marginals", "alarm-cptshare", "sachs-cptshare", "hepar2-cptshare",
+             "networks-unrelated")
 ROWS = (50, 250, 1000)
 
 

@@ -30,7 +30,22 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   independent random network over the same variables and states, with as
   many edges (a random DAG, at most 4 parents per node) and Dirichlet(1)
   CPTs.
-* ``alarm-mixed``, ``sachs-mixed``, ``hepar2-mixed``: tasks of which only
+* ``alarm-marginals``, ``sachs-marginals``, ``hepar2-marginals``: unrelated
+  tasks whose variables look alike (issue 47): every task an independent
+  random DAG over the network's variables (as many edges, at most 4
+  parents), each CPT row a Dirichlet(10 p_v) draw around the variable's
+  marginal ``p_v`` in the network, so the tasks share every variable's
+  marginal and nothing of their structure.
+* ``alarm-cptshare``, ``sachs-cptshare``, ``hepar2-cptshare``: independent
+  random DAGs as above with Dirichlet(1) CPTs, but tasks whose parent sets
+  of a variable coincide share its CPT (roots share their marginals).
+* ``networks-unrelated``: one task from each of ALARM, HEPAR2, WIN95PTS,
+  INSURANCE and ANDES (:data:`UNRELATED_NETWORKS`): the first 20 variables
+  of each in a topological order (an ancestral set, whose sub-network is
+  their exact marginal), renamed ``v0..v19`` with states ``s0, s1, ...``.
+* ``alarm-mixed``, ``sachs-mixed``, ``hepar2-mixed`` (and ``insurance-mixed``,
+  ``win95pts-mixed``, ``andes-mixed``, networks the constants of the per-task
+  decision were not set on): tasks of which only
   some are related: built as ``alarm`` / ..., then the last 2 of 5 tasks
   (:func:`mixed_unrelated`) are relabelled as in ``*-unrelated``.
 * ``alarm-comp``: ALARM split into the paper's four components
@@ -116,7 +131,14 @@ PROBLEMS = {
     "alarm-unrelated": ("alarm", "unrelated"),
     "sachs-unrelated": ("sachs", "unrelated"),
     **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2") for kind in ("random", "mixed")},
+    **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2") for kind in ("marginals", "cptshare")},
+    **{f"{net}-mixed": (net, "mixed") for net in ("insurance", "win95pts", "andes")},
+    "networks-unrelated": (None, "networks"),
 }
+
+#: ``networks-unrelated``: the networks its tasks come from (one each, in this order), and how many variables of
+#: each (the first in a topological order: an ancestral set, so the sub-network is its exact marginal).
+UNRELATED_NETWORKS, UNRELATED_NETWORK_VARIABLES = ("alarm", "hepar2", "win95pts", "insurance", "andes"), 20
 
 _MAX_PARENTS_RANDOM = 4
 
@@ -391,8 +413,17 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
         return make_component_tasks(name, changed=changed[:n_tasks], components=COMPONENT_SPLITS[problem],
                                     random_state=random_state)
     rng = check_random_state(random_state)
+    if independent == "networks":  # one task per network, their first variables renamed alike
+        return [_renamed_subnetwork(n, UNRELATED_NETWORK_VARIABLES)
+                for n in (UNRELATED_NETWORKS * n_tasks)[:n_tasks]]
     tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent is True,
                                     random_state=rng)
+    if independent == "marginals":  # independent structures, every variable's marginal the network's
+        base = tasks[0]
+        marginals = [marginal(base, [v]) for v in range(base.n_vars)]
+        return [_marginal_network(base, rng, marginals) for _ in range(n_tasks)]
+    if independent == "cptshare":
+        return _shared_row_networks(tasks[0], n_tasks, rng)
     if independent == "unrelated":
         tasks = [tasks[0]] + [relabel(net, rng.permutation(net.n_vars)) for net in tasks[1:]]
     elif independent == "mixed":
@@ -455,6 +486,60 @@ register("bench-interventions", InvalidParameterError,
          "n_interventions must be an integer from 1 to {n} (the variables with a parent or a child); got {value!r}.",
          cause="More single-variable interventions than there are variables to intervene on, or not a count.",
          fix="Ask for fewer interventions.")
+
+
+def _random_structure(net, rng):
+    """A random DAG over ``net``'s variables with as many edges (at most 4 parents a node): its parent sets."""
+    parents, _ = _change_component(net, list(net.parents), list(net.cpts), list(range(net.n_vars)), rng)
+    return parents
+
+
+def _marginal_network(net, rng, marginals, concentration=10.0):
+    """An independent random network over ``net``'s variables whose CPT rows centre on each variable's
+    ``marginals[v]`` (Dirichlet(concentration * marginal)): the structure is its own, the marginals shared."""
+    parents = _random_structure(net, rng)
+    cpts = []
+    for v in range(net.n_vars):
+        q = int(np.prod([net.arities[p] for p in parents[v]], dtype=np.int64))
+        alpha = np.maximum(concentration * np.asarray(marginals[v], dtype=float), 1e-3)
+        cpts.append(rng.dirichlet(alpha, size=q).reshape(tuple(int(net.arities[p]) for p in parents[v])
+                                                          + (int(net.arities[v]),)))
+    return BayesianNetwork(net.names, net.states, parents, cpts)
+
+
+def _shared_row_networks(net, n_tasks, rng):
+    """Independent random networks over ``net``'s variables, one CPT per (variable, parent set): tasks whose
+    parent sets of a variable coincide share its CPT, nothing else."""
+    table = {}
+    nets = []
+    for _ in range(n_tasks):
+        parents = _random_structure(net, rng)
+        cpts = []
+        for v in range(net.n_vars):
+            key = (v, parents[v])
+            if key not in table:
+                shape = tuple(int(net.arities[p]) for p in parents[v]) + (int(net.arities[v]),)
+                table[key] = rng.dirichlet(np.ones(shape[-1]), size=int(np.prod(shape[:-1], dtype=np.int64)))\
+                    .reshape(shape)
+            cpts.append(table[key])
+        nets.append(BayesianNetwork(net.names, net.states, parents, cpts))
+    return nets
+
+
+def _renamed_subnetwork(name, m):
+    """The first ``m`` variables of network ``name`` in a topological order (an ancestral set: the sub-network
+    with their CPTs is their exact marginal), renamed ``v0, v1, ...`` with states ``s0, s1, ...``."""
+    from mtbn.graph import topological_order
+
+    net = load_network(name)
+    keep = list(topological_order([set(p) for p in net.parents]))[:m]
+    position = {v: i for i, v in enumerate(keep)}
+    return BayesianNetwork([f"v{i}" for i in range(len(keep))],
+                           [tuple(f"s{j}" for j in range(len(net.states[v]))) for v in keep],
+                           [tuple(sorted(position[p] for p in net.parents[v])) for v in keep],
+                           [np.moveaxis(net.cpts[v], range(len(net.parents[v])),
+                                        np.argsort(np.argsort([position[p] for p in net.parents[v]])))
+                            if net.parents[v] else net.cpts[v] for v in keep])
 
 
 def mixed_unrelated(n_tasks):

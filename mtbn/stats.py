@@ -7,7 +7,7 @@ Holm's step-down correction across the comparisons of one table.
 
 import numpy as np
 
-__all__ = ["paired_comparison", "holm", "relabelling_test", "stratified_permutation"]
+__all__ = ["level_strata", "paired_comparison", "holm", "relabelling_test", "stratified_permutation"]
 
 
 def paired_comparison(a, b, level=0.95):
@@ -77,7 +77,50 @@ def _permute_within(groups, m, rng):
     return perm
 
 
-def relabelling_test(matrices, n_permutations=199, random_state=None, strata=None):
+def _without_variable_effects(r):
+    """A symmetric matrix (zero diagonal) minus its least-squares fit ``g + a_u + a_v`` over the pairs ``u != v``:
+    what is left of each pair once each variable's own level (how strongly it depends on anything) is taken out."""
+    m = r.shape[0]
+    if m < 3:
+        return r
+    off = ~np.eye(m, dtype=bool)
+    g = r[off].mean()
+    a = (r.sum(axis=1) / (m - 1) - g) * (m - 1) / (m - 2)
+    out = r - a[:, None] - a[None, :] - g
+    out[~off] = 0.0
+    return out
+
+
+def level_strata(matrix, labels, size=4):
+    """Strata for :func:`relabelling_test`: within each label (e.g. a state count), the variables cut into groups
+    of about ``size`` by their *level*, the mean rank of their dependences on the others in ``matrix``.
+
+    Relabelling within these strata keeps how strongly each variable depends on anything, in each task, and
+    moves only which variables it depends on: the null of tasks whose variables behave alike (shared marginals,
+    shared strengths of their mechanisms) while their structures are independent (issue 47).
+
+    >>> m = np.array([[0, 9, 8, 7], [9, 0, 6, 5], [8, 6, 0, 1], [7, 5, 1, 0]], dtype=float)
+    >>> level_strata(m, [2, 2, 2, 2], size=2).tolist()  # the two strongest together, the two weakest together
+    [1, 1, 0, 0]
+    """
+    from scipy.stats import rankdata
+
+    m = matrix.shape[0]
+    iu = np.triu_indices(m, 1)
+    ranks = np.zeros((m, m))
+    ranks[iu] = rankdata(np.asarray(matrix, dtype=float)[iu])
+    level = (ranks + ranks.T).sum(axis=1) / max(m - 1, 1)
+    labels = np.asarray(labels)
+    out = np.zeros(m, dtype=np.int64)
+    for i, label in enumerate(np.unique(labels)):
+        idx = np.flatnonzero(labels == label)
+        bins = max(1, len(idx) // size)
+        order = np.argsort(np.argsort(level[idx], kind="stable"), kind="stable")
+        out[idx] = i * (m + 1) + (order * bins) // len(idx)
+    return out
+
+
+def relabelling_test(matrices, n_permutations=199, random_state=None, strata=None, centre=False):
     """Are the tasks' pairwise dependences more alike than under random variable labels?
 
     Each matrix (one per task, the same variables in the same order, symmetric)
@@ -102,6 +145,16 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     so tasks whose variables merely share their state counts are not called
     related (issue 31: random networks over ALARM's variables were, 10 in 10).
 
+    ``centre=True`` correlates what is left of each task's ranks once every
+    variable's own level is taken out (the least-squares fit ``g + a_u +
+    a_v``, :func:`_without_variable_effects`): how strongly a variable
+    depends on anything follows its marginal (a variable with a skewed
+    marginal has little information to share), and tasks over the same
+    measured variables share their marginals whatever their structures, so
+    the plain statistic called independent structures with shared marginals
+    related (issue 47: 8 in 10 at p <= 0.01); centred, none. The statistic is
+    then a Pearson correlation of the centred ranks.
+
     Because ``sum_{a<b} <R_a, R_b> = (|sum_t R_t|^2 - sum_t |R_t|^2) / 2``
     and relabelling does not change ``|R_t|``, each permutation costs
     ``O(k m^2)`` for ``k`` tasks and ``m`` variables.
@@ -122,6 +175,10 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     for t, b in enumerate(matrices):
         r = rankdata(np.asarray(b, dtype=float)[iu])
         r = r - r.mean()
+        if centre:
+            full = np.zeros((m, m))
+            full[iu] = r
+            r = _without_variable_effects(full + full.T)[iu]
         norm = np.sqrt((r * r).sum())
         r = r / norm if norm > 0 else r
         ranked[t][iu] = r

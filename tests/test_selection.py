@@ -454,3 +454,60 @@ def test_tasks_to_leave_out_needs_evidence_of_less_relatedness_by_hand():
     assert tasks_to_leave_out(test([0.001, 0.5, 0.5], [0.3, 0.0, 0.0])) == []
     assert tasks_to_leave_out(test([0.001, 0.001, 0.5, 0.5], [0.3, 0.3, 0.0, 0.0])) == [2, 3]
     assert tasks_to_leave_out(None) == []
+
+
+def _shared_skew_tasks(run, n_tasks=4, n_vars=12, rows=800):
+    """Issue 47's case: each task its own independent random DAG over 12 ternary variables, every variable with the
+    same marginal skew in every task (CPT rows Dirichlet draws around a skewed distribution shared by the tasks)."""
+    from mtbn.data import DiscreteData
+    from mtbn.networks import BayesianNetwork, sample
+
+    rng = np.random.default_rng([47, run])
+    base = [np.exp(s * np.arange(3)) / np.exp(s * np.arange(3)).sum() for s in rng.uniform(-2.5, 2.5, n_vars)]
+    names, states = [f"v{i}" for i in range(n_vars)], [("a", "b", "c")] * n_vars
+    tasks = {}
+    for t in range(n_tasks):
+        order = rng.permutation(n_vars)
+        parents = [()] * n_vars
+        for i, v in enumerate(order):
+            k = int(rng.integers(0, min(i, 3) + 1))
+            parents[v] = tuple(sorted(int(p) for p in rng.choice(order[:i], size=k, replace=False))) if k else ()
+        cpts = [rng.dirichlet(9.0 * base[v], size=3 ** len(parents[v])).reshape((3,) * len(parents[v]) + (3,))
+                for v in range(n_vars)]
+        net = BayesianNetwork(names, states, parents, cpts)
+        tasks[f"t{t}"] = DiscreteData(sample(net, rows, random_state=rng).codes, names, states, f"t{t}")
+    return tasks
+
+
+def test_independent_structures_with_shared_marginals_are_found_unrelated():
+    """Before the ranks were centred, 8 of these 10 were called related (p <= 0.01); issue 47 asks for >= 9 of 10
+    found unrelated at the guard's level, while related tasks keep their power (experiments/relatedness_power.py)."""
+    from mtbn.data import make_taskset
+    from mtbn.learn import RELATEDNESS_LEVEL, _relatedness_check
+    from mtbn.score import make_scorer
+
+    unrelated = 0
+    for run in range(10):
+        ts = make_taskset(_shared_skew_tasks(run))
+        scorers = [make_scorer(d, "bdeu", 1.0) for d in ts.tasks]
+        unrelated += _relatedness_check(scorers, ts.local_index, np.random.SeedSequence([0, run, 5]))[
+            "p_value"] >= RELATEDNESS_LEVEL
+    assert unrelated >= 9
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("run", [0, 1, 2])
+def test_the_default_learns_shared_marginal_tasks_alone(run):
+    """Found unrelated, the default returns single-task learning: the same structures and the same CPTs."""
+    import warnings
+
+    from mtbn.learn import learn_structures
+
+    tasks = _shared_skew_tasks(run)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = learn_structures(tasks, n_restarts=5, random_state=run)
+    alone = learn_structures(tasks, prior="none", n_restarts=5, random_state=run)
+    assert [g.parents for g in default.graphs] == [g.parents for g in alone.graphs]
+    for a, b in zip(default.networks, alone.networks):
+        assert all(np.array_equal(x, y) for x, y in zip(a.cpts, b.cpts))

@@ -13,7 +13,7 @@ import numpy as np
 from mtbn._validation import format_penalty
 from mtbn.learn.results import TransferVerdict
 from mtbn.score import pairwise_log_bayes_factors
-from mtbn.stats import relabelling_test
+from mtbn.stats import level_strata, relabelling_test
 
 
 #: The relabelling test's level and permutations (see :func:`_relatedness_check`).
@@ -40,7 +40,13 @@ def _relatedness_check(scorers, local_index, seed):
     the variables every task has, relabelling only among variables with the
     same number of states in that task (a Bayes factor's scale depends on
     the state counts, which alone made unrelated networks over the same
-    variables look related). None (not tested) when fewer than
+    variables look related), and within those, only among variables of a
+    similar level (how strongly each depends on anything, in groups of about
+    four: :func:`mtbn.stats.level_strata`); the factors' ranks are correlated
+    after each variable's own level is taken out (``centre=True``). A
+    variable's level follows its marginal and the strength of its
+    mechanisms, which tasks over the same measured variables share whatever
+    their structures (issue 47). None (not tested) when fewer than
     :data:`RELATEDNESS_MIN_VARIABLES` shared variables share their state
     count with another one: with m variables
     there are only m! relabellings and few pairs, so the test cannot reach
@@ -56,7 +62,8 @@ def _relatedness_check(scorers, local_index, seed):
     mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
     work = len(scorers) * len(common) ** 2
     n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
-    out = relabelling_test(mats, n_perm, seed, strata=arities)
+    strata = np.array([level_strata(b, a) for b, a in zip(mats, arities)])
+    out = relabelling_test(mats, n_perm, seed, strata=strata, centre=True)
     out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
     return out
 

@@ -117,6 +117,12 @@ def _movable(arities):
     return int(counts[counts > 1].sum())
 
 
+#: What the gains of the guard's verdict and of the sharing step are measured on (``transfer["estimates"]``).
+IN_SELECTION = ("in-selection: the held-out rows of the folds that chose the penalty, the sharing strength and the "
+                "pooled structure; optimistic for the rows of a new sample (an outer cross-validation around the "
+                "learner gives that)")
+
+
 def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, related=None):
     """The negative-transfer guard: is the chosen penalty better than delta = 0 on held-out rows?
 
@@ -147,19 +153,21 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
     elif gain > se and related is not None and related["p_value"] >= related["level"]:
         status = "forced" if force else "rejected"
         message = (f"transfer {verdict}: penalty {penalty} "
-                   f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}), but the tasks' variables "
+                   f"wins on {where} (gain {gain:.4g} nats per row, SE {se:.2g}; in-selection), but the tasks' "
+                   "variables "
                    "depend on each other no more alike than under random relabelling "
                    f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
                    "not transfer" + ("" if force else "; returning the single-task structures"))
     elif gain > se:
         status = "accepted"
         message = (f"transfer accepted: penalty {penalty} beats independent learning by "
-                   f"{gain:.4g} nats per held-out row (SE {se:.2g}) on {where}")
+                   f"{gain:.4g} nats per held-out row (SE {se:.2g}; in-selection: on the rows that chose it) on "
+                   f"{where}")
     else:
         status = "forced" if force else "rejected"
         message = (f"transfer {verdict}: penalty {penalty} "
                    f"does not beat independent learning by more than one standard error on {where} "
-                   f"(gain {gain:.4g} nats per row, SE {se:.2g})"
+                   f"(gain {gain:.4g} nats per row, SE {se:.2g}; in-selection)"
                    + ("" if force else "; returning the single-task structures"))
     if related is not None:
         for name, r in zip(task_names, related["tasks"]):
@@ -168,7 +176,7 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
     if hurt and status in ("accepted", "forced"):
         message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
     return TransferVerdict(status=status, message=message, selected_penalty=float(grid[chosen]), gain=gain, se=se,
-                           rule=rule, folds=n_folds, tasks=tasks,
+                           rule=rule, folds=n_folds, tasks=tasks, estimates=IN_SELECTION,
                            relatedness=None if related is None else {k: v for k, v in related.items() if k != "tasks"})
 
 

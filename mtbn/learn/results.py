@@ -32,6 +32,12 @@ class TransferVerdict(dict):
         when not run.
     excluded : list of str
         ``transfer_per_task``: the tasks learned alone (empty otherwise).
+    estimates : str
+        What ``gain``, ``se``, the per-task gains and the sharing step's
+        held-out scores are measured on: the held-out rows of the folds that
+        made the choices (in-selection, so optimistic for new rows; an outer
+        cross-validation around the learner, as ``experiments/sachs_conditions.py``
+        runs, measures that).
     sharing : dict
         With ``parameter_sharing="auto"`` (:mod:`mtbn.learn.sharing`):
         ``strength`` (``"inf"`` for pooled tables), ``pooled`` (whether one

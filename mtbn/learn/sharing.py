@@ -116,10 +116,10 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
                 strength = STRENGTH_GRID[p_best]
                 record["strength"] = _json_strength(strength)
                 message = (f"one structure learned from all tasks' rows pooled replaces {what}: it beats them "
-                           f"by {gain:.4g} nats per held-out row (SE {se:.2g}); "
+                           f"by {gain:.4g} nats per held-out row (SE {se:.2g}; in-selection); "
                            + _shared_text(strength, "its", cv=False))
             else:
                 message += (f"; the pooled structure does not beat {what} by more than one "
-                            f"standard error (gain {gain:.4g}, SE {se:.2g})")
+                            f"standard error (gain {gain:.4g}, SE {se:.2g}; in-selection)")
     record["message"] = message
     return SharingChoice(float(strength), bool(record["pooled"]), record)

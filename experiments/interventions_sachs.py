@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _common import OUT, jobs, progress, write_out
+from _common import OUT, jobs, run_resumable, write_out
 
 from mtbn.benchmarks import marginal
 from mtbn.data import load_sachs_conditions, make_taskset
@@ -192,19 +192,8 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     folder = os.path.join(FOLDER, "boot")
-    os.makedirs(folder, exist_ok=True)
-    todo = [b for b in range(-1, args.boot) if not os.path.exists(os.path.join(folder, f"replicate_{b:03d}.csv"))]
-    progress(f"Sachs consensus: {args.boot + 1 - len(todo)} of {args.boot + 1} runs done")
-
-    def one(b):
-        frame = replicate(b, args.bins, args.seed)
-        path = os.path.join(folder, f"replicate_{b:03d}.csv")
-        frame.to_csv(path + ".partial", index=False)
-        os.replace(path + ".partial", path)
-        return b
-
-    for b in parallel(jobs(), len(todo), return_as="generator_unordered")(job(one)(b) for b in todo):
-        progress(f"  replicate {b} done")
+    run_resumable(range(-1, args.boot), lambda b: os.path.join(folder, f"replicate_{b:03d}.csv"),
+                  lambda b: replicate(b, args.bins, args.seed))
     results = pd.concat([pd.read_csv(os.path.join(folder, f)) for f in sorted(os.listdir(folder))
                          if f.endswith(".csv")], ignore_index=True)
     results.to_csv(os.path.join(FOLDER, "consensus.csv"), index=False)

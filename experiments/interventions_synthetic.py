@@ -38,11 +38,10 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _common import OUT, jobs, progress, write_out
+from _common import OUT, progress, run_resumable, write_out
 
 from mtbn.benchmarks import make_interventional_tasks
 from mtbn.data import DiscreteData, make_taskset
-from mtbn.engine import job, parallel
 from mtbn.graph import DAG, cpdag_distance, edit_distance
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.learn.interventional import learn_interventional
@@ -108,25 +107,11 @@ def _cell_folder(network, rows, kind):
 
 def run_cell(network, rows, kind, trials, n_interventions, methods):
     folder = _cell_folder(network, rows, kind)
-    os.makedirs(folder, exist_ok=True)
-    todo = [t for t in range(trials) if not _done(folder, t, methods)]
-    progress(f"{network}, {rows} rows, {kind}: {trials - len(todo)} of {trials} trials done")
-
-    def one(trial):
-        frame = run_trial(network, rows, kind, trial, n_interventions, methods)
-        path = os.path.join(folder, f"trial_{trial:03d}.csv")
-        frame.to_csv(path + ".partial", index=False)
-        os.replace(path + ".partial", path)
-        return trial
-
-    for trial in parallel(jobs(), len(todo), return_as="generator_unordered")(job(one)(t) for t in todo):
-        progress(f"  {network} {rows} {kind}: trial {trial} done")
+    progress(f"{network}, {rows} rows, {kind}: {trials} trials")
+    run_resumable(range(trials), lambda t: os.path.join(folder, f"trial_{t:03d}.csv"),
+                  lambda t: run_trial(network, rows, kind, t, n_interventions, methods),
+                  done=lambda path: os.path.exists(path) and set(methods) <= set(pd.read_csv(path)["method"]))
     return stored(folder)
-
-
-def _done(folder, trial, methods):
-    path = os.path.join(folder, f"trial_{trial:03d}.csv")
-    return os.path.exists(path) and set(methods) <= set(pd.read_csv(path)["method"])
 
 
 def stored(folder):

@@ -5,9 +5,10 @@ Run: ``python experiments/relatedness_power.py [--trials 10]``  (about 5 minutes
 For every (problem, rows) cell, the training data of the first trials of
 ``mtbn bench`` (seed 0: exactly the data the robustness suite learns from)
 goes through the negative-transfer guard's relatedness check
-(``mtbn.learn._relatedness_check``: mean pairwise Spearman correlation of
-the tasks' pairwise BDeu log Bayes factors, 999 relabellings among variables
-with the same number of states, level 0.01).
+(``mtbn.learn._relatedness_check``: mean pairwise correlation of the tasks'
+ranked pairwise BDeu log Bayes factors with each variable's level taken out,
+999 relabellings among variables with the same number of states and a
+similar level, level 0.01).
 On related problems the check must pass (p < 0.01) in every trial, or the
 guard would throw away transfer that helps; on unrelated problems it should
 pass in about 1% of trials. Writes ``experiments/out/relatedness_power.md``.
@@ -49,9 +50,10 @@ def main():
         "# The guard's relatedness test on the benchmark problems",
         "",
         f"`python experiments/relatedness_power.py --trials {args.trials}`. Per cell: the trials' mean and",
-        "range of the statistic (mean pairwise Spearman correlation of the tasks' pairwise log Bayes",
-        "factors; about 0 under random relabelling), the largest p-value, and in how many trials the",
-        "test passed (p < 0.01: the guard lets transfer through if cross-validation also accepts it).",
+        "range of the statistic (mean pairwise correlation of the tasks' ranked pairwise log Bayes",
+        "factors, each variable's level taken out; about 0 under random relabelling within state count",
+        "and level), the largest p-value, and in how many trials the test passed (p < 0.01: the guard",
+        "lets transfer through if cross-validation also accepts it).",
         "",
         "| problem | related? | rows | trials | statistic mean (min-max) | largest p | passed |",
         "|---|---|---|---|---|---|---|",

@@ -17,10 +17,9 @@ import warnings
 
 import numpy as np
 import pandas as pd
-from _common import OUT, jobs, progress, write_out
+from _common import OUT, run_resumable, write_out
 
 from mtbn.data import make_taskset
-from mtbn.engine import job, parallel
 from mtbn.evaluate import trial_data
 from mtbn.learn import learn_structures
 
@@ -53,18 +52,9 @@ def main():
     ap.add_argument("--rows", nargs="+", type=int, default=[250, 1000])
     ap.add_argument("--problems", nargs="+", default=list(PROBLEMS))
     args = ap.parse_args()
-    os.makedirs(FOLDER, exist_ok=True)
-    todo = [(p, r, t) for p in args.problems for r in args.rows for t in range(args.trials)
-            if not os.path.exists(os.path.join(FOLDER, f"{p}_{r}_{t:03d}.csv"))]
-
-    def one(p, r, t):
-        path = os.path.join(FOLDER, f"{p}_{r}_{t:03d}.csv")
-        pd.DataFrame([run_trial(p, r, t)]).to_csv(path + ".partial", index=False)
-        os.replace(path + ".partial", path)
-        return p, r, t
-
-    for p, r, t in parallel(jobs(), len(todo), return_as="generator_unordered")(job(one)(*c) for c in todo):
-        progress(f"{p} {r} rows: trial {t} done")
+    run_resumable([(p, r, t) for p in args.problems for r in args.rows for t in range(args.trials)],
+                  lambda c: os.path.join(FOLDER, f"{c[0]}_{c[1]}_{c[2]:03d}.csv"),
+                  lambda c: pd.DataFrame([run_trial(*c)]))
     frame = pd.concat([pd.read_csv(os.path.join(FOLDER, f)) for f in sorted(os.listdir(FOLDER))
                        if f.endswith(".csv")], ignore_index=True)
     lines = ["| problem | rows | trials | relatedness p (median) | guard rejected or none | structures = single-task | "

@@ -91,9 +91,13 @@ def format_penalty(delta):
 
 def check_positive(value, name):
     """Return ``value`` as a float if it is a number > 0 and at most :data:`MAX_ESS` (an equivalent sample size)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < float(value) <= MAX_ESS:
+    try:
+        number = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else None
+    except OverflowError:  # an integer too large for a float
+        number = None
+    if number is None or not 0 < number <= MAX_ESS:
         raise error("positive-number", name=name, value=value, limit=MAX_ESS)
-    return float(value)
+    return number
 
 
 def check_max_parents(value, name="max_parents"):

@@ -414,8 +414,9 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
                                     random_state=random_state)
     rng = check_random_state(random_state)
     if independent == "networks":  # one task per network, their first variables renamed alike
-        return [_renamed_subnetwork(n, UNRELATED_NETWORK_VARIABLES)
-                for n in (UNRELATED_NETWORKS * n_tasks)[:n_tasks]]
+        if n_tasks > len(UNRELATED_NETWORKS):
+            raise error("networks-unrelated-tasks", n=len(UNRELATED_NETWORKS), value=n_tasks)
+        return [_renamed_subnetwork(n, UNRELATED_NETWORK_VARIABLES) for n in UNRELATED_NETWORKS[:n_tasks]]
     tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent is True,
                                     random_state=rng)
     if independent == "marginals":  # independent structures, every variable's marginal the network's
@@ -482,6 +483,10 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
     return tasks
 
 
+register("networks-unrelated-tasks", InvalidParameterError,
+         "networks-unrelated has at most {n} tasks (one per network); got n_tasks={value!r}.",
+         cause="Each task of networks-unrelated comes from its own shipped network; more tasks would repeat one.",
+         fix="Ask for at most that many tasks.")
 register("bench-interventions", InvalidParameterError,
          "n_interventions must be an integer from 1 to {n} (the variables with a parent or a child); got {value!r}.",
          cause="More single-variable interventions than there are variables to intervene on, or not a count.",

@@ -528,7 +528,8 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
-        for task, v in task_changes:
+        for task, v in task_changes:  # empty unless interventional
+            assert changed is not None
             changed[b, ts.names.index(task), pos[v]] = True
     penalty, pooled, alone = (None, None, ()) if plan is None else (
         None if plan.pooled else plan.penalty, plan.pooled, plan.alone)

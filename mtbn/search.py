@@ -127,6 +127,7 @@ class DeltaTable:
         self._arity = [int(a) for a in scorer.arities]
         self._widest = max(self._arity, default=1)
         self.kept = None  # hill_climb(kept=...): adjacencies that may be reversed but not removed
+        self.counted = None  # hill_climb(counted=...): the parents max_parents counts (None: all)
         self.use_cache = use_cache
         self.n_evaluations = 0
         self.version = 0  # incremented whenever the graph or T changes (every change ends in refresh)
@@ -160,8 +161,11 @@ class DeltaTable:
         col[:] = -np.inf
         for u in pa:
             col[u] = self._score(v, pa - {u}) - base
-        if self.max_parents is None or len(pa) < self.max_parents:
+        full = self.max_parents is not None and self._n_parents(pa) >= self.max_parents
+        if not full or self.counted is not None:
             adds = [u for u in np.flatnonzero(self.addable[:, v]).tolist() if u not in pa]
+            if full:  # only parents max_parents does not count
+                adds = [u for u in adds if not self.counted[u]]
             size = self._arity[v]
             for p in pa:
                 size *= self._arity[p]
@@ -169,6 +173,10 @@ class DeltaTable:
                 adds = [u for u in adds if size * self._arity[u] <= MAX_LEARNED_CPT_SIZE]
             if adds:
                 col[adds] = self._extension_scores(v, pa, adds) - base
+
+    def _n_parents(self, pa):
+        """The parents of a parent set that ``max_parents`` counts."""
+        return len(pa) if self.counted is None else sum(1 for p in pa if self.counted[p])
 
     @property
     def log_score(self):
@@ -245,7 +253,7 @@ def _move_gains(table, required, tabu):
         rem_ok &= ~table.kept
     rev_ok = table.reversal_legal() & ~required & table.addable.T
     if table.max_parents is not None:
-        indeg = adj.sum(axis=0)
+        indeg = (adj if table.counted is None else adj[table.counted]).sum(axis=0)
         rev_ok &= (indeg < table.max_parents)[None, :].T
     if tabu is not None:
         add_ok &= ~tabu[_ADD]
@@ -347,6 +355,7 @@ def hill_climb(
     tol=TIE_TOLERANCE,
     names=None,
     kept=None,
+    counted=None,
 ):
     """Hill climbing over additions, removals and reversals of one task.
 
@@ -376,6 +385,9 @@ def hill_climb(
         Symmetric: ``kept[u, v]``, the adjacency of ``u`` and ``v`` (present
         in ``start``) stays; its edge may be reversed, never removed (the
         orientation stage of :mod:`mtbn.learn.interventional`).
+    counted : ndarray of bool, shape (n,), optional
+        The variables ``max_parents`` counts as parents (default all; the
+        interventional learner's condition indicators are not counted).
 
     Returns
     -------
@@ -387,6 +399,10 @@ def hill_climb(
     addable = ~forbidden & ~np.eye(n, dtype=bool)
     table = DeltaTable(scorer, start, max_parents=max_parents, addable=addable, use_cache=use_delta_cache)
     table.kept = kept
+    if counted is not None:
+        table.counted = np.asarray(counted, dtype=bool)
+        for v in range(n):  # the add columns under the counted rule
+            table.refresh(v)
     kwargs = dict(tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter, tol=tol)
     best_parents, best_score, n_iter, hit_max = _climb(table, required, **kwargs)
     trace = [best_score]

@@ -523,3 +523,49 @@ def test_an_interrupted_demo_keeps_its_folder_and_says_how_to_resume(tmp_path):
     (folder,) = tmp_path.glob("mtbn-demo-*")
     assert (folder / "trials" / "trial_0000.csv").is_file()
     assert f"'mtbn demo --out {folder}' (same options) resumes from them" in stderr
+
+
+def test_the_lock_checks_the_folder_again_once_held(tmp_path, monkeypatch):
+    """A run that publishes between this run's first check and its lock is seen: refused, not replaced."""
+    from mtbn.cli import files
+    from mtbn.cli.values import _UsageError
+
+    out = tmp_path / "o"
+    original = files.check_out
+    calls = []
+
+    def racing(*args, **kwargs):
+        calls.append(1)
+        original(*args, **kwargs)
+        if len(calls) == 1:  # the other run publishes right after our first check
+            out.mkdir()
+            files.write_marker(str(out), "learn")
+
+    monkeypatch.setattr(files, "check_out", racing)
+    with pytest.raises(_UsageError, match="already holds the results of an earlier run"):
+        with files.claimed_out(str(out)):
+            pass
+    assert len(calls) == 2 and (out / files.MARKER).is_file()
+
+
+def test_a_reader_that_closes_early_loses_only_the_printed_summary(tmp_path, monkeypatch):
+    """stdout whose reader went away (``mtbn learn ... | head``): the run finishes and publishes its outputs."""
+    import io
+
+    from mtbn.cli import main
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    paths = write_task_csvs(tmp_path, rows=(200, 200))
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert main(["learn", "--out", str(tmp_path / "o"), "--penalty", "0.5", *FAST, *paths]) == 0
+    assert (tmp_path / "o" / "summary.json").is_file()
+
+
+def test_a_huge_integer_ess_gets_the_one_line_error():
+    from mtbn._validation import check_positive
+
+    with pytest.raises(InvalidParameterError, match="equivalent_sample_size must be a number > 0 and at most 1e"):
+        check_positive(10**400, "equivalent_sample_size")

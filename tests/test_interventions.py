@@ -345,3 +345,90 @@ def test_the_sachs_conditions_through_mtbn_learn(tmp_path):
     assert sorted(map(list, zip(causal["source"], causal["target"]))) == sorted(record["causal_edges"])
     assert (out / "interventions" / "causal.bifxml").is_file() and (out / "interventions" / "predicted.bifxml").is_file()
     assert "causal DAG shared by the tasks:" in proc.stdout and "6-cd3cd28-u0126 (targets pmek)" in proc.stdout
+
+
+# ---------------------------------------------------------------------------
+# Settings that meet the indicators (found in review)
+# ---------------------------------------------------------------------------
+
+
+def _chain_tasks(shift_z=True, n=2000, seed=0):
+    """x -> z <- y; task B changes z's mechanism (its noise) when ``shift_z``."""
+    rng = np.random.default_rng(seed)
+
+    def draw(noise):
+        x, y = rng.integers(0, 2, n), rng.integers(0, 2, n)
+        z = np.where(rng.random(n) < noise, 1 - (x ^ y), x ^ y)
+        return pd.DataFrame({"x": x, "y": y, "z": z}).astype(str)
+
+    return {"A": draw(0.1), "B": draw(0.45 if shift_z else 0.1)}
+
+
+def test_knowledge_constrains_the_system_not_the_indicators():
+    from pgmpy.estimators import ExpertKnowledge
+
+    tasks = _chain_tasks()
+    space = [(a, b) for a in "xyz" for b in "xyz" if a != b]
+    plain = learn_structures(tasks, interventions={"A": []}, n_restarts=2).interventions.changed
+    with_space = learn_structures(tasks, interventions={"A": []}, n_restarts=2,
+                                  knowledge=ExpertKnowledge(search_space=space)).interventions.changed
+    assert plain == with_space == {"A": {}, "B": {"z": "learned"}}
+
+
+def test_constraints_given_as_a_graph():
+    import networkx as nx
+
+    tasks = _chain_tasks()
+    res = learn_structures(tasks, interventions={"A": [], "B": ["z"]}, n_restarts=2,
+                           required_edges=nx.DiGraph([("x", "z")]))
+    assert ("x", "z") in res.interventions.causal_graph.edges(names=True)
+
+
+def test_max_parents_counts_the_system_parents_not_the_indicators():
+    tasks = _chain_tasks()
+    res = learn_structures(tasks, interventions={"A": [], "B": ["z"]}, n_restarts=2, max_parents=2)
+    assert sorted(res.interventions.causal_graph.edges(names=True)) == [("x", "z"), ("y", "z")]
+    assert res.interventions.changed["B"] == {"z": "given"}
+
+
+def test_without_an_observational_task_the_answer_does_not_follow_the_task_order():
+    tasks = _chain_tasks()
+    forward = learn_structures(tasks, interventions={}, n_restarts=2).interventions
+    backward = learn_structures(dict(reversed(list(tasks.items()))), interventions={}, n_restarts=2).interventions
+    assert forward.reference == backward.reference == "A"
+    assert forward.changed == backward.changed and forward.changed["A"] == {}
+    assert forward.changed["B"] == {"z": "learned"}
+    for a, b in zip(forward.causal_network.cpts, backward.causal_network.cpts):
+        assert np.array_equal(a, b)
+
+
+def test_learn_interventional_checks_its_own_options(asia_tasks):
+    ts = make_taskset(asia_tasks)
+    with pytest.raises(InvalidParameterError, match="intervention_type must be one of 'mechanism', 'perfect'; got 'Perfect'"):
+        learn_interventional(ts, {"obs": []}, intervention_type="Perfect")
+    with pytest.raises(InvalidParameterError, match="skeleton must be one of 'multitask', 'search'; got 'multi-task'"):
+        learn_interventional(ts, {"obs": []}, skeleton="multi-task")
+    with pytest.raises(InvalidParameterError, match="every task intervenes on 'lung'"):
+        learn_interventional(ts, {t: ["lung"] for t in asia_tasks}, intervention_type="perfect")
+
+
+def test_a_distribution_for_a_variable_not_intervened_on_is_refused(asia_tasks):
+    model = learn_structures(asia_tasks, interventions={"obs": []}, n_restarts=0).interventions
+    with pytest.raises(InvalidParameterError, match="a distribution is given for 'smoke', which is not among"):
+        model.predict(["lung"], {"smoke": [0.5, 0.5]})
+
+
+def test_a_kept_adjacency_is_reversed_but_never_removed():
+    """hill_climb(kept=...): x and y are independent, so removing x -> y gains; kept, it stays (either way)."""
+    from mtbn.score import make_scorer
+    from mtbn.search import hill_climb
+
+    rng = np.random.default_rng(0)
+    data = DiscreteData(rng.integers(0, 2, (500, 3)).astype(np.uint8), ("x", "y", "z"), (("0", "1"),) * 3)
+    scorer = make_scorer(data, "bdeu", 1.0)
+    kept = np.zeros((3, 3), dtype=bool)
+    kept[0, 1] = kept[1, 0] = True
+    free = hill_climb(scorer, [set(), {0}, set()], n_restarts=3, rng=np.random.default_rng(1))
+    held = hill_climb(scorer, [set(), {0}, set()], n_restarts=3, rng=np.random.default_rng(1), kept=kept)
+    assert free.graph.n_edges == 0
+    assert held.graph.has_edge(0, 1) or held.graph.has_edge(1, 0)

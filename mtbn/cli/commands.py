@@ -143,6 +143,8 @@ def _mechanism_lines(model):
         given = model.given[task]
         kind = "observational" if given == () else "targets unknown" if given is None else \
             f"targets {', '.join(given)}"
+        if task == model.reference:
+            kind += "; the reference regime"
         changed = ", ".join(f"{v} ({how})" for v, how in per.items()) or "none"
         lines.append(f"  {task} ({kind}): changed mechanisms {changed}")
     return lines

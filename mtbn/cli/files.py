@@ -371,6 +371,8 @@ def claimed_out(out, *, overwrite=False, resumes=None):
     try:
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode("ascii"))
+        # Again, holding the lock: a run that published between the first check and the lock is seen now.
+        check_out(out, overwrite=overwrite, resumes=resumes)
         yield
     finally:
         with contextlib.suppress(OSError):

@@ -153,10 +153,12 @@ def _learned_distances(record, given, by_name, damaged, path):
             graphs[n] = DAG.from_edges(names, [tuple(e) for e in edges])
         except (CycleError, InvalidParameterError) as exc:
             raise damaged(f"task {n!r}: {exc}".rstrip(".")) from None
-    penalty = record.get("penalty", 0.0)  # absent for --prior none
-    if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not (
-            math.isfinite(penalty) and 0 <= penalty <= 1):
-        raise damaged(f"penalty must be a number in [0, 1]; got {penalty!r}")
+    how = "interventional" if "interventions" in record else None
+    if how is None:
+        penalty = record.get("penalty", 0.0)  # absent for --prior none
+        if isinstance(penalty, bool) or not isinstance(penalty, (int, float)) or not (
+                math.isfinite(penalty) and 0 <= penalty <= 1):
+            raise damaged(f"penalty must be a number in [0, 1]; got {penalty!r}")
+        how = f"penalty {penalty:.10g}"
     return (RelatednessResult.from_structures(graphs),
-            f"direct distances between the structures of {path} (mtbn learn, penalty {penalty:.10g}; no noise floor), "
-            "not relearned")
+            f"direct distances between the structures of {path} (mtbn learn, {how}; no noise floor), not relearned")

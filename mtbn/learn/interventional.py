@@ -132,6 +132,18 @@ register("interventions-adjacencies-from", P,
          cause="learn_interventional was given as its first stage something other than the default learner's result "
                "on these tasks.",
          fix="Pass res from res = learn_structures(tasks) on the same tasks, or leave adjacencies_from out.")
+register("predict-distribution-not-target", P,
+         "predict: a distribution is given for {variable!r}, which is not among the targets.",
+         cause="Only the targets' mechanisms are replaced in a predicted condition; a distribution for another "
+               "variable would be ignored.",
+         fix="Add the variable to the targets, or leave its distribution out.")
+register("perfect-target-everywhere", P,
+         "intervention_type='perfect': every task intervenes on {variable!r}, so no row is left to learn its "
+         "mechanism from.",
+         cause="A perfect intervention's rows are left out of its target's family; when every task intervenes on "
+               "the variable, none remain.",
+         fix="Add an observational task (or one that leaves the variable alone), or use intervention_type="
+             "'mechanism'.")
 register("interventions-setting", P,
          "{name} does not apply with interventions= (one causal DAG is learned for all tasks, without a multitask "
          "prior); leave it at its default.",
@@ -227,6 +239,12 @@ class InterventionalModel:
     indicators : dict
         Mechanism type: per task with an indicator, its name in the
         augmented graph (``do(<task>)``).
+    reference : str or None
+        With no observational task and changes to search: the task whose
+        mechanisms are the reference regime (the first by name among those
+        whose changes are searched; only its given targets change). Changes
+        are found relative to one condition, and without a rule a symmetric
+        choice would depend on the order the tasks were given in.
 
     Examples
     --------
@@ -247,6 +265,7 @@ class InterventionalModel:
     causal_graph: DAG
     causal_network: BayesianNetwork
     indicators: dict
+    reference: "str | None" = None
 
     def table(self):
         """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged)."""
@@ -281,9 +300,12 @@ class InterventionalModel:
         net = self.causal_network
         names = list(net.names)
         targets = [str(t) for t in targets]
-        for t in targets:
+        for t in list(targets) + [str(v) for v in (distributions or {})]:
             if t not in names:
                 raise error("interventions-unknown-variable", task="(predicted)", variable=t)
+        for v in distributions or {}:
+            if str(v) not in targets:
+                raise error("predict-distribution-not-target", variable=v)
         parents, cpts = list(net.parents), list(net.cpts)
         for t in targets:
             v = names.index(t)
@@ -378,19 +400,43 @@ def _pooled(taskset, indicator_of):
     return DiscreteData(all_codes, names, states, "pooled", kinds), rows
 
 
-def _constraints(settings, given, indicator_of, variables, further):
-    """Required and forbidden edges (names): the user's, plus the indicators' (roots; known targets)."""
-    required = list(settings.get("required_edges") or [])
-    forbidden = list(settings.get("forbidden_edges") or [])
-    nodes = list(variables) + list(indicator_of.values())
-    for task, ind in indicator_of.items():
-        forbidden += [(x, ind) for x in nodes if x != ind]  # a condition is caused by nothing in the system
-        targets = given[task]
-        if targets:
-            required += [(ind, t) for t in targets]
-        if targets is not None and not further:
-            forbidden += [(ind, v) for v in variables if v not in targets]
+def _constraints(variables, indicator_of, given, further, reference, user, adjacent=None):
+    """Required and forbidden edges over the augmented variables (the system's, then the indicators): the user's
+    background knowledge among the system variables; nothing into an indicator (a condition is caused by nothing
+    in the system); a task's given targets required from its indicator, and (without ``further``, and for the
+    ``reference`` task) nothing else; with ``adjacent`` (pairs of system names), no edge between other pairs."""
+    from mtbn.learn.checks import constraint_matrices
+
+    n, names = len(variables), list(variables) + list(indicator_of.values())
+    system_required, system_forbidden = constraint_matrices(list(variables), user["required_edges"],
+                                                            user["forbidden_edges"], user["tiers"],
+                                                            user["knowledge"])
+    required = np.zeros((len(names), len(names)), dtype=bool)
+    forbidden = np.zeros_like(required)
+    required[:n, :n], forbidden[:n, :n] = system_required, system_forbidden
+    for j, (task, ind) in enumerate(indicator_of.items()):
+        i = n + j
+        forbidden[:, i] = True
+        targets = given[task] or ()
+        for t in targets:
+            required[i, variables.index(t)] = True
+        if (given[task] is not None and not further) or task == reference:
+            forbidden[i, :n] = [v not in targets for v in variables]
+    if adjacent is not None:
+        forbidden[:n, :n] |= np.array([[frozenset((a, b)) not in adjacent for b in variables] for a in variables])
+    np.fill_diagonal(forbidden, False)
     return required, forbidden
+
+
+def _reference(taskset, given, further, intervention_type):
+    """With no observational task, the task whose mechanisms are the reference regime: the first by name among
+    those whose changes are searched (changes are found relative to one condition, and symmetric choices would
+    otherwise fall to the order the tasks were given in). None when a task is observational, or nothing is
+    searched."""
+    if intervention_type == "perfect" or any(g == () for g in given.values()):
+        return None
+    searched = [t for t in taskset.names if given[t] is None or further]
+    return min(searched) if searched else None
 
 
 def learn_interventional(taskset, interventions, *, intervention_type="mechanism", further_changes=False, score="bdeu",
@@ -417,53 +463,59 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         ``task_log_likelihoods[t]``: the log-likelihood of task ``t``'s rows
         under its network; ``penalty`` is NaN (no multitask prior).
     """
+    from mtbn._validation import check_option
     from mtbn.learn.results import MultitaskResult
 
+    check_option("intervention_type", intervention_type, INTERVENTION_TYPES)
+    check_option("skeleton", skeleton, SKELETONS)
     say = reporter(progress)
     given = check_interventions(interventions, taskset, intervention_type)
     variables = tuple(taskset.variables)
+    reference = _reference(taskset, given, further_changes, intervention_type)
     indicator_of = {} if intervention_type == "perfect" else _indicator_names(
         [t for t in taskset.names if given[t] != ()], variables)
     data, rows = _pooled(taskset, indicator_of)
     if intervention_type == "perfect":
         keep = {}
         for v, name in enumerate(variables):
-            hit = [rows[t] for t in taskset.names if name in (given[t] or ())]
+            hit = [t for t in taskset.names if name in (given[t] or ())]
+            if len(hit) == taskset.n_tasks:
+                raise error("perfect-target-everywhere", variable=name)
             if hit:
-                keep[v] = np.setdiff1d(np.arange(data.n_samples), np.concatenate(hit))
+                keep[v] = np.setdiff1d(np.arange(data.n_samples), np.concatenate([rows[t] for t in hit]))
         scorer = _ExcludingScorer(data, keep, score, equivalent_sample_size)
     else:
         scorer = make_scorer(data, score, equivalent_sample_size)
-    required, forbidden = _constraints({"required_edges": required_edges, "forbidden_edges": forbidden_edges},
-                                       given, indicator_of, variables, further_changes)
     base = int(check_random_state(random_state).integers(0, 2**31 - 1))
     user = dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge)
-    settings = dict(knowledge=knowledge, tiers=tiers, max_parents=max_parents, n_restarts=n_restarts,
-                    tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter)
+    settings = dict(max_parents=max_parents, n_restarts=n_restarts, tabu_length=tabu_length,
+                    max_tabu_iter=max_tabu_iter, max_iter=max_iter)
     say("adjacencies: the default multitask learner (every task its own CPTs)")
     shared = _shared_structure(taskset, settings, user, score, equivalent_sample_size, base, n_jobs,
                                adjacencies_from)
     names = list(data.names)
-    kept = None
+    kept, adjacent = None, None
     if skeleton == "multitask":  # orientations and changed mechanisms only: the adjacencies found stay
         adjacent = {frozenset(e) for e in shared.edges(names=True)}
-        forbidden += [(a, b) for a in variables for b in variables if a != b and frozenset((a, b)) not in adjacent]
         kept = np.zeros((len(names), len(names)), dtype=bool)
         for a, b in shared.edges(names=True):
             kept[names.index(a), names.index(b)] = kept[names.index(b), names.index(a)] = True
-    settings.update(required_edges=required or None, forbidden_edges=forbidden or None)
-    starts = [("multitask", _allowed(data, shared.edges(names=True), settings))]
+    required, forbidden = _constraints(variables, indicator_of, given, further_changes, reference, user, adjacent)
+    counted = np.arange(len(names)) < len(variables)  # max_parents counts system parents, not the indicators
+    starts = [("multitask", _allowed(data, shared.edges(names=True), required, forbidden, max_parents, counted))]
     if skeleton == "multitask":  # the pooled rows' orientations of the same adjacencies
         pooled = {e for e in _pooled_structure(taskset, settings, user, score, equivalent_sample_size, base)}
         starts.append(("pooled", _allowed(data, [(b, a) if (b, a) in pooled else (a, b)
-                                                 for a, b in shared.edges(names=True)], settings)))
+                                                 for a, b in shared.edges(names=True)],
+                                          required, forbidden, max_parents, counted)))
     else:
-        starts.append(("empty", _allowed(data, [], settings)))
+        starts.append(("empty", _allowed(data, [], required, forbidden, max_parents, counted)))
     say(f"interventional search ({intervention_type}): {taskset.n_tasks} conditions pooled, {data.n_samples} rows, "
         f"{len(indicator_of)} condition indicator(s), {len(starts)} starts")
     search = None
     for i, (label, start) in enumerate(starts):
-        found = _climb_from(data, scorer, start, settings, kept, np.random.default_rng([base, 46, i]))
+        found = _climb_from(scorer, start, settings, required, forbidden, kept, counted,
+                            np.random.default_rng([base, 46, i]))
         if search is None or found.log_score > search.log_score + 1e-9:  # ties: the earlier start
             search = found
     n = len(variables)
@@ -487,7 +539,8 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         networks, causal_network = _mechanism_networks(taskset, data, aug, indicator_of, equivalent_sample_size)
     graphs = [DAG([set(net.parents[v]) for v in range(n)], variables) for net in networks]
     task_ll = [float(log_likelihood(net, d) * d.n_samples) for net, d in zip(networks, taskset.tasks)]
-    model = InterventionalModel(intervention_type, given, changed, causal, causal_network, dict(indicator_of))
+    model = InterventionalModel(intervention_type, given, changed, causal, causal_network, dict(indicator_of),
+                                reference)
     return MultitaskResult(task_names=taskset.names, graphs=graphs, networks=networks, penalty=float("nan"),
                            log_score=float(search.log_score), task_log_likelihoods=task_ll, penalty_path=[],
                            search=search, interventions=model)
@@ -554,42 +607,36 @@ def _pooled_structure(taskset, settings, user, score, ess, base):
                            **user).graph.edges(names=True)
 
 
-def _climb_from(data, scorer, start, settings, kept, rng):
+def _climb_from(scorer, start, settings, required, forbidden, kept, counted, rng):
     """The single-task climb (tabu, restarts) on the pooled rows from ``start``, ``kept`` adjacencies fixed."""
-    from mtbn.learn.checks import constraint_matrices
     from mtbn.search import hill_climb
 
-    names = list(data.names)
-    required, forbidden = constraint_matrices(names, settings["required_edges"], settings["forbidden_edges"],
-                                              settings["tiers"], settings["knowledge"])
     return hill_climb(scorer, [set(p) for p in start.parents], max_parents=settings["max_parents"],
                       required=required, forbidden=forbidden, tabu_length=int(settings["tabu_length"]),
                       max_tabu_iter=int(settings["max_tabu_iter"]), n_restarts=int(settings["n_restarts"]),
-                      rng=rng, max_iter=settings["max_iter"], names=names, kept=kept)
+                      rng=rng, max_iter=settings["max_iter"], names=start.names, kept=kept, counted=counted)
 
 
-def _allowed(data, edges, settings):
+def _allowed(data, edges, required, forbidden, max_parents, counted):
     """A start over ``data``'s variables: the required edges, then each of ``edges`` that the constraints allow
-    (not forbidden, no cycle, within max_parents and the CPT size limit)."""
+    (not forbidden, no cycle, within max_parents of the ``counted`` parents and the CPT size limit)."""
     from mtbn.data import MAX_LEARNED_CPT_SIZE
     from mtbn.graph import SearchGraph
-    from mtbn.learn.checks import constraint_matrices
 
     names = list(data.names)
-    required, forbidden = constraint_matrices(names, settings["required_edges"], settings["forbidden_edges"],
-                                              settings["tiers"], settings["knowledge"])
     graph = SearchGraph([set() for _ in names])
     arity = [int(a) for a in data.arities]
     size = list(arity)
-    limit = settings["max_parents"]
+    n_counted = [0] * len(names)
     candidates = [tuple(e) for e in np.argwhere(required)] + [(names.index(u), names.index(v)) for u, v in edges]
     for u, v in candidates:
-        if (forbidden[u, v] or graph.adj[u, v] or not graph.can_add(u, v)
-                or (limit is not None and len(graph.parents[v]) >= limit and not required[u, v])
-                or size[v] * arity[u] > MAX_LEARNED_CPT_SIZE):
+        full = max_parents is not None and counted[u] and n_counted[v] >= max_parents and not required[u, v]
+        if forbidden[u, v] or graph.adj[u, v] or not graph.can_add(u, v) or full \
+                or size[v] * arity[u] > MAX_LEARNED_CPT_SIZE:
             continue
         graph.add(u, v)
         size[v] *= arity[u]
+        n_counted[v] += bool(counted[u])
     return DAG([set(p) for p in graph.parents], names)
 
 

@@ -57,7 +57,7 @@ def main():
     ap.add_argument("--cases", nargs="+", default=["alarm-pool:8", "alarm-pool", "k20", "k50", "k100"])
     ap.add_argument("--repeats", type=int, default=2)
     args = ap.parse_args()
-    threshold = priors.WINDOW_MIN_TASKS
+    threshold = priors.paired.WINDOW_MIN_TASKS
     print("| case | tasks | moves | windows s | full DPs s | full / windows | same moves and score |")
     print("|---|---|---|---|---|---|---|")
     for name in args.cases:
@@ -68,10 +68,10 @@ def main():
         results = {}
         for _ in range(args.repeats):
             for label, limit in (("windows", threshold), ("full", 10**9)):
-                priors.WINDOW_MIN_TASKS = limit
+                priors.paired.WINDOW_MIN_TASKS = limit
                 seconds, results[label] = _search(ts, starts, stl.graphs)
                 times[label].append(seconds)
-        priors.WINDOW_MIN_TASKS = threshold
+        priors.paired.WINDOW_MIN_TASKS = threshold
         a, b = results["windows"], results["full"]
         same = (a.log_score == b.log_score and [(s["pair"], tuple(s["states"])) for s in a.steps]
                 == [(s["pair"], tuple(s["states"])) for s in b.steps])

@@ -17,7 +17,8 @@ import time
 
 import numpy as np
 
-from mtbn.priors import ENUMERATED_CELLS, make_prior
+from mtbn.priors import make_prior
+from mtbn.priors.paired import ENUMERATED_CELLS
 
 
 def _problem(rng, m, k):

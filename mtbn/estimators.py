@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from mtbn.exceptions import InvalidParameterError, NotFittedError, not_fitted
+from mtbn.exceptions import InvalidDataError, InvalidParameterError, NotFittedError, not_fitted
 from mtbn.learn import as_discrete_data, learn_structure, learn_structures
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE, Settings
 from mtbn.messages import error, register
@@ -29,6 +29,73 @@ register("estimator-parameter", InvalidParameterError, "{estimator} has no param
 register("not-fitted", NotFittedError, "This {estimator} instance is not fitted yet. Call 'fit' first.",
          cause="A fitted attribute (ending in _) was read before fit().",
          fix="Call fit(tasks) first.")
+
+register("estimator-sparse", InvalidDataError, "{what}: sparse input is not supported; got {got}.",
+         cause="A scipy sparse matrix was given; the learners count categories in dense integer columns.",
+         fix="Pass X.toarray() (integer codes of categories) or a DataFrame of state labels.")
+register("estimator-complex", InvalidDataError, "{what}: Complex data not supported.",
+         cause="An array of complex numbers was given; columns must hold categories.",
+         fix="Pass integer codes of categories, or a DataFrame of state labels.")
+register("estimator-array-dims", InvalidDataError,
+         "{what}: expected a 2-D array (rows x variables), got {ndim}-D of shape {shape}. Reshape your data, "
+         "e.g. with array.reshape(-1, 1) for one variable.",
+         cause="A 1-D (or 3-D or more) array was given where rows of variables are needed.",
+         fix="Pass a 2-D array of integer codes, one column per variable, or a DataFrame.")
+register("estimator-array-empty", InvalidDataError,
+         "{what}: {n} {kind}(s) (shape={shape}) while a minimum of 1 is required.",
+         cause="An array without rows or without columns was given.",
+         fix="Pass at least one row and one column.")
+register("estimator-array-not-finite", InvalidDataError, "{what}: Input contains NaN or infinity (column {column}).",
+         cause="A 2-D array holds NaN or an infinite value; categories must be integer codes.",
+         fix="Drop or impute the missing values first, or pass a DataFrame with dropna=True at learn_structure.")
+register("estimator-array-not-integer", InvalidDataError,
+         "{what}: column {column} holds {value!r}, not an integer code; the columns of an array are categories.",
+         cause="A float array with fractional values was given; the learners take categorical columns.",
+         fix="Discretise continuous columns first (mtbn.data.discretize, or round them to codes), or pass a "
+             "DataFrame of state labels.")
+
+
+register("estimator-array-width", InvalidDataError,
+         "{what}: X has {n} features, but {estimator} is expecting {expected} features as input.",
+         cause="An array of another width than the one the learner was fitted on was given; its columns are matched "
+               "by position.",
+         fix="Pass the same columns, in the same order, as at fit (or a DataFrame with the fitted column names).")
+
+
+def _array_frame(data, what, names=None, estimator=None):
+    """A 2-D array of integer-coded categories as a DataFrame (columns ``names``, default ``x0, x1, ...``).
+
+    Anything that is not an array (a DataFrame, a dict of tasks, a path) is
+    returned unchanged; a sparse matrix, a complex, 1-D or empty array, NaN,
+    infinity and fractional values are refused with one line each.
+    """
+    if type(data).__module__.startswith("scipy.sparse"):
+        raise error("estimator-sparse", what=what, got=type(data).__name__)
+    if not isinstance(data, np.ndarray):
+        return data
+    import pandas as pd
+
+    if data.dtype.kind == "c":
+        raise error("estimator-complex", what=what)
+    if data.ndim != 2:
+        raise error("estimator-array-dims", what=what, ndim=data.ndim, shape=data.shape)
+    for axis, kind in ((0, "sample"), (1, "feature")):
+        if data.shape[axis] == 0:
+            raise error("estimator-array-empty", what=what, n=0, kind=kind, shape=data.shape)
+    if names is not None and len(names) != data.shape[1]:
+        raise error("estimator-array-width", what=what, n=data.shape[1], estimator=estimator, expected=len(names))
+    names = [f"x{j}" for j in range(data.shape[1])] if names is None else [str(n) for n in names]
+    if data.dtype.kind == "f":
+        bad = ~np.isfinite(data)
+        if bad.any():
+            raise error("estimator-array-not-finite", what=what, column=names[int(np.nonzero(bad)[1][0])])
+        frac = data != np.round(data)
+        if frac.any():
+            i, j = (int(a[0]) for a in np.nonzero(frac))
+            raise error("estimator-array-not-integer", what=what, column=names[j], value=float(data[i, j]))
+        data = data.astype(np.int64)
+    return pd.DataFrame(np.asarray(data), columns=names)
+
 
 #: The estimators call the scoring function ``scoring`` (``score`` is their scikit-learn method).
 _NAMES = {"score": "scoring"}
@@ -69,10 +136,11 @@ class _Estimator:
     def __sklearn_tags__(self):
         from sklearn.utils import InputTags, Tags, TargetTags
 
-        # Inputs are DataFrames of state labels (categorical, strings), not numeric arrays.
+        # Inputs are DataFrames of state labels (categorical, strings) or 2-D arrays of integer codes of
+        # categories (scikit-learn's checks then send such arrays); never continuous values.
         # A density estimator: score(X) is the mean log-likelihood of rows (scikit-learn's "density_estimator").
         return Tags(estimator_type="density_estimator", target_tags=TargetTags(required=False), requires_fit=True,
-                    input_tags=InputTags(two_d_array=False, categorical=True, string=True,
+                    input_tags=InputTags(two_d_array=True, categorical=True, string=True,
                                          dict=self._takes_dict, allow_nan=False))
 
     _takes_dict = False
@@ -131,6 +199,12 @@ class StructureLearner(_Estimator):
     is called ``scoring`` (``score`` is the estimator's scikit-learn
     method); they are checked at ``fit``.
 
+    ``data`` is a DataFrame of state labels, a CSV path, a ``DiscreteData``,
+    or a 2-D array of integer codes of categories (columns ``x0, x1, ...``;
+    a float array must hold whole numbers, and NaN, infinity, sparse and
+    complex input are refused), so scikit-learn's whole estimator check
+    suite applies (``tests/test_sklearn.py``).
+
     Parameters
     ----------
     {settings}
@@ -168,7 +242,7 @@ class StructureLearner(_Estimator):
         """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
         from mtbn.networks import fit_parameters
 
-        d = as_discrete_data(data)
+        d = as_discrete_data(_array_frame(data, "fit"))
         params = self._fit_params(required_edges=required_edges, forbidden_edges=forbidden_edges, start=start)
         params["score"] = params.pop("scoring")
         res = learn_structure(d, **params)
@@ -207,7 +281,7 @@ class StructureLearner(_Estimator):
         from mtbn.networks import fit_parameters, log_likelihood
 
         self._check_fitted("bayesian_network_")
-        d = as_discrete_data(data)
+        d = as_discrete_data(_array_frame(data, "score_samples", self.feature_names_in_, type(self).__name__))
         net = self.bayesian_network_
         train = getattr(self, "_train_data", None)
         extra = [tuple(s for s in d.states[d.index(v)] if s not in known) if v in d.names else ()
@@ -229,6 +303,20 @@ class StructureLearner(_Estimator):
 
 
 
+def _array_tasks(tasks, task_column):
+    """The tasks of a DataFrame made from an array: one task ``"task0"``, or the groups of the column
+    ``task_column`` (an int: its position)."""
+    import pandas as pd
+
+    if not isinstance(tasks, pd.DataFrame) or not all(c == f"x{j}" for j, c in enumerate(tasks.columns)):
+        return tasks, task_column
+    if task_column is None:
+        return {"task0": tasks}, None
+    if isinstance(task_column, (int, np.integer)) and 0 <= task_column < tasks.shape[1]:
+        return tasks, f"x{int(task_column)}"
+    return tasks, task_column
+
+
 @_MULTITASK.declare(names=_NAMES)
 class MultitaskStructureLearner(_Estimator):
     """Multitask structure learner (estimator shell around :func:`learn_structures`).
@@ -236,6 +324,14 @@ class MultitaskStructureLearner(_Estimator):
     The parameters are :func:`learn_structures`' settings
     (:data:`mtbn.learn.settings.MULTITASK`, ``score`` called ``scoring``)
     and ``n_bootstrap``; they are checked at ``fit``.
+
+    ``tasks`` as for :func:`learn_structures`, or a 2-D array of integer
+    codes (one task; with ``task_column=j``, column ``j`` says which task
+    each row belongs to). For scikit-learn's model selection
+    (``GridSearchCV``, ``cross_val_score``) give one DataFrame or array with
+    ``task_column=`` and a shuffling splitter, so that the folds split every
+    task's rows; a dict of tasks would be split by task, which scikit-learn
+    cannot index.
 
     Parameters
     ----------
@@ -274,7 +370,7 @@ class MultitaskStructureLearner(_Estimator):
 
     _settings = _MULTITASK
     _fitted = ("result_", "search_result_", "dags_", "graphs_", "bayesian_networks_", "networks_", "penalty_", "task_column_",
-               "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_")
+               "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_", "n_features_in_")
     _takes_dict = True
 
     @_MULTITASK.declare(leading=("self",), names=_NAMES)
@@ -288,6 +384,8 @@ class MultitaskStructureLearner(_Estimator):
         """
         params = self._fit_params(task_column=task_column, required_edges=required_edges,
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
+        from_array = isinstance(tasks, np.ndarray)
+        tasks, params["task_column"] = _array_tasks(_array_frame(tasks, "fit"), params["task_column"])
         n_bootstrap = ESTIMATOR_ONLY["n_bootstrap"].checked(params.pop("n_bootstrap"))  # checked before the work
         params["score"] = params.pop("scoring")
         res = learn_structures(tasks, **params)
@@ -311,6 +409,9 @@ class MultitaskStructureLearner(_Estimator):
         self.sharing_strength_ = res.sharing_strength
         self.n_iter_ = res.search.n_iter
         self.n_tasks_ = len(res.task_names)
+        variables = dict.fromkeys(v for net in res.networks for v in net.names)
+        self.n_features_in_ = len(variables) + (self.task_column_ is not None)  # the columns fit was given
+        self._from_array = from_array  # score() then reads the task column of an array by position, as fit did
         self.__dict__.pop("causal_graph_", None)
         self.__dict__.pop("mechanisms_", None)
         if res.interventions is not None:
@@ -358,8 +459,14 @@ class MultitaskStructureLearner(_Estimator):
         from mtbn.networks import log_likelihood
 
         self._check_fitted("bayesian_networks_")
+        task_column = self.task_column_
+        if isinstance(tasks, np.ndarray):  # columns by position, as at fit
+            width = [f"x{j}" for j in range(self.n_features_in_)]
+            tasks, task_column = _array_tasks(_array_frame(tasks, "score", width, type(self).__name__),
+                                              task_column if task_column is None or not self._from_array
+                                              else int(task_column[1:]))
         values = []
-        for name, data in as_named_items(tasks, self.task_column_):
+        for name, data in as_named_items(tasks, task_column):
             if name not in self.bayesian_networks_:
                 raise error("unknown-task", task=name, names=", ".join(map(repr, self.bayesian_networks_)))
             values.append(np.mean(log_likelihood(self.bayesian_networks_[name], as_discrete_data(data, name=name),

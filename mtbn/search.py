@@ -145,9 +145,8 @@ class DeltaTable:
     def _extension_scores(self, v, pa, adds):
         """Scores of ``v`` given ``pa | {u}`` for each ``u`` in ``adds`` (one batched cache call)."""
         self.n_evaluations += len(adds)
-        batched = getattr(self.scorer, "extension_scores", None)
-        if self.use_cache and batched is not None:
-            return batched(v, pa, adds)
+        if self.use_cache:
+            return self.scorer.extension_scores(v, pa, adds)
         score = self.scorer.local_score if self.use_cache else self.scorer.local_score_uncached
         return np.array([score(v, pa | {u}) for u in adds])
 

@@ -500,7 +500,7 @@ def test_one_pair_gains_and_edged_pairs_equal_the_full_computation():
 
 
 def test_count_windows_leave_a_many_task_joint_search_unchanged(monkeypatch):
-    # Ten tasks with the count windows forced on (priors.WINDOW_MIN_TASKS, 24 by default): the Paired DPs
+    # Ten tasks with the count windows forced on (priors.paired.WINDOW_MIN_TASKS, 24 by default): the Paired DPs
     # run on the windows and the candidates are bounded by them; with them off every step must be the same.
     import mtbn.priors as priors
 
@@ -508,7 +508,7 @@ def test_count_windows_leave_a_many_task_joint_search_unchanged(monkeypatch):
     ts = make_taskset(_tasks(names, k=10, n=120, seed=4))
     runs = {}
     for label, limit in (("windows", 2), ("full", 10**9)):
-        monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", limit)
+        monkeypatch.setattr(priors.paired, "WINDOW_MIN_TASKS", limit)
         scorers = [BDeuScore(d) for d in ts.tasks]
         starts = [[set() for _ in names] for _ in ts.tasks]
         runs[label] = multitask_hill_climb(
@@ -540,10 +540,10 @@ def test_count_windows_with_missing_variables_and_edge_penalties(monkeypatch):
     edge = np.full((n, n), np.nan)
     for (i, j), value in {(0, 1): 0.3, (2, 3): 1.0, (4, 5): 0.0}.items():
         edge[i, j] = edge[j, i] = value
-    assert len(ts.tasks) >= priors.WINDOW_MIN_TASKS
+    assert len(ts.tasks) >= priors.paired.WINDOW_MIN_TASKS
     runs = {}
-    for label, limit in (("windows", priors.WINDOW_MIN_TASKS), ("full", 10**9)):
-        monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", limit)
+    for label, limit in (("windows", priors.paired.WINDOW_MIN_TASKS), ("full", 10**9)):
+        monkeypatch.setattr(priors.paired, "WINDOW_MIN_TASKS", limit)
         scorers = [BDeuScore(d) for d in ts.tasks]
         starts = [[set() for _ in range(d.n_vars)] for d in ts.tasks]
         runs[label] = multitask_hill_climb(

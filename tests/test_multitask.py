@@ -688,12 +688,18 @@ def test_penalty_search_is_checked_by_name():
 
 
 def test_a_registered_toy_score_runs_the_multitask_search():
-    # A new score is one entry in mtbn.score.SCORES: here BDeu at twice the equivalent sample size,
-    # which must learn exactly what BDeu learns when given that size (fixed penalty: no held-out fit).
-    from mtbn.score import SCORES, BDeuScore
+    # A new score is a LocalScore subclass and one register_score call: here BDeu at twice the equivalent
+    # sample size, which must learn exactly what BDeu learns when given that size (fixed penalty: no held-out fit).
+    from mtbn.score import SCORES, BDeuScore, register_score
+
+    class Double(BDeuScore):
+        name = "bdeu-double"
+
+        def __init__(self, data, equivalent_sample_size=1.0):
+            super().__init__(data, 2 * equivalent_sample_size)
 
     tasks = _sachs_tasks(rows=200, k=2)
-    SCORES["bdeu-double"] = lambda data, ess: BDeuScore(data, 2 * ess)
+    register_score("bdeu-double", Double)
     try:
         toy = learn_structures(tasks, score="bdeu-double", penalty=0.9, n_restarts=1, n_joint_restarts=1,
                                equivalent_sample_size=1.0)

@@ -491,7 +491,7 @@ def test_enumerated_count_dps_give_the_dps_values_to_the_bit(k):
     assert n_checked == 30
     # The public methods take the enumeration for few pairs and the DPs for many: the same values either way.
     prior = make_prior("paired", 0.99, k)
-    many = max(1, 2 * priors.ENUMERATED_CELLS // 3**k + 1)
+    many = max(1, 2 * priors.paired.ENUMERATED_CELLS // 3**k + 1)
     gains, part, cur = _consensus_problem(rng, many, k, scale=1.0)
     L = np.full(many, float(prior.log_factors(2)[0]))
     whole = prior.solve(gains, part, L)
@@ -508,7 +508,7 @@ def test_paired_solve_excluding_is_the_same_in_chunks(monkeypatch):
     prior = make_prior("paired", 0.99, k)
     gains, part, exclude, L = _excluding_problem(rng, prior, m, k, illegal=0.1, present=0.9)
     whole = prior.solve_excluding(gains, part, L, exclude)
-    monkeypatch.setattr(priors, "EXCLUDING_CHUNK", 1)  # one pair per chunk
+    monkeypatch.setattr(priors.kernels, "EXCLUDING_CHUNK", 1)  # one pair per chunk
     assert np.array_equal(prior.solve_excluding(gains, part, L, exclude), whole)
 
 
@@ -633,7 +633,7 @@ def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k, monkeypatch
     import mtbn.priors as priors
     from mtbn.search import TIE_TOLERANCE
 
-    monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", 2)  # the windows at every size (the default starts at 24)
+    monkeypatch.setattr(priors.paired, "WINDOW_MIN_TASKS", 2)  # the windows at every size (the default starts at 24)
     rng = np.random.default_rng(k)
     n_windowed = 0
     for delta in (0.0, 0.5, 0.9, 0.99, 0.9999, 1.0):
@@ -644,7 +644,7 @@ def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k, monkeypatch
             L = np.full(m, float(prior.log_factors(2)[0]))
             if scale == 3.0:
                 L = priors.log1m(rng.choice([0.0, 0.9, 0.99, 1.0], size=m))
-            n_windowed += int(priors._Windows(prior, gains, part, L).windowed.sum())
+            n_windowed += int(priors.kernels._Windows(prior, gains, part, L).windowed.sum())
             full = prior._solve_full(gains, part, L)
             assert np.array_equal(prior.solve(gains, part, L), full)
             assert np.array_equal(prior.solve_excluding(gains, part, L, cur),
@@ -656,7 +656,7 @@ def test_count_windows_give_the_full_count_dps_answers_to_the_bit(k, monkeypatch
             for p in range(0, m, 3):
                 for exclude in (None, cur[p]):
                     assert prior.best_configuration(gains[p], part[p], L[p], TIE_TOLERANCE, exclude) == \
-                        priors._paired_best_configuration(prior, gains[p], part[p], L[p], TIE_TOLERANCE, exclude)
+                        priors.kernels._paired_best_configuration(prior, gains[p], part[p], L[p], TIE_TOLERANCE, exclude)
     assert n_windowed > 100  # the windows were taken, not only the fallback
 
 
@@ -670,7 +670,7 @@ def test_count_windows_forced_on_few_tasks_match_enumeration(monkeypatch):
     from mtbn.joint.configuration import _best_by_enumeration
     from mtbn.search import TIE_TOLERANCE
 
-    monkeypatch.setattr(priors, "WINDOW_MIN_TASKS", 2)
+    monkeypatch.setattr(priors.paired, "WINDOW_MIN_TASKS", 2)
     rng = np.random.default_rng(5)
     for _ in range(60):
         k = int(rng.integers(2, 6))

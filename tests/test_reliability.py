@@ -163,7 +163,7 @@ def test_a_one_row_task_is_refused_and_a_constant_column_stays_isolated(tmp_path
     assert main(["learn", str(tmp_path / "big.csv"), str(tmp_path / "tiny.csv"), "--out", str(out),
                  "--restarts", "2", "--joint-restarts", "1"]) == 2
     err = capsys.readouterr().err.strip()
-    assert err == "mtbn: error: task 'tiny' has 1 row; learning a structure needs at least 2 rows per task."
+    assert err == "mtbn: error: task 'tiny' has 1 row (n_samples=1); learning a structure needs at least 2 rows per task."
     assert not out.exists()
 
 

@@ -542,7 +542,7 @@ def test_batched_extension_scores_equal_each_family_scored_alone(monkeypatch, ba
     # chunk of candidates; every score must be the float of scoring its
     # family alone, whatever the chunk size (1 row: one candidate per chunk;
     # 400 elements: 3 candidates of 120 rows; the default: all at once).
-    import mtbn.score as score_module
+    import mtbn.score.counting as score_module
 
     monkeypatch.setattr(score_module, "_BATCH_ELEMENTS", batch_elements)
     rng = np.random.default_rng(5)

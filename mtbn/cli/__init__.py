@@ -139,6 +139,50 @@ def _pipe_safe_stdout():
                 pass
 
 
+#: Entry-point groups whose entries (name = "module:Class") are registered before the parser is built.
+PLUGIN_GROUPS = ("mtbn.scores", "mtbn.priors")
+
+
+def load_plugins(groups=PLUGIN_GROUPS):
+    """Register the scores and priors other installed packages declare as entry points.
+
+    A package offers a score with, in its ``pyproject.toml``::
+
+        [project.entry-points."mtbn.scores"]
+        myscore = "mypackage.scores:MyScore"
+
+    (``"mtbn.priors"`` for a prior); ``--score myscore`` then takes it. An
+    entry that cannot be loaded or registered is skipped with a warning
+    naming it, so one broken plug-in does not stop the command.
+
+    Parameters
+    ----------
+    groups : tuple of str
+        The entry-point groups to read.
+
+    Returns
+    -------
+    list of str
+        The ``group:name`` of every entry registered.
+    """
+    from importlib.metadata import entry_points
+
+    from mtbn.priors import register_prior
+    from mtbn.score import register_score
+
+    registrars = {"mtbn.scores": register_score, "mtbn.priors": register_prior}
+    done = []
+    for group in groups:
+        for ep in entry_points(group=group):
+            try:
+                registrars[group](ep.name, ep.load())
+            except Exception as exc:  # a third party's broken plug-in: said, then skipped
+                print(f"mtbn: warning: plug-in {ep.name!r} of {group!r} not loaded: {exc}", file=sys.stderr)
+                continue
+            done.append(f"{group}:{ep.name}")
+    return done
+
+
 def main(argv=None):
     """Entry point of the ``mtbn`` command.
 
@@ -148,6 +192,7 @@ def main(argv=None):
     """
     from mtbn.exceptions import MtbnError
 
+    load_plugins()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

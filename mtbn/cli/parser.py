@@ -167,21 +167,41 @@ def _add_selection(p, penalty_scope, selection_help):
 # ---------------------------------------------------------------------------
 
 
+#: Every file ``mtbn learn`` may write, for its --help.
+LEARN_FILES = (
+    "DIR/<task>.edges.csv, DIR/<task>.bifxml and DIR/<task>.bif (when BIF can hold its names) per task; "
+    "DIR/summary.json (settings, penalty path, transfer verdict, per-task scores) and DIR/.mtbn-output.json "
+    "(marks the folder as mtbn's); with --discretize: DIR/discretization.json; with --report: DIR/report.html and "
+    "DIR/report.md; with --export: DIR/<task>.<format>; with --bootstrap: DIR/bootstrap/edges.csv, "
+    "<task>.strength.csv and <task>.averaged.edges.csv (and mechanisms.csv with --interventions); with "
+    "--interventions: DIR/interventions/causal.bifxml, causal.edges.csv and mechanisms.csv (with --predict: "
+    "predicted.bifxml and predicted.edges.csv)")
+
+
 def _add_learn(sub):
     p = sub.add_parser(
         "learn",
         help="learn one network per CSV file (one task per file)",
         description="Learn a Bayesian network for each CSV file. Each file is one task: a header of "
         "variable names, cells are state labels (kept verbatim; an empty cell is missing). The task "
-        "name is the file stem. Writes DIR/<task>.edges.csv, DIR/<task>.bif and DIR/summary.json.",
+        "name is the file stem.",
+        epilog=f"Files written: {LEARN_FILES}.",
     )
     _add_tasks(p)
-    _add_learn_prior(p)
-    _add_learn_search(p)
-    _add_search(p)
-    _add_run(p, jobs_help=None)
-    _add_learn_outputs(p)
-    _add_learn_knowledge(p)
+    data = p.add_argument_group("data", "how the CSV files are read and coded")
+    data.add_argument("--dropna", action="store_true", help=HELP["dropna"])
+    _add_discretize(data)
+    _add_learn_knowledge(p, data)
+    search = p.add_argument_group("search", "each task's score and the joint search over all tasks")
+    _add_setting(search, MULTITASK["equivalent_sample_size"])
+    _add_setting(search, MULTITASK["n_restarts"])
+    _add_learn_search(search)
+    _add_learn_prior(p.add_argument_group("penalty and transfer", "the multitask prior, how its penalty is chosen "
+                                          "and when the tasks' structures or parameters are shared"))
+    run = p.add_argument_group("run", "seed, parallel work and progress")
+    _add_run(run, jobs_help=None)
+    run.add_argument("--progress", action="store_true", help=HELP["progress"])
+    _add_learn_outputs(p.add_argument_group("output", "what is written besides each task's network files"))
     _add_learn_interventions(p)
     p.set_defaults(func=cmd_learn)
 
@@ -199,15 +219,16 @@ def _add_learn_interventions(p):
 
 
 def _add_learn_prior(p):
-    """The multitask prior and how its penalty is chosen."""
+    """The multitask prior, how its penalty is chosen, and the guard and parameter sharing after it."""
     for name in ("prior", "penalty", "reversal", "cv", "validation", "penalty_search", "force_transfer"):
         _add_setting(p, MULTITASK[name])
     _add_setting(p, MULTITASK["transfer_per_task"], nargs="?", const=True)  # a bare --transfer-per-task: on
+    _add_setting(p, MULTITASK["parameter_sharing"])
 
 
 def _add_learn_search(p):
-    """The joint search: score, parameter sharing, parents, starts, restarts."""
-    for name in ("score", "parameter_sharing", "max_parents", "start", "n_joint_restarts"):
+    """The joint search: score, parents, starts, restarts."""
+    for name in ("score", "max_parents", "start", "n_joint_restarts"):
         _add_setting(p, MULTITASK[name])
 
 
@@ -224,8 +245,12 @@ def _add_learn_outputs(p):
     _add_setting(p, ESTIMATOR_ONLY["n_bootstrap"])
 
 
-def _add_learn_knowledge(p):
-    """Background knowledge (constraint files) and one file holding every task."""
+def _add_learn_knowledge(p, data):
+    """Background knowledge (constraint files), and one file holding every task (``data``: the data group)."""
+    data.add_argument("--task-column", default=None, metavar="NAME",
+                      help="read one CSV file whose column NAME says which task each row belongs to (one network "
+                      "per value) instead of one file per task")
+    p = p.add_argument_group("background knowledge", "edges required or forbidden in every task, a temporal order")
     p.add_argument("--require", default=None, metavar="FILE",
                    help="edges every task must have: a CSV file with columns source,target")
     p.add_argument("--forbid", default=None, metavar="FILE",
@@ -233,9 +258,6 @@ def _add_learn_knowledge(p):
     p.add_argument("--tiers", default=None, metavar="FILE",
                    help="a temporal order: a CSV file with columns variable,tier (numbers or labels, sorted); "
                    "no edge from a later tier into an earlier one; untiered variables are free")
-    p.add_argument("--task-column", default=None, metavar="NAME",
-                   help="read one CSV file whose column NAME says which task each row belongs to (one network "
-                   "per value) instead of one file per task")
 
 
 # ---------------------------------------------------------------------------

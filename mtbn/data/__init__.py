@@ -31,17 +31,19 @@ The package's modules, one job each: :mod:`~mtbn.data.discrete` (the
 :mod:`~mtbn.data.csvfile` (a CSV file into a DataFrame of verbatim strings),
 :mod:`~mtbn.data.discretization` (continuous columns cut into ranges shared by all tasks),
 :mod:`~mtbn.data.shipped` (the real data shipped with mtbn)
-and :mod:`~mtbn.data.taskset` (several tasks aligned into a :class:`TaskSet`).
-pandas is imported lazily, inside the functions of ``frames``, ``csvfile``
-and ``taskset`` and in :meth:`DiscreteData.to_dataframe`.
+:mod:`~mtbn.data.taskset` (the :class:`TaskSet` of several aligned tasks) and
+:mod:`~mtbn.data.aligning` (:func:`make_taskset`: tasks coded, discretised and aligned into one).
+pandas is imported lazily, inside the functions of ``frames``, ``csvfile``,
+``taskset`` and ``aligning`` and in :meth:`DiscreteData.to_dataframe`.
 """
 
+from mtbn.data.aligning import make_taskset
 from mtbn.data.csvfile import read_csv
 from mtbn.data.discrete import MAX_CPT_SIZE, MAX_LEARNED_CPT_SIZE, MAX_STATES, DiscreteData
 from mtbn.data.discretization import Discretization, discretize
 from mtbn.data.frames import from_dataframe
 from mtbn.data.shipped import load_sachs_conditions
-from mtbn.data.taskset import TaskSet, as_named_items, make_taskset
+from mtbn.data.taskset import TaskSet, as_named_items
 
 __all__ = [
     "DiscreteData",

@@ -12,12 +12,11 @@ per file with its size, a bar in bytes on the command line's terminal.
 
 from __future__ import annotations
 
-from typing import Any
-
 import csv
 import numbers
 import os
 import warnings
+from typing import Any
 
 import mtbn._validation  # noqa: F401  (registers the "positive-number" message)
 from mtbn.data.discrete import DiscreteData, _check_unique

@@ -9,9 +9,8 @@ every code is smaller than its variable's number of states (the builders in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import math
+from dataclasses import dataclass, field
 
 import numpy as np
 

@@ -39,6 +39,7 @@ import numpy as np
 
 from mtbn.data.discrete import MAX_STATES
 from mtbn.data.frames import _is_missing_array
+from mtbn.data.taskset import as_named_items
 from mtbn.exceptions import DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 
@@ -350,8 +351,6 @@ def discretize(tasks: Any, method: Any = "quantile", n_bins: int | None = None, 
     >>> frames["a"]["x"].tolist(), frames["b"]["x"].tolist()[:1]
     (['(-inf, 4]', '(-inf, 4]', '(-inf, 4]', '(-inf, 4]'], ['(4, inf)'])
     """
-    from mtbn.data.taskset import as_named_items
-
     spec_method, spec_bins = parse_discretize(method)
     if n_bins is not None:
         spec_method, spec_bins = parse_discretize((spec_method, n_bins))

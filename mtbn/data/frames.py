@@ -10,13 +10,12 @@ task and the column; nothing is dropped or converted silently.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
-import warnings
-
 from mtbn.exceptions import DataWarning, InvalidDataError
 from mtbn.messages import error, register
 from mtbn.messages import text as message_text

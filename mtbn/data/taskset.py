@@ -1,4 +1,4 @@
-"""Aligning several tasks (:class:`TaskSet`, :func:`make_taskset`).
+"""Several tasks aligned over one set of variables (:class:`TaskSet`), and the task containers accepted.
 
 The tasks' variable sets may differ but overlap. A variable shared by
 several tasks gets one state list (declared, or the sorted union of the
@@ -10,19 +10,16 @@ category's levels).
 
 from __future__ import annotations
 
-from typing import Any
-
-import dataclasses
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
-from mtbn.data.frames import from_dataframe
+from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["TaskSet", "make_taskset", "as_named_items"]
+__all__ = ["TaskSet", "as_named_items"]
 
 D, P = InvalidDataError, InvalidParameterError
 register("unknown-task", P, "unknown task {task!r}; tasks are {names}.",
@@ -88,6 +85,7 @@ class TaskSet:
     (-1: missing):
 
     >>> import pandas as pd
+    >>> from mtbn.data import make_taskset
     >>> ts = make_taskset({"north": pd.DataFrame({"rain": ["yes", "no"], "wind": ["low", "high"]}),
     ...                    "south": pd.DataFrame({"rain": ["no", "drizzle"], "sun": ["yes", "yes"]})})
     >>> ts.names, ts.variables
@@ -141,10 +139,34 @@ class TaskSet:
                 raise error("unknown-task", task=key, names=", ".join(map(repr, self.names))) from None
         return self.tasks[key]
 
+    @classmethod
+    def assemble(cls, tasks, variables, states):
+        """The TaskSet of ``tasks`` already coded on the state lists ``states`` of ``variables``.
+
+        ``local_index`` is found from each task's column names; the tasks
+        are taken as they are (:func:`~mtbn.data.make_taskset` recodes and
+        checks them first).
+        """
+        column = {v: i for i, v in enumerate(variables)}
+        local_index = np.full((len(tasks), len(variables)), -1, dtype=np.int64)
+        for t, d in enumerate(tasks):
+            for j, v in enumerate(d.names):
+                local_index[t, column[v]] = j
+        return cls(tuple(tasks), tuple(variables), tuple(states), local_index)
+
     def subset(self, names_or_indices):
-        """A TaskSet with only the given tasks (same global state lists)."""
+        """A TaskSet with only the given tasks (same global state lists).
+
+        Its variables are those of the given tasks, in order of first
+        appearance, as :func:`~mtbn.data.make_taskset` would list them.
+        """
         picked = [self[k] for k in names_or_indices]
-        return make_taskset(picked)
+        if not picked:
+            raise error("no-tasks")
+        _check_unique([d.name for d in picked], "duplicate-task")
+        variables = list(dict.fromkeys(v for d in picked for v in d.names))
+        index = {v: i for i, v in enumerate(self.variables)}
+        return TaskSet.assemble(picked, variables, [self.states[index[v]] for v in variables])
 
     def global_codes(self, t):
         """Codes of task ``t`` with one column per global variable.
@@ -167,6 +189,7 @@ class TaskSet:
         throughout): a variable a task lacks would read as its first state.
 
         >>> import pandas as pd
+        >>> from mtbn.data import make_taskset
         >>> ts = make_taskset({"a": pd.DataFrame({"x": ["u", "v"]}), "b": pd.DataFrame({"x": ["v"]})})
         >>> p = ts.pooled()
         >>> p.n_samples, p.states, p.codes[:, 0].tolist()
@@ -207,209 +230,3 @@ def as_named_items(tasks, task_column=None):
         _check_unique([k for k, _ in items], "duplicate-task")
         return items
     raise error("tasks-type", kind=type(tasks).__name__)
-
-
-
-def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_column: str | None = None,
-                 discretize: Any = None) -> TaskSet:
-    """Integer-code several related tasks with one state list per variable.
-
-    Parameters
-    ----------
-    tasks : dict, list, TaskSet or DataFrame
-        ``{name: DataFrame or DiscreteData}``, a list of DataFrames (named
-        ``task0``, ``task1``, ...) or DiscreteData, or one DataFrame with
-        ``task_column`` (one task per value of that column, the multi-net
-        case).
-    states : dict of str to sequence of str, optional
-        Declared state lists. Other variables keep the state order of the
-        first DiscreteData input that has them, followed by any further labels
-        in sorted order (DataFrame inputs: the sorted union of the labels
-        observed in any task).
-    dropna : bool, default False
-        Drop incomplete rows instead of raising.
-    task_column : str, optional
-        See ``tasks``.
-    discretize : str, tuple or Discretization, optional
-        Discretise continuous DataFrame columns first: ``"quantile"``,
-        ``"interval:5"``, ``("quantile", 4)`` (cut points computed on all
-        tasks pooled, :func:`mtbn.data.discretize`), or the
-        :class:`~mtbn.data.discretization.Discretization` of an earlier run (its
-        cut points applied to these tasks). The cut points are kept in the
-        result's ``discretization``.
-
-    Returns
-    -------
-    TaskSet
-
-    Notes
-    -----
-    The steps: name the tasks (:func:`as_named_items`), code each one
-    (:func:`_code_tasks`), list the variables in order of first appearance
-    (:func:`_global_variables`), give each one state list
-    (:func:`_global_states`), and recode every task onto them
-    (:func:`_align`).
-
-    Examples
-    --------
-    One table with a column that says which site each row comes from gives
-    one task per site, over the remaining columns:
-
-    >>> import pandas as pd
-    >>> df = pd.DataFrame({"site": ["x", "x", "y", "y", "y"], "rain": ["yes", "no", "no", "no", "yes"],
-    ...                    "wet": ["yes", "no", "no", "yes", "yes"]})
-    >>> ts = make_taskset(df, task_column="site")
-    >>> ts.names, ts.variables, [t.n_samples for t in ts.tasks]
-    (('x', 'y'), ('rain', 'wet'), [2, 3])
-
-    A list of frames gets the names ``task0``, ``task1``, ...; a label seen
-    in one task only still joins the shared state list:
-
-    >>> ts = make_taskset([pd.DataFrame({"grade": [1, 2]}), pd.DataFrame({"grade": [2, 3]})])
-    >>> ts.names, ts.states
-    (('task0', 'task1'), (('1', '2', '3'),))
-    """
-    items = as_named_items(tasks, task_column)
-    if not items:
-        raise error("no-tasks")
-    items, discretization = _discretized(items, discretize)
-    coded, given_order = _code_tasks(items, states, dropna)
-    for d in coded:
-        if d.n_samples == 0 or d.n_vars == 0:
-            raise error("empty-task", task=d.name)
-    variables, column = _global_variables(coded)
-    coded = _one_kind(coded, variables)
-    union = _global_states(coded, variables, dict(states or {}), given_order)
-    ts = _align(coded, variables, column, union)
-    return ts if discretization is None else dataclasses.replace(ts, discretization=discretization)
-
-
-def _discretized(items, spec):
-    """The items with their DataFrames discretised by ``spec`` (coded tasks as they are), and the cut points."""
-    from mtbn.data.discretization import apply_discretization
-
-    if spec is None:
-        return items, None
-    frames = {name: obj for name, obj in items if not isinstance(obj, DiscreteData)}
-    done, result = apply_discretization(frames, spec)
-    return [(name, done.get(name, obj)) for name, obj in items], result
-
-
-def _code_tasks(items, states, dropna):
-    """Each task as DiscreteData named by its item, and the state orders the inputs fix.
-
-    The state order of a DiscreteData input, or a pandas category's declared
-    levels (unused ones too), counts as declared: the first task that has
-    the variable fixes it.
-    """
-    coded = []
-    given_order = {}
-    for name, obj in items:
-        if isinstance(obj, DiscreteData):
-            coded.append(obj if obj.name == name else DiscreteData(obj.codes, obj.names, obj.states, name,
-                                                                   obj.kinds))
-            for v, st in zip(obj.names, obj.states):
-                given_order.setdefault(v, st)
-        else:
-            coded.append(from_dataframe(obj, name=name, states=states, dropna=dropna))
-            import pandas as pd
-
-            for col in obj.columns:
-                if isinstance(obj[col].dtype, pd.CategoricalDtype):
-                    given_order.setdefault(str(col), tuple(str(c) for c in obj[col].cat.categories))
-    return coded, given_order
-
-
-def _global_variables(coded):
-    """The tasks' variables in order of first appearance, and each one's global index."""
-    variables = []
-    column = {}
-    for d in coded:
-        for v in d.names:
-            if v not in column:
-                column[v] = len(variables)
-                variables.append(v)
-    return variables, column
-
-
-_KIND_TEXT = {None: "text", "int": "integers", "float": "numbers", "bool": "booleans"}
-
-
-def _one_kind(coded, variables):
-    """The tasks with one kind per variable: integers and other numbers together are numbers (float) in every
-    task; any other disagreement (text and numbers, booleans and numbers) is refused, naming two tasks."""
-    by_var = {}
-    for d in coded:
-        for j, v in enumerate(d.names):
-            by_var.setdefault(v, []).append((d.kinds[j] if d.kinds else None, d, j))
-    kind_of = {}
-    for v in variables:
-        kinds = {k for k, _, _ in by_var[v]}
-        if len(kinds) == 1:
-            continue
-        if kinds == {"int", "float"}:
-            kind_of[v] = "float"
-            continue
-        (ka, da, ja), (kb, db, jb) = by_var[v][0], next(x for x in by_var[v] if x[0] != by_var[v][0][0])
-        raise error("column-kinds-differ", column=v, kind_a=_KIND_TEXT[ka], task_a=da.name,
-                    label_a=_first_label(da, ja), kind_b=_KIND_TEXT[kb], task_b=db.name, label_b=_first_label(db, jb))
-    if not kind_of:
-        return coded
-    out = []
-    for d in coded:
-        kinds = tuple(kind_of.get(v, k) for v, k in zip(d.names, d.kinds)) if d.kinds else None
-        out.append(d if kinds == d.kinds else DiscreteData(d.codes, d.names, d.states, d.name, kinds))
-    return out
-
-
-def _first_label(data, j):
-    """The label of the first row of column ``j`` (or its first state)."""
-    states = data.states[j]
-    return states[int(data.codes[0, j])] if data.n_samples else (states[0] if states else "")
-
-
-def _global_states(coded, variables, declared, given_order):
-    """One state list per variable: declared (checked against every task), else ordered union of the labels.
-
-    A given order (:func:`_code_tasks`) comes first, then the other labels in
-    value order of the variable's kind: the kind every task agrees on, or
-    text when they disagree.
-    """
-    # A variable's kind across tasks: the common one, or None (text) when tasks disagree.
-    union_kinds = {}
-    for v in variables:
-        ks = {(d.kinds[d._index[v]] if d.kinds else None) for d in coded if v in d._index}
-        union_kinds[v] = ks.pop() if len(ks) == 1 else None
-    union = []
-    for v in variables:
-        if v in declared:
-            st = tuple(str(s) for s in declared[v])
-            for d in coded:
-                if v in d._index:
-                    extra = [s for s in d.states[d._index[v]] if s not in st]
-                    if extra:
-                        raise error("undeclared-state", task=d.name, column=v, state=extra[0],
-                                    declared=", ".join(map(repr, st)))
-        else:
-            labels = set()
-            for d in coded:
-                if v in d._index:
-                    labels.update(d.states[d._index[v]])
-            first = given_order.get(v, ())
-            st = tuple(first) + tuple(_ordered_states(labels - set(first), union_kinds.get(v)))
-            if len(st) > MAX_STATES:
-                raise error("too-many-states-across-tasks", column=v, n_states=len(st), limit=MAX_STATES)
-        union.append(st)
-    return union
-
-
-def _align(coded, variables, column, union):
-    """The TaskSet of the tasks recoded onto the global state lists ``union``."""
-    aligned = []
-    local_index = np.full((len(coded), len(variables)), -1, dtype=np.int64)
-    for t, d in enumerate(coded):
-        target = tuple(union[column[v]] for v in d.names)
-        aligned.append(d if target == d.states else d.with_states(target))
-        for j, v in enumerate(d.names):
-            local_index[t, column[v]] = j
-    return TaskSet(tuple(aligned), tuple(variables), tuple(union), local_index)

@@ -93,7 +93,7 @@ register("cv-value", P, "cv must be an integer >= 2; got {value!r}.",
          cause="A cross-validation fold count below 2 or not a whole number.",
          fix="Pass 2 or more folds (5 is the default), or --validation for the paper's single split.")
 register("task-too-few-rows", InvalidDataError,
-         "task {task!r} has {n} row; learning a structure needs at least 2 rows per task.",
+         "task {task!r} has {n} row (n_samples={n}); learning a structure needs at least 2 rows per task.",
          cause="A task with a single row: no dependence can be measured, and it cannot be held out.",
          fix="Give the task more rows, or leave it out.")
 register("cv-too-many-folds", P,

@@ -1,24 +1,11 @@
-"""Decomposable scores of discrete data: BDeu and BIC, with a per-task cache.
+"""Counting a family's contingency table over integer-coded discrete data, and the scores built on it.
 
-A local score is a function of a variable (the *child*) and a set of
-*parents*. It is computed from the contingency table of the child against
-the parent configurations; the table is counted with vectorised numpy over
-integer codes (a mixed-radix code of the parent configuration, then
-``numpy.bincount``, or ``numpy.unique`` when the table would be too large).
-
-BDeu (Heckerman, Geiger and Chickering, 1995) with equivalent sample size
-``ess``: for a child with ``r`` states and ``q`` parent configurations,
-``alpha_j = ess / q`` and ``alpha_jk = ess / (q r)``, and
-
-    log P(D_X | Pa) = sum_j [lnG(alpha_j) - lnG(alpha_j + N_j)]
-                    + sum_jk [lnG(alpha_jk + N_jk) - lnG(alpha_jk)].
-
-Written with the tables ``T_a[N] = lnG(a + N) - lnG(a)``, every cell or
-configuration with a zero count contributes exactly ``T_a[0] = 0``, so parent
-configurations that never occur contribute exactly zero and no correction
-term exists. ``r`` is the number of *declared* states of the child (those of
-the state list of the data), whether observed or not; ``q`` is the product of
-the parents' declared arities.
+The table is counted with vectorised numpy over integer codes (a mixed-radix
+code of the parent configuration, then ``numpy.bincount``, or a sort when
+the table would be too large). :class:`CountingScore` is the base of the
+discrete scores (:class:`~mtbn.score.BDeuScore`,
+:class:`~mtbn.score.BICScore`): it keeps the data's columns once and
+computes the candidate families of one child together.
 
 The scorers assume valid integer codes (as built by :mod:`mtbn.data`) and do
 not check that parent sets exclude the child.
@@ -28,25 +15,10 @@ import bisect
 
 import numpy as np
 
-from mtbn._validation import check_option, check_positive
-from mtbn.data import DiscreteData
-from mtbn.messages import error, register
+from mtbn.score.base import LocalScore
 
-register("scorer-data-type", TypeError, "data must be a DiscreteData; got {got}.",
-         cause="A scorer was built from raw data instead of integer-coded data.",
-         fix="Code the data first with mtbn.data.from_dataframe or read_csv (learn_structure does this for you).")
+__all__ = ["CountingScore", "count_family", "family_code", "observed_counts"]
 
-__all__ = [
-    "BDeuScore",
-    "BICScore",
-    "bdeu_local_score",
-    "count_family",
-    "family_code",
-    "observed_counts",
-    "make_scorer",
-    "pairwise_log_bayes_factors",
-    "SCORES",
-]
 
 # A dense table is counted with bincount when q * r is at most this many
 # cells per sample (or this absolute floor); otherwise with np.unique.
@@ -248,26 +220,24 @@ def observed_counts(code, r):
     return cell_counts, np.add.reduceat(cell_counts, config_starts)
 
 
-class _CountingScore:
-    """Shared machinery: integer columns, a cache, and hit/miss counters."""
+class CountingScore(LocalScore):
+    """A score computed from each family's contingency table of integer-coded discrete data.
+
+    Subclasses implement ``_score_code(child, code, q)``, the score of one
+    family from its cell codes (:func:`family_code`) and its number of
+    parent configurations ``q``, and may vectorise ``_score_codes`` over
+    many families of one child (:meth:`extension_scores`).
+    """
 
     def __init__(self, data):
-        if not isinstance(data, DiscreteData):
-            raise error("scorer-data-type", got=type(data).__name__)
-        self.data = data
-        self.n_vars = data.n_vars
-        self.n_samples = data.n_samples
-        self.arities = data.arities
+        super().__init__(data)
         # One (n_vars, n_samples) array; the per-variable columns are its rows (views, no copy), so
         # many candidates' columns are read with one fancy index (_ExtensionCodes.codes).
         self._matrix = np.ascontiguousarray(data.codes.T, dtype=np.intp)
         self._columns = list(self._matrix)
-        self._cache = {}
         # (child, sorted parents) -> scores of parents | {u} by u, NaN where not looked up yet: one
         # array read per refresh instead of a dict look-up per candidate (see extension_scores).
         self._rows = {}
-        self.hits = 0
-        self.misses = 0
 
     def __getstate__(self):
         # The columns are views of the matrix: pickle the matrix once and rebuild the views.
@@ -284,18 +254,6 @@ class _CountingScore:
         # engine see that a scorer is worth scattering (see mtbn.engine).
         return (object.__sizeof__(self) + sum(c.nbytes for c in self._columns) + 100 * len(self._cache)
                 + 8 * self.n_vars * len(self._rows))
-
-    def local_score(self, child, parents):
-        """Cached local score of ``child`` given the set ``parents``."""
-        key = (child, tuple(sorted(parents)))
-        value = self._cache.get(key)
-        if value is None:
-            self.misses += 1
-            value = self._compute(child, key[1])
-            self._cache[key] = value
-        else:
-            self.hits += 1
-        return value
 
     def extension_scores(self, child, parents, candidates):
         """Cached local scores of ``child`` given ``parents | {u}``, for every ``u`` in ``candidates``.
@@ -348,7 +306,7 @@ class _CountingScore:
         """Scores of the families ``parents | {u}`` of ``group`` (``(i, u, j, key)``, every ``u`` of arity ``a``)."""
         q, r = shared.q * a, shared.r
         if q * r > _CODE_LIMIT:  # family_code renumbers such families
-            return [self._compute(child, key[1]) for _, _, _, key in group]
+            return [self.compute(child, key[1]) for _, _, _, key in group]
         if len(group) > 1 and self._batched(q, r):
             scores = []
             step = max(1, _BATCH_ELEMENTS // max(1, self.n_samples))
@@ -367,219 +325,15 @@ class _CountingScore:
         """``[_score_code(child, row, q) for row in codes]``; subclasses may vectorise it."""
         return [self._score_code(child, row, q) for row in codes]
 
-    def _compute(self, child, parents):
+    def compute(self, child, parents):
+        """The local score of ``child`` given the sorted tuple ``parents``, from the family's cell codes."""
         return self._score_code(child, *family_code(self._columns, self.arities, child, parents))
 
-    def local_score_uncached(self, child, parents):
-        """The local score computed afresh (no cache look-up or store)."""
-        return self._compute(child, tuple(sorted(parents)))
-
-    def score(self, parents):
-        """Total score of a DAG given as one parent set per variable."""
-        return float(sum(self.local_score(v, pa) for v, pa in enumerate(parents)))
-
-    def cache_info(self):
-        """A dict with the cache's ``hits``, ``misses`` and ``size``."""
-        return {"hits": self.hits, "misses": self.misses, "size": len(self._cache)}
-
-    def cache_items(self):
-        """The cached scores, ``{(child, parents): score}`` (to send back from a worker process)."""
-        return dict(self._cache)
-
-    def merge_cache(self, items):
-        """Add scores computed elsewhere on the same data (e.g. by :meth:`cache_items` in a worker)."""
-        self._cache.update(items)
-
     def clear_cache(self):
-        self._cache.clear()
+        """Forget every cached score (and the rows of :meth:`extension_scores`) and reset the counters."""
+        super().clear_cache()
         self._rows.clear()
-        self.hits = self.misses = 0
 
     def counts(self, child, parents):
         """The contingency table (see :func:`count_family`)."""
         return count_family(self._columns, self.arities, child, tuple(parents))
-
-
-class BDeuScore(_CountingScore):
-    """BDeu local scores of one data set, cached by ``(child, parents)``.
-
-    The cache lives as long as the object, so penalty sweeps and task
-    selection runs that reuse the scorer reuse every local score.
-
-    Parameters
-    ----------
-    data : DiscreteData
-    equivalent_sample_size : float, default 1.0
-        The BDeu equivalent sample size (``ess``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mtbn.data import DiscreteData
-    >>> d = DiscreteData(np.array([[0, 0], [1, 1], [1, 1]]), ("A", "B"), (("a", "b"), ("x", "y")))
-    >>> s = BDeuScore(d)
-
-    B copies A, so making A a parent of B raises the score. By hand,
-    ``s(B | A) = [ln G(.5) - ln G(1.5) + ln G(1.25) - ln G(.25)]
-    + [ln G(.5) - ln G(2.5) + ln G(2.25) - ln G(.25)] = -1.568616`` and
-    ``s(B) = -ln 6 + ln .5 + ln .75 = -2.772589``:
-
-    >>> round(s.local_score(1, [0]) - s.local_score(1, []), 6)
-    1.203973
-    """
-
-    name = "bdeu"
-
-    def __init__(self, data, equivalent_sample_size=1.0):
-        super().__init__(data)
-        self.ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
-        self._tables = {}
-
-    def _table(self, alpha):
-        """``T_alpha[N] = lnG(alpha + N) - lnG(alpha)`` for N = 0..n_samples."""
-        t = self._tables.get(alpha)
-        if t is None:
-            from scipy.special import gammaln
-
-            n = np.arange(self.n_samples + 1, dtype=np.float64)
-            t = gammaln(alpha + n) - gammaln(alpha)
-            t[0] = 0.0
-            self._tables[alpha] = t
-        return t
-
-    def _batched(self, q, r):
-        return self.n_samples <= _BATCH_MAX_SAMPLES and q * r <= max(_SORT_PER_SAMPLE * self.n_samples, _SORT_FLOOR)
-
-    def _score_codes(self, child, codes, q):
-        # Dense tables of many families in one bincount (row i's cells offset
-        # by i q r); each family's sums run over its own row, in the order
-        # _score_code sums them, so every score is the same float.
-        r = int(self.arities[child])
-        m, cells = len(codes), q * r
-        codes = codes + (np.arange(m, dtype=codes.dtype) * cells)[:, None]
-        counts = np.bincount(codes.ravel(), minlength=m * cells).reshape(m, cells)
-        t_cell = self._table(self.ess / cells)
-        t_conf = self._table(self.ess / q)
-        conf = counts.reshape(m, q, r).sum(axis=2)
-        return (t_cell[counts].sum(axis=1) - t_conf[conf].sum(axis=1)).tolist()
-
-    def _score_code(self, child, code, q):
-        r = int(self.arities[child])
-        t_cell = self._table(self.ess / (q * r))
-        t_conf = self._table(self.ess / q)
-        if code is None:
-            counts = np.bincount(self._columns[child], minlength=r)
-            return float(t_cell[counts].sum() - t_conf[counts.sum()])
-        if q * r <= max(_SORT_PER_SAMPLE * self.n_samples, _SORT_FLOOR):
-            counts = np.bincount(code, minlength=q * r).reshape(q, r)
-            return float(t_cell[counts].sum() - t_conf[counts.sum(axis=1)].sum())
-        # Large declared table: only the observed cells, found by one sort
-        # (unobserved cells and configurations contribute exactly 0).
-        cells, configs = observed_counts(code, r)
-        return float(t_cell[cells].sum() - t_conf[configs].sum())
-
-
-class BICScore(_CountingScore):
-    """BIC local scores (log-likelihood at the MLE minus ``log(N)/2`` per parameter).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from mtbn.data import DiscreteData
-    >>> d = DiscreteData(np.array([[0, 0], [1, 1], [1, 1]]), ("A", "B"), (("a", "b"), ("x", "y")))
-    >>> s = BICScore(d)
-
-    B copies A. Alone, B has one free parameter and the log-likelihood
-    ``ln(1/3) + 2 ln(2/3)``, so ``s(B) = ln(1/3) + 2 ln(2/3) - ln(3)/2 =
-    -2.458849``; given A it is predicted perfectly (log-likelihood 0) with
-    two free parameters, ``s(B | A) = -ln 3 = -1.098612``:
-
-    >>> round(float(s.local_score(1, [])), 6), round(float(s.local_score(1, [0])), 6)
-    (-2.458849, -1.098612)
-
-    Scores are cached, like those of :class:`BDeuScore`: asking again is a hit.
-
-    >>> _ = s.local_score(1, [0])
-    >>> s.cache_info()
-    {'hits': 1, 'misses': 2, 'size': 2}
-    """
-
-    name = "bic"
-
-    def __init__(self, data):
-        super().__init__(data)
-
-    def _score_code(self, child, code, q):
-        r = int(self.arities[child])
-        counts = _table_of_code(code, q, r, self._columns[child])
-        n_j = counts.sum(axis=1, keepdims=True)
-        nz = counts > 0
-        loglik = float((counts[nz] * np.log(counts[nz] / np.broadcast_to(n_j, counts.shape)[nz])).sum())
-        return float(loglik - 0.5 * np.log(max(self.n_samples, 1)) * q * (r - 1))  # a Python float, as BDeu's
-
-
-def bdeu_local_score(data, child, parents, equivalent_sample_size=1.0):
-    """BDeu local score of one family (uncached convenience function).
-
-    ``child`` and ``parents`` are column indices or names of ``data``.
-
-    Examples
-    --------
-    The data of the :class:`BDeuScore` example, where B copies A:
-
-    >>> import numpy as np
-    >>> from mtbn.data import DiscreteData
-    >>> d = DiscreteData(np.array([[0, 0], [1, 1], [1, 1]]), ("A", "B"), (("a", "b"), ("x", "y")))
-    >>> round(bdeu_local_score(d, "B", ["A"]), 6), round(bdeu_local_score(d, "B", []), 6)
-    (-1.568616, -2.772589)
-    >>> bdeu_local_score(d, 1, [0]) == bdeu_local_score(d, "B", ["A"])
-    True
-
-    A larger equivalent sample size smooths the counts more, so that the
-    data's dependence counts for less:
-
-    >>> round(bdeu_local_score(d, "B", ["A"], equivalent_sample_size=10.0), 6)
-    -1.925291
-    """
-    def idx(v):
-        return data.index(v) if isinstance(v, str) else int(v)
-
-    scorer = BDeuScore(data, equivalent_sample_size)
-    return scorer.local_score_uncached(idx(child), [idx(p) for p in parents])
-
-
-#: Registry of scores: name -> constructor(data, equivalent_sample_size).
-SCORES = {
-    "bdeu": lambda data, ess: BDeuScore(data, ess),
-    "bic": lambda data, ess: BICScore(data),
-}
-
-
-def pairwise_log_bayes_factors(scorer, variables=None):
-    """Evidence for dependence between every two variables, on one data set.
-
-    ``B[u, v] = s(v | {u}) - s(v | {})``: the log Bayes factor of "u and v
-    are dependent" against "independent" under ``scorer``. BDeu is score
-    equivalent, so ``B`` is symmetric (``s(v|u) + s(u) = s(u|v) + s(v)``).
-    The diagonal is 0. Only ``variables`` (column indices, default all) are
-    scored; the one-parent local scores land in the scorer's cache, where a
-    later search reuses them.
-
-    Returns
-    -------
-    ndarray of shape (m, m), float64, ``m = len(variables)``.
-    """
-    idx = list(range(scorer.n_vars)) if variables is None else [int(v) for v in variables]
-    m = len(idx)
-    out = np.zeros((m, m))
-    for a, v in enumerate(idx):
-        empty = scorer.local_score(v, ())
-        for b in range(a + 1, m):
-            out[b, a] = out[a, b] = scorer.local_score(v, (idx[b],)) - empty
-    return out
-
-
-def make_scorer(data, score="bdeu", equivalent_sample_size=1.0):
-    """Build the scorer named ``score`` (one of :data:`SCORES`) for ``data``."""
-    check_option("score", score, SCORES)
-    return SCORES[score](data, equivalent_sample_size)

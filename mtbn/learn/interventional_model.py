@@ -1,0 +1,124 @@
+"""What the interventional learner returns (:class:`InterventionalModel`): one causal DAG, each task's changed
+mechanisms, and the prediction of a condition no task observed (:mod:`mtbn.learn.interventional` learns it)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG
+from mtbn.messages import error, register
+from mtbn.networks.model import BayesianNetwork
+
+__all__ = ["InterventionalModel"]
+
+P = InvalidParameterError
+register("interventions-unknown-variable", P,
+         "interventions: task {task!r} targets {variable!r}, which is not a variable of the tasks.",
+         cause="A target that no task measures (a typo, or a variable dropped from the data).",
+         fix="Name targets by their column names (case-sensitive), or leave out those that are not measured.")
+register("predict-distribution-not-target", P,
+         "predict: a distribution is given for {variable!r}, which is not among the targets.",
+         cause="Only the targets' mechanisms are replaced in a predicted condition; a distribution for another "
+               "variable would be ignored.",
+         fix="Add the variable to the targets, or leave its distribution out.")
+
+
+@dataclass(frozen=True)
+class InterventionalModel:
+    """What the interventional learner found, beside the per-task networks (``result.interventions``).
+
+    Attributes
+    ----------
+    type : {"mechanism", "perfect"}
+    given : dict
+        Per task, the targets given (a tuple; empty: observational), or None
+        (unknown).
+    changed : dict
+        Per task, ``{variable: "given" | "learned"}``: the mechanisms that
+        change in it (given as a target, or found by the search).
+    causal_graph : DAG
+        The causal DAG over the system variables, shared by all tasks.
+    causal_network : BayesianNetwork
+        The causal DAG with the CPTs of the reference regime: each family's
+        CPT on the rows of the tasks that leave its mechanism as it is (an
+        observational task's network, when there is one).
+    indicators : dict
+        Mechanism type: per task with an indicator, its name in the
+        augmented graph (``do(<task>)``).
+    reference : str or None
+        With no observational task and changes to search: the task whose
+        mechanisms are the reference regime (the first by name among those
+        whose changes are searched; only its given targets change). Changes
+        are found relative to one condition, and without a rule a symmetric
+        choice would depend on the order the tasks were given in.
+
+    Examples
+    --------
+    >>> from mtbn.data import load_sachs_conditions, make_taskset
+    >>> from mtbn.data.discretization import discretize
+    >>> sachs = load_sachs_conditions()
+    >>> frames, _ = discretize(sachs.tasks, "quantile:3")
+    >>> from mtbn.learn.interventional import learn_interventional
+    >>> res = learn_interventional(make_taskset(frames), sachs.intervention_targets(), n_restarts=0)
+    >>> res.interventions.changed["6-cd3cd28-u0126"]["pmek"]
+    'given'
+    >>> res.interventions.table().loc["6-cd3cd28-u0126", "pmek"]
+    'given'
+    """
+
+    type: str
+    given: dict
+    changed: dict
+    causal_graph: DAG
+    causal_network: BayesianNetwork
+    indicators: dict
+    reference: "str | None" = None
+
+    def table(self):
+        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged)."""
+        import pandas as pd
+
+        names = list(self.causal_graph.names)
+        return pd.DataFrame([[self.changed[t].get(v, "") for v in names] for t in self.changed],
+                            index=list(self.changed), columns=names)
+
+    def records(self):
+        """The changed mechanisms as JSON-ready rows: task, variable, how (given or learned)."""
+        return [{"task": t, "variable": v, "how": how} for t, per in self.changed.items() for v, how in per.items()]
+
+    def predict(self, targets, distributions=None):
+        """The network of a condition not seen: the causal network with the ``targets``' mechanisms replaced.
+
+        As ``do(targets)``: each target loses its parents and gets the
+        distribution ``distributions[target]`` (probabilities over its
+        states), or uniform; every other mechanism stays the reference
+        regime's. For the rows of such a condition, the log-likelihood of the
+        other variables given the targets is that of these CPTs, whatever the
+        targets' distributions.
+
+        >>> import numpy as np
+        >>> from mtbn.networks import load_network
+        >>> net = load_network("asia")
+        >>> model = InterventionalModel("mechanism", {}, {}, DAG([set(p) for p in net.parents], net.names), net, {})
+        >>> do = model.predict(["lung"], {"lung": [0.9, 0.1]})
+        >>> do.parents[net.names.index("lung")], np.round(do.cpts[net.names.index("lung")], 2).tolist()
+        ((), [0.9, 0.1])
+        """
+        net = self.causal_network
+        names = list(net.names)
+        targets = [str(t) for t in targets]
+        for t in list(targets) + [str(v) for v in (distributions or {})]:
+            if t not in names:
+                raise error("interventions-unknown-variable", task="(predicted)", variable=t)
+        for v in distributions or {}:
+            if str(v) not in targets:
+                raise error("predict-distribution-not-target", variable=v)
+        parents, cpts = list(net.parents), list(net.cpts)
+        for t in targets:
+            v = names.index(t)
+            r = len(net.states[v])
+            dist = (distributions or {}).get(t)
+            p = np.full(r, 1.0 / r) if dist is None else np.asarray(dist, dtype=float)
+            parents[v], cpts[v] = (), p
+        return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)

@@ -1,7 +1,9 @@
 """Every figure mtbn draws, on ASIA, ALARM and the Sachs conditions (issue 45): docs/img/gallery/ and
 docs/guide/figures.rst.
 
-Run: ``python experiments/figures_gallery.py`` (about 3 minutes on 2 cores).
+Run: ``python experiments/figures_gallery.py`` (about 3 minutes on 2 cores). ``--check [--sets asia]`` draws
+into a temporary folder and checks that the page lists exactly the figures and captions drawn (the slow tests
+run it on ASIA).
 
 The figures are the ones the reports embed, drawn by the same commands a
 user runs (``mtbn learn --report``, ``relatedness``, ``select``, ``cluster``,
@@ -76,13 +78,15 @@ def _run(args):
         raise SystemExit(f"mtbn {' '.join(args)} exited with {status}")
 
 
-def main():
+def _generate(sets, gallery):
+    """Run the commands on the data sets ``sets`` (and ``mtbn bench`` when ALARM is among them), write their
+    figures to ``gallery``; ``[(data set, command, file, alt, caption)]``."""
     work = tempfile.mkdtemp(prefix="mtbn-gallery-")
-    shutil.rmtree(GALLERY, ignore_errors=True)
-    os.makedirs(GALLERY)
     entries = []
     try:
         for name, (paths, options) in _write_tasks(work).items():
+            if name not in sets:
+                continue
             principal = os.path.splitext(os.path.basename(paths[0]))[0]
             runs = {
                 "learn": ["learn", "--report", *FAST, *options],
@@ -95,22 +99,66 @@ def main():
                 _run([*args, "--out", out, *paths])
                 for i, (png, alt, caption) in enumerate(_figures(os.path.join(out, "report.html"))):
                     file = f"{name}-{command}-{i + 1}.png"
-                    with open(os.path.join(GALLERY, file), "wb") as fh:
+                    with open(os.path.join(gallery, file), "wb") as fh:
                         fh.write(png)
                     entries.append((name, command, file, alt, caption))
-        bench = os.path.join(work, "bench")
-        _run(["bench", "alarm", "--trials", "3", "--tasks", "3", "--train", "500", "--methods", "stl,pooled,mtl",
-              "--restarts", "5", "--out", bench])
-        for metric in ("edit_distance", "kl"):
-            file = f"alarm-bench-{metric}.png"
-            shutil.copy(os.path.join(bench, f"{metric}.png"), os.path.join(GALLERY, file))
-            entries.append(("alarm", "bench", file, f"{metric} per method",
-                            f"mtbn bench alarm, 3 trials of 3 tasks x 500 rows: {metric.replace('_', ' ')} per "
-                            "method, the mean over trials with its 95% t interval."))
+        if "alarm" in sets:
+            bench = os.path.join(work, "bench")
+            _run(["bench", "alarm", "--trials", "3", "--tasks", "3", "--train", "500", "--methods",
+                  "stl,pooled,mtl", "--restarts", "5", "--out", bench])
+            for metric in ("edit_distance", "kl"):
+                file = f"alarm-bench-{metric}.png"
+                shutil.copy(os.path.join(bench, f"{metric}.png"), os.path.join(gallery, file))
+                entries.append(("alarm", "bench", file, f"{metric} per method",
+                                f"mtbn bench alarm, 3 trials of 3 tasks x 500 rows: {metric.replace('_', ' ')} "
+                                "per method, the mean over trials with its 95% t interval."))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    return entries
+
+
+def _page_entries(sets):
+    """The figures the page lists for the data sets ``sets``: ``[(file, alt, caption)]``."""
+    text = open(os.path.join(DOCS, "guide", "figures.rst"), encoding="utf-8").read()
+    found = re.findall(r"\.\. figure:: \.\./img/gallery/(\S+)\n   :alt: (.*)\n   :width: 100%\n\n   ``mtbn \w+``: (.*)\n",
+                       text)
+    return [f for f in found if f[0].split("-")[0] in sets]
+
+
+def main(argv=None):
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sets", nargs="+", default=list(TITLES), choices=list(TITLES))
+    ap.add_argument("--check", action="store_true",
+                    help="draw into a temporary folder and check that the page lists exactly these figures, "
+                    "with these captions (the stored images are not compared: matplotlib versions differ in bytes)")
+    args = ap.parse_args(argv)
+    if not args.check and args.sets != list(TITLES):
+        ap.error("--sets is for --check: the page lists every data set")
+    if args.check:
+        folder = tempfile.mkdtemp(prefix="mtbn-gallery-check-")
+        try:
+            entries = _generate(args.sets, folder)
+            drawn = sorted(os.listdir(folder))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        got = [(file, alt, caption) for _, _, file, alt, caption in entries]
+        listed = _page_entries(args.sets)
+        if got != listed or drawn != sorted(f for f, _, _ in got):
+            print("docs/guide/figures.rst differs from what the commands draw: run experiments/figures_gallery.py")
+            for a, b in zip(got, listed):
+                if a != b:
+                    print("  drawn:", a, "\n  page: ", b)
+            return 1
+        print(f"{len(got)} figures drawn as the page lists them")
+        return 0
+    shutil.rmtree(GALLERY, ignore_errors=True)
+    os.makedirs(GALLERY)
+    entries = _generate(args.sets, GALLERY)
     _write_page(entries)
     print(f"{len(entries)} figures in {GALLERY}")
+    return 0
 
 
 TITLES = {"asia": "ASIA (3 samples, 500 rows each)",
@@ -148,4 +196,4 @@ def _write_page(entries):
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -170,6 +170,19 @@ def marginal(network, variables):
     Variable elimination over the ancestors of ``variables`` (other nodes are
     barren and sum to one), eliminating the variable whose product factor is
     smallest first.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+        The network whose joint distribution is marginalised.
+    variables : sequence of int
+        The indices of the variables to keep, in the order of the result's axes.
+
+    Returns
+    -------
+    ndarray
+        ``P(variables)``: one axis per variable of ``variables``, of that variable's arity (a 0-d array holding
+        1.0 when ``variables`` is empty).
     """
     variables = [int(v) for v in variables]
     keep = _ancestors(network, variables)
@@ -223,7 +236,29 @@ def _marginalised_cpt(network, v, kept, family_joint=None):
 
 
 def random_cpts(network, rng, variables=None, parents=None, alpha=1.0):
-    """Dirichlet(alpha) CPT rows for ``variables`` (default all) given ``parents``."""
+    """Dirichlet(alpha) CPT rows for ``variables`` (default all) given ``parents``.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+        Gives the variables' arities and the CPTs of the variables not redrawn.
+    rng : numpy.random.Generator
+        The generator of the Dirichlet draws.
+    variables : iterable of int, optional
+        The indices of the variables whose CPTs are redrawn; None redraws every variable's.
+    parents : sequence of tuple of int, optional
+        The parent indices of each variable (one entry per variable of ``network``), which set the shape of
+        the redrawn CPTs; None takes ``network.parents``.
+    alpha : float, default 1.0
+        The concentration of every entry of the symmetric Dirichlet each CPT row is drawn from (1.0: uniform
+        on the simplex).
+
+    Returns
+    -------
+    list of ndarray
+        One CPT per variable of ``network``: a new one of shape ``(parent arities..., arity)`` for each of
+        ``variables``, ``network.cpts[v]`` for the others.
+    """
     parents = network.parents if parents is None else parents
     arity = network.arities
     cpts = list(network.cpts)
@@ -253,10 +288,15 @@ def make_perturbed_tasks(network, *, n_tasks=5, p_del=0.05, independent_paramete
     network : BayesianNetwork or str
         The original network (or the name of a shipped one).
     n_tasks : int, default 5
+        The number of tasks (at least 1).
     p_del : float in [0, 1], default 0.05
+        The probability that each edge of the network is deleted in a task, drawn independently per edge and
+        task.
     independent_parameters : bool, default False
         Draw fresh Dirichlet(1) CPTs for each task before deleting edges.
-    random_state : int, Generator or None
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        The seed of the random draws: a non-negative int, a Generator (used as it is), a RandomState (seeds
+        a new Generator) or None (fresh entropy, so the tasks differ from call to call).
 
     Returns
     -------
@@ -364,14 +404,21 @@ def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 
     Parameters
     ----------
     network : BayesianNetwork or str, default "alarm"
+        The original network, or the name of a shipped one (read with :func:`mtbn.networks.load_network`).
     changed : sequence of tuples of component indices
         One entry per task (default: the paper's five tasks; components are
         0-based here: the paper's {1} is ``(0,)``).
-    components : sequence of sequences of variable names
+    components : sequence of sequences of variable names, default PAPER_ALARM_COMPONENTS
+        The components of ``network``, each a group of its variable names whose internal edges a change
+        redraws.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        The seed of the random draws: a non-negative int, a Generator (used as it is), a RandomState (seeds
+        a new Generator) or None (fresh entropy, so the tasks differ from call to call).
 
     Returns
     -------
     list of BayesianNetwork
+        The true network of each task, in the order of ``changed``.
     """
     net = load_network(network) if isinstance(network, str) else network
     rng = check_random_state(random_state)
@@ -382,9 +429,20 @@ def make_component_tasks(network="alarm", *, changed=((), (0,), (1,), (2,), (0, 
 def make_component_pool(network="alarm", *, components=PAPER_ALARM_COMPONENTS, random_state=None):
     """The principal (original) network plus one task per non-empty subset of components.
 
+    Parameters
+    ----------
+    network : BayesianNetwork or str, default "alarm"
+        The original network, or the name of a shipped one (read with :func:`mtbn.networks.load_network`).
+    components : sequence of sequences of variable names, default PAPER_ALARM_COMPONENTS
+        The components of ``network`` (see :func:`make_component_tasks`).
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        The seed of the random draws: a non-negative int, a Generator (used as it is), a RandomState (seeds
+        a new Generator) or None (fresh entropy, so the tasks differ from call to call).
+
     Returns
     -------
     principal : BayesianNetwork
+        The original network, unchanged.
     pool : list of BayesianNetwork
         ``2^c - 1`` tasks (15 for ALARM's four components).
     changed : list of tuple
@@ -402,6 +460,31 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
 
     ``alarm-comp`` and ``alarm-comp-connected`` ignore ``p_del`` and use the
     paper's five tasks (or the first ``n_tasks`` of them).
+
+    Parameters
+    ----------
+    problem : str
+        A key of :data:`PROBLEMS`, e.g. ``"alarm"``, ``"insurance-ind"`` or ``"sachs-unrelated"``.
+    n_tasks : int, default 5
+        The number of tasks. ``alarm-comp`` and ``alarm-comp-connected`` give at most 15 (the paper's five,
+        then the other non-empty subsets of the four components); ``networks-unrelated`` allows at most 5.
+    p_del : float in [0, 1], default 0.05
+        The probability that each edge of the original network is deleted in a task (see
+        :func:`make_perturbed_tasks`); unused by the ``alarm-comp`` problems and ``networks-unrelated``.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        The seed of the random draws: a non-negative int, a Generator (used as it is), a RandomState (seeds
+        a new Generator) or None (fresh entropy, so the tasks differ from call to call).
+
+    Returns
+    -------
+    list of BayesianNetwork
+        The true network of each task, in task order.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown ``problem``, more tasks than ``networks-unrelated`` has, or (for the problems built by
+        deleting edges) ``p_del`` outside [0, 1] or fewer than one task.
     """
     check_option("problem", problem, PROBLEMS)
     name, independent = PROBLEMS[problem]
@@ -548,10 +631,34 @@ def _renamed_subnetwork(name, m):
 
 
 def mixed_unrelated(n_tasks):
-    """How many of the ``n_tasks`` tasks of a ``*-mixed`` problem are unrelated (the last ones): 2 of 5."""
+    """How many of the ``n_tasks`` tasks of a ``*-mixed`` problem are unrelated (the last ones): 2 of 5.
+
+    Parameters
+    ----------
+    n_tasks : int
+        The number of tasks of the problem.
+
+    Returns
+    -------
+    int
+        ``max(1, 2 * n_tasks // 5)`` when there are at least two tasks, else 0.
+    """
     return max(1, (2 * n_tasks) // 5) if n_tasks > 1 else 0
 
 
 def relabel(network, perm):
-    """``network`` with variable ``v`` renamed to ``network.names[perm[v]]`` (structure and CPTs kept)."""
+    """``network`` with variable ``v`` renamed to ``network.names[perm[v]]`` (structure and CPTs kept).
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+        The network to rename.
+    perm : sequence of int
+        A permutation of ``range(network.n_vars)``: variable ``v`` takes the name of variable ``perm[v]``.
+
+    Returns
+    -------
+    BayesianNetwork
+        A new network with the renamed variables and ``network``'s states, parent indices and CPTs.
+    """
     return BayesianNetwork([network.names[int(p)] for p in perm], network.states, network.parents, network.cpts)

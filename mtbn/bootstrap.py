@@ -80,9 +80,10 @@ register("threshold-range", InvalidParameterError, "threshold must be in [0, 1] 
 class BootstrapResult:
     """Edge frequencies over bootstrap replicates of several tasks.
 
-    Attributes
+    Parameters
     ----------
     task_names : tuple of str
+        The tasks, in the order of the arrays' task axis.
     variables : tuple of str
         The union of the tasks' variables (the axes of the arrays below).
     present : ndarray of bool, shape (k, n)
@@ -152,7 +153,13 @@ class BootstrapResult:
 
     def mechanism_frequency(self):
         """With ``interventions``: task x variable (a pandas DataFrame), the fraction of replicates in which the
-        variable's mechanism changes in the task (None otherwise)."""
+        variable's mechanism changes in the task (None otherwise).
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            Task names as index, ``variables`` as columns; None when ``changed`` is None.
+        """
         import pandas as pd
 
         if self.changed is None:
@@ -175,11 +182,23 @@ class BootstrapResult:
 
     # -- per task ---------------------------------------------------------
     def edge_frequency(self):
-        """``(k, n, n)``: fraction of replicates with the directed edge ``u -> v`` in each task."""
+        """``(k, n, n)``: fraction of replicates with the directed edge ``u -> v`` in each task.
+
+        Returns
+        -------
+        ndarray of float, shape (k, n, n)
+            ``[t, u, v]``: the fraction for task ``t`` and the variables ``u``, ``v`` (indices into ``variables``).
+        """
         return self.edges.mean(axis=0)
 
     def adjacency_frequency(self):
-        """``(k, n, n)``, symmetric: fraction of replicates with ``u`` and ``v`` adjacent in each task."""
+        """``(k, n, n)``, symmetric: fraction of replicates with ``u`` and ``v`` adjacent in each task.
+
+        Returns
+        -------
+        ndarray of float, shape (k, n, n)
+            ``[t, u, v]``: the fraction for task ``t`` and the variables ``u``, ``v`` (indices into ``variables``).
+        """
         return self._adjacent().mean(axis=0)
 
     def strength(self, task):
@@ -187,6 +206,17 @@ class BootstrapResult:
 
         ``strength`` is the adjacency frequency; ``direction`` the fraction of
         those replicates in which the edge points ``from -> to``.
+
+        Parameters
+        ----------
+        task : str
+            One of ``task_names``; another name raises ``InvalidParameterError``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``from``, ``to``, ``strength``, ``direction``: each adjacency twice (once per direction),
+            sorted by decreasing strength, then decreasing direction.
         """
         import pandas as pd
 
@@ -210,6 +240,20 @@ class BootstrapResult:
         oriented the way it pointed more often (ties: the order of the
         variables); adjacencies that would close a directed cycle are
         dropped, weakest first. Returns ``(DAG, threshold)``.
+
+        Parameters
+        ----------
+        task : str
+            One of ``task_names``; another name raises ``InvalidParameterError``.
+        threshold : float, optional
+            A strength in [0, 1]; None: :func:`strength_threshold` of the task's strengths.
+
+        Returns
+        -------
+        graph : DAG
+            The averaged structure, over the variables the task has.
+        threshold : float
+            The threshold used.
         """
         t = self._task(task)
         adj = self._adjacent(t).mean(axis=0)
@@ -246,6 +290,11 @@ class BootstrapResult:
         task that has both variables), ``one_task`` (present in exactly one
         such task), ``none`` (in no task) and ``n_tasks`` (how many tasks have
         both variables).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per adjacency learned in some task of some replicate, with the columns above.
         """
         import pandas as pd
 
@@ -270,6 +319,17 @@ class BootstrapResult:
 
         Columns ``x, y, differs`` and the two tasks' strengths; only pairs of
         variables both tasks have; sorted by frequency.
+
+        Parameters
+        ----------
+        task_a, task_b : str
+            Two of ``task_names``; another name raises ``InvalidParameterError``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``x``, ``y``, ``differs``, ``strength:<task_a>`` and ``strength:<task_b>``, one row per pair
+            that differs in some replicate, by decreasing ``differs``.
         """
         import pandas as pd
 
@@ -291,6 +351,17 @@ class BootstrapResult:
         The distance of :func:`mtbn.graph.edit_distance` (every node pair
         whose edge differs costs one edit; a reversed edge costs
         ``REVERSAL_COSTS[reversal]``), on the replicates' structures.
+
+        Parameters
+        ----------
+        reversal : {"single", "double"}, default "single"
+            What a reversed edge costs: one edit or two.
+
+        Returns
+        -------
+        ndarray of float, shape (n_boot, k, k)
+            ``[b, s, t]``: the distance between tasks ``s`` and ``t`` in replicate ``b`` (symmetric, 0 on the
+            diagonal).
         """
         check_option("reversal", reversal, REVERSAL_COSTS)
         e = self.edges
@@ -308,7 +379,23 @@ class BootstrapResult:
         return out
 
     def distance_interval(self, level=0.95, reversal="single"):
-        """Percentile bootstrap interval of every task distance: two square DataFrames ``(low, high)``."""
+        """Percentile bootstrap interval of every task distance: two square DataFrames ``(low, high)``.
+
+        Parameters
+        ----------
+        level : float, default 0.95
+            The interval's coverage, strictly between 0 and 1: the bounds are the ``(1 - level) / 2`` and
+            ``(1 + level) / 2`` quantiles (linear interpolation) of each distance over the replicates.
+        reversal : {"single", "double"}, default "single"
+            What a reversed edge costs (as for :meth:`distances`).
+
+        Returns
+        -------
+        low : pandas.DataFrame
+            The lower bounds, task names as index and columns.
+        high : pandas.DataFrame
+            The upper bounds, in the same layout.
+        """
         import pandas as pd
 
         if not 0 < level < 1:
@@ -327,6 +414,17 @@ def strength_threshold(strengths):
     perfectly separated set (a mass ``F(t)`` at 0 and the rest at 1):
     ``integral_0^1 |F(x) - F(t)| dx``. Edges with strength >= the threshold
     are kept. With no strengths above 0, the threshold is 1.
+
+    Parameters
+    ----------
+    strengths : array-like of float
+        Edge strengths (frequencies in [0, 1]), e.g. the adjacency frequencies of every pair of a task's
+        variables, zeros included.
+
+    Returns
+    -------
+    float
+        The threshold: one of the positive strengths, or 1.0.
 
     Examples
     --------
@@ -416,6 +514,9 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         Seeds the replicates' row draws and their learners.
     n_jobs : int, optional
         Replicates run in parallel through joblib; results do not depend on it.
+    progress : bool, callable or mtbn.progress.Reporter, optional
+        As for :func:`mtbn.learn.learn_structures`: reports the penalty choice on the original data and counts
+        the replicates (the replicates' own searches are not reported).
     resample : {"bootstrap", "subsample"}, default "bootstrap"
         How a replicate draws a task's rows: ``"bootstrap"``, ``n`` rows with
         replacement (as bnlearn's ``boot.strength``); ``"subsample"``,

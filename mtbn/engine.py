@@ -62,6 +62,11 @@ class Shared(list):
     A list subclass, so it can be weakly referenced, with a ``__sizeof__``
     that counts its items' own sizes: joblib's Dask backend then scatters it
     to the cluster once and the jobs receive a reference.
+
+    Parameters
+    ----------
+    iterable : iterable, optional
+        The shared objects, in the order the jobs index them (as for ``list``); none when omitted.
     """
 
     def __sizeof__(self):
@@ -75,6 +80,27 @@ def dask_engine(address, *, what="scheduler", timeout=10):
     Connects a ``distributed.Client`` (closed on exit) and sets joblib's
     backend to ``"dask"``. ``address`` may also be a ``distributed`` cluster
     object (e.g. a ``LocalCluster``).
+
+    Parameters
+    ----------
+    address : str or distributed cluster
+        The scheduler's address (e.g. ``"tcp://10.0.0.5:8786"``) or a cluster object, passed to
+        ``distributed.Client``.
+    what : str, default "scheduler"
+        How the caller names the scheduler in the message raised when Dask is not installed (the command line
+        passes its option, e.g. ``"--scheduler"``).
+    timeout : float, default 10
+        Seconds to wait for the scheduler to answer before giving up.
+
+    Yields
+    ------
+    distributed.Client
+        The connected client; it is closed when the context ends.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``distributed`` is not installed, or no scheduler answered at ``address``.
     """
     try:
         import joblib
@@ -103,7 +129,13 @@ _LOCAL_BACKENDS = ("loky", "multiprocessing", "threading", "sequential")
 
 
 def usable_cores():
-    """The cores this process may run on (its CPU affinity where the OS has one, else all cores)."""
+    """The cores this process may run on (its CPU affinity where the OS has one, else all cores).
+
+    Returns
+    -------
+    int
+        ``len(os.sched_getaffinity(0))`` where the OS has it, else ``os.cpu_count()`` (1 if unknown).
+    """
     try:
         return len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # macOS, Windows
@@ -116,6 +148,19 @@ def worker_count(n_jobs, n_items):
     ``min(requested, usable cores, n_items)`` and at least 1, where
     ``requested`` reads ``n_jobs`` as joblib does: None is 1, -1 all usable
     cores, -2 all but one, and so on.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The workers asked for: a positive count, a negative count from the usable cores, or None (1); 0 and
+        non-integers are refused.
+    n_items : int
+        The number of jobs to run; no more workers than jobs are started.
+
+    Returns
+    -------
+    int
+        The number of local workers, from 1 to the number of usable cores (:func:`usable_cores`).
     """
     cores = usable_cores()
     n_jobs = check_n_jobs(n_jobs)
@@ -146,6 +191,22 @@ def parallel(n_jobs, n_items, *, return_as="list"):
 
     Results never depend on the number of workers or the backend: every job
     draws its random numbers from a stream keyed by what it computes.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The workers asked for, read as joblib does (see :func:`worker_count`); None takes the enclosing
+        ``joblib.parallel_config``'s count.
+    n_items : int
+        The number of jobs that will run, which bounds the local workers.
+    return_as : str, default "list"
+        Passed to ``joblib.Parallel``: ``"list"`` returns the results in the order of the jobs,
+        ``"generator"`` yields them in that order as they come, ``"generator_unordered"`` as they finish.
+
+    Returns
+    -------
+    joblib.Parallel
+        The configured ``Parallel`` object, to call on an iterable of jobs made by :func:`job`.
     """
     from joblib import Parallel
     from joblib.parallel import get_active_backend
@@ -164,6 +225,17 @@ def job(function):
     The first job that runs in a worker process started by this process
     starts a watchdog thread there (see :class:`_Job`); jobs that run in this
     process (``n_jobs=1``, threads) or on another machine (Dask) start none.
+
+    Parameters
+    ----------
+    function : callable
+        The work of the job; it must be picklable to run in another process.
+
+    Returns
+    -------
+    callable
+        A delayed function: called with the job's arguments it returns the ``(function, args, kwargs)`` triple
+        that :func:`parallel`'s ``Parallel`` object (or :func:`run_jobs`) runs.
     """
     from joblib import delayed
 
@@ -188,6 +260,23 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
     The jobs run through :func:`parallel` in any order, so a progress bar
     moves with every job that finishes rather than waiting for the slowest
     earlier one.
+
+    Parameters
+    ----------
+    calls : iterable
+        The jobs: ``job(function)(*args, **kwargs)`` triples.
+    n_jobs : int or None
+        The workers asked for, as for :func:`parallel`.
+    tick : callable, optional
+        Called after each job finishes (e.g. a stage's ``tick`` from :meth:`mtbn.progress.Reporter.stage`);
+        None reports nothing.
+    sizes : sequence of int, optional
+        The units of work of each job, in the order of ``calls``, passed to ``tick``; None ticks once per job.
+
+    Returns
+    -------
+    list
+        The result of each job, in the order of ``calls``.
     """
     calls = list(calls)
     out = [None] * len(calls)

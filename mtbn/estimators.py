@@ -234,12 +234,35 @@ class StructureLearner(_Estimator):
     _fitted = ("result_", "search_result_", "dag_", "graph_", "log_score_", "bayesian_network_", "network_",
                "n_features_in_", "feature_names_in_")
 
-    @SINGLE.declare(leading=("self",), names=_NAMES)
-    def __init__(self, **params):
-        self._store(params)
+    # The parameters are spelled out (for help(), IDEs and type checkers); tests/test_settings.py keeps them
+    # equal, name by name and default by default, to the settings table (mtbn.learn.settings.SINGLE).
+    def __init__(self, *, scoring="bdeu", equivalent_sample_size=1.0, max_parents=None, required_edges=None,
+                 forbidden_edges=None, tiers=None, knowledge=None, start=None, tabu_length=10, max_tabu_iter=10,
+                 n_restarts=50, perturbation=None, max_iter=None, random_state=0):
+        self._store({k: v for k, v in locals().items() if k != "self"})
 
     def fit(self, data: Any, y: Any = None, *, required_edges: Any = None, forbidden_edges: Any = None, start: Any = None) -> StructureLearner:
-        """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature)."""
+        """Learn the structure and CPTs of ``data`` (``y`` is ignored: scikit-learn's signature).
+
+        Parameters
+        ----------
+        data : DataFrame, DiscreteData, path to a CSV file, or 2-D array of int
+            The rows: a DataFrame of state labels, a DiscreteData, a CSV path, or integer codes of categories
+            (columns ``x0, x1, ...``).
+        y : None
+            Ignored.
+        required_edges : list of (parent, child), DAG or networkx graph, optional
+            Overrides the constructor's ``required_edges`` for this fit when not None.
+        forbidden_edges : list of (parent, child), DAG or networkx graph, optional
+            Overrides the constructor's ``forbidden_edges`` for this fit when not None.
+        start : DAG, networkx.DiGraph or edge list, optional
+            Overrides the constructor's ``start`` for this fit when not None.
+
+        Returns
+        -------
+        StructureLearner
+            The learner itself, fitted.
+        """
         from mtbn.networks import fit_parameters
 
         d = as_discrete_data(_array_frame(data, "fit"))
@@ -277,6 +300,16 @@ class StructureLearner(_Estimator):
         variable's states, and the CPTs are refitted on the training rows with
         the same BDeu prior over the larger state space: the new state gets the
         prior's share of probability, so every row scores finitely.
+
+        Parameters
+        ----------
+        data : DataFrame, DiscreteData, path to a CSV file, or 2-D array of int
+            Rows over the fitted variables (an array: the columns in the order of ``fit``).
+
+        Returns
+        -------
+        ndarray of float, shape (n_rows,)
+            The log-likelihood of each row.
         """
         from mtbn.networks import fit_parameters, log_likelihood
 
@@ -297,7 +330,20 @@ class StructureLearner(_Estimator):
         return log_likelihood(net, d, per_row=True)
 
     def score(self, data, y=None):
-        """Mean log-likelihood per row of ``data`` (higher is better)."""
+        """Mean log-likelihood per row of ``data`` (higher is better).
+
+        Parameters
+        ----------
+        data : DataFrame, DiscreteData, path to a CSV file, or 2-D array of int
+            Rows over the fitted variables, as for :meth:`score_samples`.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+            The mean of :meth:`score_samples`.
+        """
         return float(np.mean(self.score_samples(data)))
 
 
@@ -373,14 +419,44 @@ class MultitaskStructureLearner(_Estimator):
                "log_score_", "penalty_path_", "transfer_", "n_iter_", "n_tasks_", "n_features_in_")
     _takes_dict = True
 
-    @_MULTITASK.declare(leading=("self",), names=_NAMES)
-    def __init__(self, **params):
-        self._store(params)
+    # Spelled out, and kept equal to the table (mtbn.learn.settings.MULTITASK + ESTIMATOR_ONLY) by
+    # tests/test_settings.py.
+    def __init__(self, *, prior="paired", penalty="auto", reversal=None, scoring="bdeu", equivalent_sample_size=1.0,
+                 max_parents=None, start="auto", cv=5, validation=None, selection_rule=None, force_transfer=False,
+                 penalty_grid=None, warm_start=False, penalty_search="refine", solver="auto", pair_weights=None,
+                 edge_penalty=None, structure_log_prior=None, required_edges=None, forbidden_edges=None, tiers=None,
+                 knowledge=None, n_restarts=50, tabu_length=10, max_tabu_iter=10, n_joint_restarts=20,
+                 max_iter=None, random_state=0, n_jobs=None, task_column=None, progress=None,
+                 parameter_sharing="auto", interventions=None, intervention_type="mechanism", further_changes=False,
+                 transfer_per_task="auto", n_bootstrap=0):
+        self._store({k: v for k, v in locals().items() if k != "self"})
 
     def fit(self, tasks: Any, y: Any = None, *, task_column: str | None = None, required_edges: Any = None, forbidden_edges: Any = None, edge_penalty: Any = None) -> MultitaskStructureLearner:
         """Learn every task's structure and CPTs (``y`` is ignored: scikit-learn's signature).
 
         The keyword arguments, when given, override the constructor's.
+
+        Parameters
+        ----------
+        tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, DataFrame, or 2-D array of int
+            The tasks, as for :func:`mtbn.learn.learn_structures`, or integer codes of categories (one task
+            ``"task0"``, or split by ``task_column``).
+        y : None
+            Ignored.
+        task_column : str or int, optional
+            The column that splits one DataFrame into tasks (for an array, the position of the column); overrides
+            the constructor's ``task_column`` when not None.
+        required_edges : list of (parent, child), DAG or networkx graph, optional
+            Overrides the constructor's ``required_edges`` for this fit when not None.
+        forbidden_edges : list of (parent, child), DAG or networkx graph, optional
+            Overrides the constructor's ``forbidden_edges`` for this fit when not None.
+        edge_penalty : dict of (u, v) -> float, optional
+            Overrides the constructor's ``edge_penalty`` for this fit when not None.
+
+        Returns
+        -------
+        MultitaskStructureLearner
+            The learner itself, fitted.
         """
         params = self._fit_params(task_column=task_column, required_edges=required_edges,
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
@@ -424,6 +500,20 @@ class MultitaskStructureLearner(_Estimator):
         ``targets`` (their mechanisms replaced, every other kept;
         :meth:`mtbn.learn.interventional.InterventionalModel.predict`).
 
+        Parameters
+        ----------
+        targets : list of str
+            The variables the condition intervenes on.
+        distributions : dict of str -> sequence of float, optional
+            Per target, its probabilities over its states; a target left out is uniform.
+
+        Returns
+        -------
+        pgmpy.models.DiscreteBayesianNetwork
+            The condition's network: each target without parents, every other CPT the reference regime's.
+
+        Examples
+        --------
         >>> from mtbn.data import load_sachs_conditions
         >>> from mtbn.data.discretization import discretize
         >>> sachs = load_sachs_conditions()
@@ -454,6 +544,18 @@ class MultitaskStructureLearner(_Estimator):
         """Mean over the tasks of the mean log-likelihood per row of each task's data (higher is better).
 
         ``tasks`` as for ``fit``; every task name must be one the learner was fitted on.
+
+        Parameters
+        ----------
+        tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, DataFrame, or 2-D array of int
+            The rows of some or all fitted tasks, split as at ``fit`` (by the fitted ``task_column``).
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        float
+            The mean over the tasks given of each task's mean log-likelihood per row under its network.
         """
         from mtbn.data import as_named_items
         from mtbn.networks import log_likelihood

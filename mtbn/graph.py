@@ -66,6 +66,17 @@ def partial_topological_order(parents):
 
     Returns every node of an acyclic graph; with a cycle, only the nodes
     not on or below a cycle (so ``len(order) < len(parents)`` tells).
+
+    Parameters
+    ----------
+    parents : sequence of iterables of int
+        ``parents[v]`` holds the indices of node ``v``'s parents (nodes ``0 .. len(parents) - 1``).
+
+    Returns
+    -------
+    list of int
+        Node indices, each after all its parents, the smallest ready node first; the nodes on or below a
+        cycle are left out.
     """
     import heapq
 
@@ -91,6 +102,16 @@ def partial_topological_order(parents):
 
 def topological_order(parents):
     """A topological order of the graph given as parent sets (smallest first).
+
+    Parameters
+    ----------
+    parents : sequence of iterables of int
+        ``parents[v]`` holds the indices of node ``v``'s parents (nodes ``0 .. len(parents) - 1``).
+
+    Returns
+    -------
+    list of int
+        Every node index once, each after all its parents; among the nodes ready at a step, the smallest first.
 
     Raises
     ------
@@ -231,7 +252,19 @@ class DAG:
         return sum(len(p) for p in self._parents)
 
     def edges(self, names=True):
-        """Sorted list of ``(parent, child)`` edges (names or indices)."""
+        """Sorted list of ``(parent, child)`` edges (names or indices).
+
+        Parameters
+        ----------
+        names : bool, default True
+            Give the edges by node name; False gives them by node index.
+
+        Returns
+        -------
+        list of tuple
+            The ``(parent, child)`` pairs, as ``str`` names or ``int`` indices, sorted by the indices
+            (parent first, then child).
+        """
         out = sorted((p, v) for v, pa in enumerate(self._parents) for p in pa)
         if names:
             return [(self._names[p], self._names[v]) for p, v in out]
@@ -241,14 +274,27 @@ class DAG:
         return u in self._parents[v]
 
     def adjacency(self):
-        """Boolean matrix ``A[u, v]`` = edge u -> v."""
+        """Boolean matrix ``A[u, v]`` = edge u -> v.
+
+        Returns
+        -------
+        ndarray of bool, shape (n_nodes, n_nodes)
+            ``A[u, v]`` is True when ``u`` is a parent of ``v`` (node indices).
+        """
         a = np.zeros((self.n_nodes, self.n_nodes), dtype=bool)
         for v, pa in enumerate(self._parents):
             a[list(pa), v] = True
         return a
 
     def to_networkx(self):
-        """A ``networkx.DiGraph`` with every node (by name) and edge."""
+        """A ``networkx.DiGraph`` with every node (by name) and edge.
+
+        Returns
+        -------
+        networkx.DiGraph
+            A new graph whose nodes are the node names, in node order, and whose edges are the
+            ``(parent, child)`` name pairs.
+        """
         import networkx as nx
 
         g = nx.DiGraph()
@@ -259,6 +305,18 @@ class DAG:
     def to_dot(self, name="G"):
         """The graph in Graphviz DOT (a ``digraph``; every node, then every edge, names quoted).
 
+        Parameters
+        ----------
+        name : str, default "G"
+            The name written after ``digraph`` (quoted and escaped like the node names).
+
+        Returns
+        -------
+        str
+            The DOT text, one statement a line, without a final newline.
+
+        Examples
+        --------
         >>> print(DAG.from_edges(["a", "b c"], [("a", "b c")]).to_dot())
         digraph "G" {
           "a";
@@ -281,6 +339,12 @@ class DAG:
         ``.json`` (networkx's node-link form: ``{"nodes": [{"id": ...}], "edges":
         [{"source": ..., "target": ...}]}``; ``networkx.node_link_graph(data, edges="edges")`` reads it),
         ``.graphml`` (networkx), ``.csv`` (``source,target`` rows).
+
+        Parameters
+        ----------
+        path : str or path-like
+            The file to write (replaced if it exists); its extension, case-insensitive, picks the format from
+            :data:`GRAPH_FORMATS`. Another extension raises :class:`mtbn.exceptions.InvalidParameterError`.
         """
         import json
 
@@ -329,6 +393,21 @@ def nodes_and_edges(graph):
     Nodes in the structure's own order (for edge pairs: order of first
     appearance); edges as ``(parent, child)`` strings.
 
+    Parameters
+    ----------
+    graph : DAG, networkx or pgmpy graph, network, or iterable of (parent, child)
+        The structure: a :class:`DAG`, anything with callable ``nodes()`` and ``edges()`` (networkx, pgmpy),
+        anything with ``names`` and ``parents[v]`` parent indices (an mtbn network), or the edges themselves.
+
+    Returns
+    -------
+    nodes : list of str
+        The node names. For edge pairs, only the nodes that appear in an edge.
+    edges : list of tuple of str
+        The ``(parent, child)`` edges by name, in the order the structure lists them (a DAG's sorted).
+
+    Examples
+    --------
     >>> nodes_and_edges([("a", "b"), ("c", "b")])
     (['a', 'b', 'c'], [('a', 'b'), ('c', 'b')])
     """
@@ -350,7 +429,20 @@ def _as_name_adjacency(graph):
 
 
 def edge_states(graph, pairs):
-    """Edge state of each unordered pair: 0 none, 1 ``i -> j``, 2 ``j -> i``."""
+    """Edge state of each unordered pair: 0 none, 1 ``i -> j``, 2 ``j -> i``.
+
+    Parameters
+    ----------
+    graph : DAG, networkx.DiGraph or iterable of (parent, child)
+        The structure to read (any form :func:`nodes_and_edges` takes); its edges are matched by node name.
+    pairs : iterable of (str, str)
+        The node pairs ``(i, j)``, by name; a name the graph lacks gives state 0.
+
+    Returns
+    -------
+    list of int
+        One state per pair, in the order of ``pairs``.
+    """
     _, edges = _as_name_adjacency(graph)
     return [1 if (i, j) in edges else 2 if (j, i) in edges else 0 for i, j in pairs]
 
@@ -367,7 +459,13 @@ def edit_distance(g1, g2, *, reversal="single"):
     ----------
     g1, g2 : DAG, networkx.DiGraph or iterable of (parent, child)
         Graphs are matched by node name.
-    reversal : {"single", "double"}
+    reversal : {"single", "double"}, default "single"
+        Whether a reversed edge counts as one edit or as two (a deletion and an addition).
+
+    Returns
+    -------
+    int
+        The number of edits (reversals weighted by ``reversal``).
 
     Examples
     --------
@@ -401,6 +499,7 @@ def essential_graph(graph):
     Parameters
     ----------
     graph : DAG, networkx.DiGraph or iterable of (parent, child)
+        The DAG (any form :func:`nodes_and_edges` takes); it is assumed acyclic, and edges are read by node name.
 
     Returns
     -------
@@ -458,6 +557,16 @@ def cpdag_distance(g1, g2):
     which no amount of data can decide, costs nothing. Graphs are matched by
     node name.
 
+    Parameters
+    ----------
+    g1, g2 : DAG, networkx.DiGraph or iterable of (parent, child)
+        The two DAGs (any form :func:`nodes_and_edges` takes), matched by node name.
+
+    Returns
+    -------
+    int
+        The number of unordered node pairs whose CPDAG marks differ.
+
     Examples
     --------
     >>> cpdag_distance([("a", "b")], [("b", "a")])
@@ -481,6 +590,12 @@ class SearchGraph:
     proper ancestor of ``v``. Adding ``u -> v`` is acyclic iff
     ``not anc[u, v]``; reversing ``u -> v`` is acyclic iff no other parent
     of ``v`` has ``u`` as an ancestor. The moves assume they are legal.
+
+    Parameters
+    ----------
+    parents : sequence of iterables of int
+        ``parents[v]`` holds the indices of node ``v``'s parents; the graph must be acyclic (else
+        :class:`mtbn.exceptions.CycleError`). The sets are copied.
     """
 
     __slots__ = ("n", "adj", "anc", "parents")
@@ -514,7 +629,21 @@ class SearchGraph:
         return u != v and not self.adj[u, v] and not self.anc[u, v]
 
     def can_reverse(self, u, v):
-        """Whether the existing edge ``u -> v`` can be reversed."""
+        """Whether the existing edge ``u -> v`` can be reversed.
+
+        Parameters
+        ----------
+        u : int
+            The edge's parent (index); the edge ``u -> v`` is assumed to exist.
+        v : int
+            The edge's child (index).
+
+        Returns
+        -------
+        bool
+            True when reversing the edge keeps the graph acyclic: no other parent of ``v`` has ``u`` as an
+            ancestor.
+        """
         anc_u = self.anc[:, u]
         return not any(anc_u[p] for p in self.parents[v] if p != u)
 

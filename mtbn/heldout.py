@@ -79,6 +79,20 @@ def kfold_splits(n_rows, k, rng):
     exactly once), so small tasks can sit beside large ones. A task of one
     row cannot be held out (its training rows would be empty): it trains on
     that row in every fold and is left out of the held-out scores.
+
+    Parameters
+    ----------
+    n_rows : int
+        The task's number of rows (at least 1, else :class:`mtbn.exceptions.InvalidParameterError`).
+    k : int
+        The number of folds.
+    rng : numpy.random.Generator
+        Draws the random order of the rows that is cut into folds.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        One ``(train, held_out)`` pair of sorted row-index arrays per fold, ``k`` in all.
     """
     if n_rows < 1:
         raise error("kfold-no-rows")
@@ -94,6 +108,26 @@ def holdout_splits(n_rows, validation, rng, task, name="validation"):
 
     A one-row task holds out nothing (as in :func:`kfold_splits`); ``name``
     is the argument named in errors.
+
+    Parameters
+    ----------
+    n_rows : int
+        The task's number of rows.
+    validation : int or float
+        An integer is the number of rows to hold out; anything else is read as a fraction of ``n_rows``
+        (rounded). At least one row is held out, and at least one must be left for training (else
+        :class:`mtbn.exceptions.InvalidParameterError`).
+    rng : numpy.random.Generator
+        Draws which rows are held out.
+    task : str
+        The task's name, for the error message.
+    name : str, default "validation"
+        The name of the caller's argument that gave ``validation``, for the error message.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        A single ``(train, held_out)`` pair of sorted row-index arrays (in the form of :func:`kfold_splits`).
     """
     if n_rows == 1:
         return [(np.zeros(1, dtype=int), np.zeros(0, dtype=int))]
@@ -109,7 +143,28 @@ def holdout_splits(n_rows, validation, rng, task, name="validation"):
 
 
 def hold_out(data, validation, rng, task, name="validation"):
-    """``(training rows, held-out rows)`` of one task's DiscreteData, split by :func:`holdout_splits`."""
+    """``(training rows, held-out rows)`` of one task's DiscreteData, split by :func:`holdout_splits`.
+
+    Parameters
+    ----------
+    data : DiscreteData
+        The task's rows.
+    validation : int or float
+        The number of rows to hold out (an integer) or a fraction of the rows (see :func:`holdout_splits`).
+    rng : numpy.random.Generator
+        Draws which rows are held out.
+    task : str
+        The task's name, for the error message.
+    name : str, default "validation"
+        The name of the caller's argument that gave ``validation``, for the error message.
+
+    Returns
+    -------
+    train : DiscreteData
+        The rows kept for training, in their original order.
+    held_out : DiscreteData
+        The held-out rows, in their original order (none for a one-row task).
+    """
     train, held = holdout_splits(data.n_samples, validation, rng, task, name)[0]
     return data.take(train), data.take(held)
 
@@ -139,11 +194,41 @@ class ValidationScores:
                              for cand in self.rows])
 
     def task_means(self, c):
-        """Mean held-out log-likelihood per row of each task under candidate ``c`` (NaN: no held-out rows)."""
+        """Mean held-out log-likelihood per row of each task under candidate ``c`` (NaN: no held-out rows).
+
+        Parameters
+        ----------
+        c : int
+            The candidate's index (from 0, the simplest).
+
+        Returns
+        -------
+        ndarray of float, shape (n_tasks,)
+            Each task's mean log-likelihood per held-out row (nats).
+        """
         return np.array([r.mean() if len(r) else np.nan for r in self.rows[c]])
 
     def difference(self, a, b):
-        """``(M(a) - M(b), paired SE, per-task differences, per-task SEs)``; NaN for unscored tasks."""
+        """``(M(a) - M(b), paired SE, per-task differences, per-task SEs)``; NaN for unscored tasks.
+
+        Parameters
+        ----------
+        a : int
+            The index of the first candidate.
+        b : int
+            The index of the candidate it is compared with.
+
+        Returns
+        -------
+        diff : float
+            ``M(a) - M(b)``, the difference of the means over the scored tasks (nats per row).
+        se : float
+            Its paired standard error (see the module docstring).
+        task_diffs : ndarray of float, shape (n_tasks,)
+            Each task's mean per-row difference.
+        task_ses : ndarray of float, shape (n_tasks,)
+            The standard error of each task's difference (0 for a task with one held-out row).
+        """
         diffs = [ra - rb for ra, rb in zip(self.rows[a], self.rows[b])]
         d_t = np.array([d.mean() if len(d) else np.nan for d in diffs])
         se_t = np.array([d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else (0.0 if len(d) else np.nan)
@@ -152,20 +237,56 @@ class ValidationScores:
         return float(d_t[ok].mean()), float(np.sqrt(np.sum(se_t[ok] ** 2)) / self.k), d_t, se_t
 
     def best(self):
-        """Index of the best mean (exact ties to the simplest candidate)."""
+        """Index of the best mean (exact ties to the simplest candidate).
+
+        Returns
+        -------
+        int
+            The index of the candidate with the highest mean held-out log-likelihood; among means within
+            ``1e-12`` of it, the smallest index.
+        """
         return int(np.flatnonzero(self.means >= self.means.max() - TIE)[0])
 
     def ses_vs_best(self):
-        """The paired standard error of each candidate's difference from the best one (0 for the best)."""
+        """The paired standard error of each candidate's difference from the best one (0 for the best).
+
+        Returns
+        -------
+        list of float
+            One standard error per candidate, in candidate order (see :meth:`difference`).
+        """
         b = self.best()
         return [self.difference(c, b)[1] for c in range(len(self.rows))]
 
     def curve(self, labels):
-        """``(label, mean, SE of the difference from the best)`` per candidate, ``labels`` naming them."""
+        """``(label, mean, SE of the difference from the best)`` per candidate, ``labels`` naming them.
+
+        Parameters
+        ----------
+        labels : sequence
+            One label per candidate, in candidate order (e.g. the penalties); extra entries are ignored.
+
+        Returns
+        -------
+        list of tuple
+            ``(label, mean held-out log-likelihood, SE of the difference from the best)`` per candidate.
+        """
         return [(label, float(m), se) for label, m, se in zip(labels, self.means, self.ses_vs_best())]
 
     def choose(self, rule="one-se"):
-        """The candidate the rule picks (see the module docstring)."""
+        """The candidate the rule picks (see the module docstring).
+
+        Parameters
+        ----------
+        rule : {"one-se", "max"}, default "one-se"
+            ``"max"``: the best mean (:meth:`best`); ``"one-se"``: the simplest candidate whose mean is within one
+            paired standard error of the best. Any other value raises :class:`mtbn.exceptions.InvalidParameterError`.
+
+        Returns
+        -------
+        int
+            The index of the chosen candidate.
+        """
         if rule not in RULES:
             raise error("selection-rule", rules=RULES, value=rule)
         b = self.best()
@@ -179,7 +300,22 @@ class ValidationScores:
 
 
 def fit_networks(graphs, datasets, ess):
-    """Each task's structure with its parameters fitted on that task's rows (posterior mean, BDeu prior)."""
+    """Each task's structure with its parameters fitted on that task's rows (posterior mean, BDeu prior).
+
+    Parameters
+    ----------
+    graphs : sequence of DAG
+        One structure per task, over that task's variables.
+    datasets : sequence of DiscreteData
+        Each task's rows, in the order of ``graphs``.
+    ess : float
+        The BDeu equivalent sample size of the parameter prior (> 0).
+
+    Returns
+    -------
+    list of BayesianNetwork
+        One fitted network per task (:func:`mtbn.networks.fit_parameters`).
+    """
     return [fit_parameters(g, d, equivalent_sample_size=ess) for g, d in zip(graphs, datasets)]
 
 
@@ -235,7 +371,10 @@ def search_candidates(n, score, rule="one-se", search="refine"):
     score : callable
         ``score(indices)`` -> the held-out rows of those candidates
         (``rows[c][t]`` as for :class:`ValidationScores`), in that order.
-    rule, search : str
+    rule : {"one-se", "max"}, default "one-se"
+        The rule that picks among the candidates scored (:meth:`ValidationScores.choose`).
+    search : {"refine", "grid"}, default "refine"
+        ``"grid"`` scores every candidate at once; ``"refine"`` scores in rounds as described above.
 
     Returns
     -------

@@ -27,7 +27,25 @@ __all__ = ["Message", "REGISTRY", "register", "error", "text", "markdown"]
 
 @dataclass(frozen=True)
 class Message:
-    """One registered message: ``template`` is a ``str.format`` pattern."""
+    """One registered message: ``template`` is a ``str.format`` pattern.
+
+    Parameters
+    ----------
+    code : str
+        The message's key in :data:`REGISTRY`, e.g. ``"penalty-range"``; also the heading in ``docs/errors.md``.
+    kind : type
+        The exception class :func:`error` raises the message as (or a warning class, for messages that are
+        warned with :func:`text`).
+    template : str
+        The one-line message, a ``str.format`` pattern whose ``{fields}`` are filled in from the caller's input.
+    cause : str
+        What leads to the message, for ``docs/errors.md``.
+    fix : str
+        What the user can do about it, for ``docs/errors.md``.
+    module : str
+        The module of mtbn that registered it (the subpackage for a subpackage's modules, e.g. ``"data"``),
+        which groups the messages in ``docs/errors.md``.
+    """
 
     code: str
     kind: type
@@ -45,7 +63,36 @@ MODULES = ("_validation", "engine", "data", "score", "graph", "priors", "search"
 
 
 def register(code, kind, template, *, cause, fix, module=None):
-    """Add a message to the registry (once per code; returns the code)."""
+    """Add a message to the registry (once per code; returns the code).
+
+    Registering a code again with the same template replaces its entry; with another template it is an error.
+
+    Parameters
+    ----------
+    code : str
+        The message's key, used by :func:`error` and :func:`text`.
+    kind : type
+        The exception (or warning) class the message is raised as.
+    template : str
+        The message, a ``str.format`` pattern of named fields.
+    cause : str
+        What leads to the message (listed in ``docs/errors.md``).
+    fix : str
+        What the user can do about it (listed in ``docs/errors.md``).
+    module : str, optional
+        The module the message is listed under in ``docs/errors.md``; None takes the calling module's name
+        (the subpackage's for a module inside one, e.g. ``"data"`` for :mod:`mtbn.data.frames`).
+
+    Returns
+    -------
+    str
+        ``code``, unchanged.
+
+    Raises
+    ------
+    RuntimeError
+        ``code`` is already registered with a different template.
+    """
     if code in REGISTRY and REGISTRY[code].template != template:
         raise RuntimeError(f"message code {code!r} registered twice with different templates")
     REGISTRY[code] = Message(code, kind, template, cause, fix, module or _caller_module())
@@ -61,19 +108,55 @@ def _caller_module():
 
 
 def text(code, **fields):
-    """The message ``code`` with its fields filled in."""
+    """The message ``code`` with its fields filled in.
+
+    Parameters
+    ----------
+    code : str
+        A registered message code.
+    **fields
+        The values of the template's named fields.
+
+    Returns
+    -------
+    str
+        The registered template formatted with ``fields``.
+    """
     return REGISTRY[code].template.format(**fields)
 
 
 def error(code, **fields):
-    """The exception of message ``code`` (its registered class), ready to raise."""
+    """The exception of message ``code`` (its registered class), ready to raise.
+
+    Parameters
+    ----------
+    code : str
+        A registered message code.
+    **fields
+        The values of the template's named fields (see :func:`text`).
+
+    Returns
+    -------
+    Exception
+        An instance of the message's registered class holding the formatted message, with its ``code``
+        attribute set to ``code``.
+    """
     exc = REGISTRY[code].kind(text(code, **fields))
     exc.code = code
     return exc
 
 
 def markdown():
-    """``docs/errors.md``: every registered message with its cause and fix, by module."""
+    """``docs/errors.md``: every registered message with its cause and fix, by module.
+
+    Imports the modules of :data:`MODULES` first, so that every message is registered.
+
+    Returns
+    -------
+    str
+        The Markdown text of ``docs/errors.md``: an introduction, then per module a section of its messages
+        sorted by code, each with its exception class, template, cause and fix.
+    """
     for name in MODULES:
         importlib.import_module(f"mtbn.{name}")
     out = [

@@ -26,7 +26,21 @@ __all__ = ["edit_distance", "cpdag_distance", "undecidable_reversals", "kl_diver
 
 
 def mean_log_likelihood(network, data):
-    """Mean log-likelihood per row (natural log) of ``data`` under ``network``."""
+    """Mean log-likelihood per row (natural log) of ``data`` under ``network``.
+
+    Parameters
+    ----------
+    network : BayesianNetwork
+        The network with its parameters (CPTs).
+    data : DiscreteData
+        The rows to score, matched to the network's variables by name and recoded by state label (see
+        :func:`mtbn.networks.log_likelihood`); it must have at least one row.
+
+    Returns
+    -------
+    float
+        The mean over rows of ``log p(x)``; ``-inf`` if some row has probability zero under ``network``.
+    """
     return float(log_likelihood(network, data))
 
 
@@ -36,6 +50,20 @@ def undecidable_reversals(learned, truth):
     Such a reversal costs one edit in :func:`edit_distance` but nothing in
     :func:`cpdag_distance` when the rest of the class agrees: no amount of
     data from ``truth`` can decide it.
+
+    Parameters
+    ----------
+    learned : DAG, networkx.DiGraph, BayesianNetwork or iterable of (parent, child)
+        The learned structure (any form :func:`mtbn.graph.nodes_and_edges` takes), matched to ``truth`` by
+        node name.
+    truth : DAG, networkx.DiGraph, BayesianNetwork or iterable of (parent, child)
+        The true DAG, whose CPDAG decides which edge directions are open.
+
+    Returns
+    -------
+    int
+        The number of edges ``u -> v`` of ``learned`` such that ``v -> u`` is in ``truth`` and is reversible
+        (undirected) in ``truth``'s CPDAG.
     """
     learned_edges = set(nodes_and_edges(learned)[1])
     true_edges = set(nodes_and_edges(truth)[1])
@@ -48,6 +76,22 @@ def kl_divergence(true_network, learned_network, test_data):
 
     ``test_data`` should be a large sample from ``true_network``. The value
     is 0 for a network against itself.
+
+    Parameters
+    ----------
+    true_network : BayesianNetwork
+        The network the test data were sampled from.
+    learned_network : BayesianNetwork
+        The learned network (structure and parameters) over the same variables.
+    test_data : DiscreteData
+        The test rows, matched to each network by variable name and recoded by state label
+        (see :func:`mtbn.networks.log_likelihood`).
+
+    Returns
+    -------
+    float
+        The mean over the rows of ``log p_true(x) - log p_learned(x)`` (natural log); ``inf`` when the learned
+        network gives probability zero to a row the true one does not.
     """
     lt = log_likelihood(true_network, test_data, per_row=True)
     ll = log_likelihood(learned_network, test_data, per_row=True)
@@ -66,7 +110,19 @@ def _edge_set(graph):
 
 
 def shared_edges(true_graphs):
-    """Edges present in every one of ``true_graphs``."""
+    """Edges present in every one of ``true_graphs``.
+
+    Parameters
+    ----------
+    true_graphs : sequence of DAG, networkx.DiGraph, BayesianNetwork or edge list
+        The tasks' true structures; edges are compared as ``(parent, child)`` name pairs.
+
+    Returns
+    -------
+    set of tuple
+        The ``(parent, child)`` edges found in every graph (the ``shared`` argument of :func:`edge_scores`);
+        empty when ``true_graphs`` is empty.
+    """
     sets = [_edge_set(g) for g in true_graphs]
     return set.intersection(*sets) if sets else set()
 
@@ -77,14 +133,17 @@ def edge_scores(learned, truth, *, shared=None):
     Parameters
     ----------
     learned, truth : DAG, networkx.DiGraph, BayesianNetwork or edge list
+        The learned and the true structure, compared as sets of ``(parent, child)`` name pairs.
     shared : set of edges, optional
         Edges common to all tasks' truths; when given, recall is also
         reported separately for shared and task-specific true edges.
 
     Returns
     -------
-    dict with ``precision``, ``recall`` and, with ``shared``,
-    ``recall_shared`` and ``recall_specific`` (NaN when there are none).
+    dict
+        ``precision`` (share of the learned edges that are true), ``recall`` (share of the true edges learned)
+        and, with ``shared``, ``recall_shared`` and ``recall_specific``; each NaN when its denominator has no
+        edges.
     """
     le, te = _edge_set(learned), _edge_set(truth)
     hit = le & te

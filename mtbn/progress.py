@@ -64,6 +64,26 @@ class Reporter:
 
         ``unit="B"`` counts bytes: the stage is announced with its size
         (``"reading a.csv: 53.8 MB"``) and the bar shows bytes read.
+
+        Parameters
+        ----------
+        label : str
+            The stage's name, at the start of the announcement (``"LABEL: AMOUNT"``), of the bar and of the
+            closing ``"LABEL: done in S s"`` log record.
+        total : int
+            The number of jobs (or of bytes when ``unit="B"``) the stage counts; a bar is drawn only when
+            ``bars`` is set and ``total`` is more than 1.
+        unit : str, default "job"
+            What is counted, named in the announcement and on the bar; ``"B"`` announces ``total`` as a size in
+            bytes (kB, MB, ...).
+        plural : str, optional
+            The plural of ``unit`` when ``total`` is not 1; None adds an ``"s"`` to ``unit``.
+
+        Yields
+        ------
+        callable
+            ``tick(n=1)``: advances the bar by ``n`` jobs (or bytes) as they finish; it does nothing without a
+            bar.
         """
         size = unit == "B"
         amount = _format_size(total) if size else f"{total} {unit if total == 1 else plural or unit + 's'}"
@@ -117,6 +137,17 @@ def stderr_reporter(*, bars=None):
 
     ``bars=None`` draws bars where they can be seen: stderr is a terminal, or
     a Jupyter kernel runs (tqdm.auto draws a widget there).
+
+    Parameters
+    ----------
+    bars : bool, optional
+        True draws a tqdm bar per counted stage (messages then go through ``tqdm.write`` so that they do not
+        break the bars); False prints the messages only; None decides as above.
+
+    Returns
+    -------
+    Reporter
+        A reporter that logs each message and writes it as a line to stderr.
     """
     if bars is None:
         bars = sys.stderr.isatty() or "ipykernel" in sys.modules
@@ -134,6 +165,23 @@ def reporter(progress=None):
     :func:`stderr_reporter` (lines, and bars on a terminal or in a notebook).
     A callable receives every message; a :class:`Reporter` is used as given.
 
+    Parameters
+    ----------
+    progress : None, bool, callable or Reporter, optional
+        Where the messages go besides the ``"mtbn"`` logger, as above.
+
+    Returns
+    -------
+    Reporter
+        The reporter to send the function's messages (and stages) to.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``progress`` is none of the above.
+
+    Examples
+    --------
     >>> reporter(True).bars in (True, False)
     True
     >>> reporter(3)

@@ -44,25 +44,28 @@ _KIND_NAMES = ("add", "remove", "reverse")
 class SearchResult:
     """What a structure search returns (in the spirit of scipy's OptimizeResult).
 
-    Attributes
+    Each parameter is kept as the (read-only) attribute of the same name.
+
+    Parameters
     ----------
     graph : DAG
         The best graph found (single task); see ``graphs`` for several.
     log_score : float
         Its total score.
-    n_iter : int
+    n_iter : int, default 0
         Moves applied (over all restarts).
-    n_evaluations : int
+    n_evaluations : int, default 0
         Local-score requests made by the search (cache hits included).
-    cache_hits, cache_misses : int
+    cache_hits, cache_misses : int, default 0
         The scorer's cache counters at the end of the search.
-    n_restarts : int
+    n_restarts : int, default 0
         Restarts performed.
-    converged : bool
+    converged : bool, default True
         False if ``max_iter`` stopped the search.
-    message : str
-    trace : list of float
-        The best score after the initial climb and after each restart.
+    message : str, default ""
+        Why the search stopped: ``"no improving move"`` or ``"max_iter reached"``.
+    trace : list of float, optional
+        The best score after the initial climb and after each restart (default: empty).
 
     Examples
     --------
@@ -99,23 +102,26 @@ class SearchResult:
 class DeltaTable:
     """One task's graph and its toggle-delta matrix ``T`` (see module docstring).
 
-    Parameters
-    ----------
-    scorer : BDeuScore or BICScore
-    parents : sequence of sets
-        The start graph (must be acyclic).
-    max_parents : int or None
-    addable : ndarray of bool, shape (n, n)
-        ``addable[u, v]``: the edge u -> v may be added (not forbidden, u != v,
-        both variables present).
-    use_cache : bool
-        If False, every delta is recomputed from scratch at every step (the
-        by-spec path used to test the cached one).
-
     An addition (or the addition half of a reversal) that would give its
     child a CPT of more than :data:`mtbn.data.MAX_LEARNED_CPT_SIZE` entries is
     illegal, like one past ``max_parents``: its ``T`` entry stays ``-inf``
     and is never scored, so no search returns a network too large to fit.
+
+    Parameters
+    ----------
+    scorer : BDeuScore or BICScore
+        The score of the task's data (any :class:`~mtbn.score.LocalScore` with ``arities``); every local score
+        is read through it, from its cache unless ``use_cache`` is False.
+    parents : sequence of sets
+        The start graph (must be acyclic): ``parents[v]`` holds the column indices of ``v``'s parents.
+    max_parents : int or None
+        The most parents a variable may have (additions beyond it are illegal); None for no limit.
+    addable : ndarray of bool, shape (n, n)
+        ``addable[u, v]``: the edge u -> v may be added (not forbidden, u != v,
+        both variables present). None (the default) allows every edge with ``u != v``.
+    use_cache : bool
+        If False, every delta is recomputed from scratch at every step (the
+        by-spec path used to test the cached one).
     """
 
     def __init__(self, scorer, parents, *, max_parents=None, addable=None, use_cache=True):
@@ -151,7 +157,13 @@ class DeltaTable:
         return np.array([score(v, pa | {u}) for u in adds])
 
     def refresh(self, v):
-        """Recompute node ``v``'s local score and column ``T[:, v]``."""
+        """Recompute node ``v``'s local score and column ``T[:, v]``.
+
+        Parameters
+        ----------
+        v : int
+            Index of the node whose parent set changed.
+        """
         self.version += 1
         pa = self.graph.parents[v]
         base = self._score(v, pa)
@@ -179,10 +191,24 @@ class DeltaTable:
 
     @property
     def log_score(self):
+        """The total score of the current graph: the sum of its local scores (float)."""
         return float(self.local.sum())
 
     def apply(self, kind, u, v):
-        """Apply a move and refresh the changed columns."""
+        """Apply a move and refresh the changed columns.
+
+        The move is assumed legal (it is not checked).
+
+        Parameters
+        ----------
+        kind : {0, 1, 2}
+            The move: 0 adds the edge ``u -> v``, 1 removes it, 2 reverses the existing edge ``u -> v`` into
+            ``v -> u``.
+        u : int
+            Index of the parent end of the edge (before a reversal).
+        v : int
+            Index of the child end of the edge (before a reversal).
+        """
         g = self.graph
         if kind == _ADD:
             g.add(u, v)
@@ -196,7 +222,13 @@ class DeltaTable:
             self.refresh(u)
 
     def set_parents(self, parents):
-        """Move to another graph, refreshing only the columns that differ."""
+        """Move to another graph, refreshing only the columns that differ.
+
+        Parameters
+        ----------
+        parents : sequence of iterables of int
+            The new graph (must be acyclic): ``parents[v]`` holds the indices of ``v``'s parents, for every node.
+        """
         changed = [v for v in range(self.n) if set(parents[v]) != self.graph.parents[v]]
         if changed:
             self.graph = SearchGraph(parents)
@@ -204,6 +236,13 @@ class DeltaTable:
                 self.refresh(v)
 
     def parents_copy(self):
+        """A copy of the current graph's parent sets.
+
+        Returns
+        -------
+        list of set of int
+            ``[set(parents of v) for v in range(n)]``, independent of later moves.
+        """
         return [set(p) for p in self.graph.parents]
 
     def reversal_legal(self):
@@ -212,6 +251,11 @@ class DeltaTable:
         Reversing u -> v makes a cycle iff another parent of ``v`` has ``u``
         as an ancestor; checked for all edges at once with boolean arrays
         (O(n * n_edges), no BLAS).
+
+        Returns
+        -------
+        ndarray of bool, shape (n, n)
+            ``L[u, v]`` is True where the edge ``u -> v`` exists and reversing it creates no cycle.
         """
         g = self.graph
         us, vs = np.nonzero(g.adj)
@@ -361,10 +405,13 @@ def hill_climb(
     Parameters
     ----------
     scorer : BDeuScore or BICScore
+        The score of the task's data (any :class:`~mtbn.score.LocalScore` with ``arities``); its cache counters
+        are reported in the result.
     start : sequence of sets
         Start parent sets (acyclic; containing every required edge and no
         forbidden one).
     max_parents : int or None
+        The most parents a variable may have (among the ``counted`` variables); None for no limit.
     required, forbidden : ndarray of bool, shape (n, n), optional
         ``[u, v]`` = the edge u -> v must / must not be in the graph.
     tabu_length : int
@@ -375,11 +422,19 @@ def hill_climb(
         Restarts from the best graph after ``perturbation`` random moves.
     perturbation : int, optional
         Random moves per restart (default: max(1, n_vars // 4)).
-    rng : numpy.random.Generator
+    rng : numpy.random.Generator, optional
+        The random moves of the restarts. None (the default) uses ``numpy.random.default_rng(0)``; unused when
+        ``n_restarts`` is 0.
     max_iter : int, optional
         Moves allowed per climb.
     use_delta_cache : bool
         False recomputes all deltas at every step (by-spec path).
+    tol : float, default :data:`TIE_TOLERANCE`
+        Gains within ``tol`` of the best are tied (broken by the fixed order of the module docstring); a move
+        that gains at most ``tol`` does not improve (the climb stops there unless the tabu phase goes on), and a
+        restart's graph replaces the best only if it scores more than ``tol`` higher.
+    names : sequence of str, optional
+        Variable names of the returned graph (default ``"0", "1", ...``).
     kept : ndarray of bool, shape (n, n), optional
         Symmetric: ``kept[u, v]``, the adjacency of ``u`` and ``v`` (present
         in ``start``) stays; its edge may be reversed, never removed (the
@@ -391,6 +446,7 @@ def hill_climb(
     Returns
     -------
     SearchResult
+        The best graph found over the climb and its restarts, its score and the search's statistics.
     """
     n = scorer.n_vars
     required = np.zeros((n, n), dtype=bool) if required is None else required

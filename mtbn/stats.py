@@ -13,6 +13,15 @@ __all__ = ["level_strata", "paired_comparison", "holm", "relabelling_test", "str
 def paired_comparison(a, b, level=0.95):
     """Compare paired samples ``a`` and ``b`` (one value per trial).
 
+    Parameters
+    ----------
+    a : array_like of float, shape (n,)
+        The first method's value in each trial.
+    b : array_like of float, shape (n,)
+        The second method's value in the same trials, in the same order as ``a``.
+    level : float, default 0.95
+        The coverage of the confidence interval of the mean difference, in (0, 1).
+
     Returns
     -------
     dict
@@ -42,7 +51,19 @@ def paired_comparison(a, b, level=0.95):
 
 
 def holm(pvalues):
-    """Holm's step-down adjusted p-values (NaNs are left out and stay NaN)."""
+    """Holm's step-down adjusted p-values (NaNs are left out and stay NaN).
+
+    Parameters
+    ----------
+    pvalues : array_like of float
+        The raw p-values of one family of comparisons, any shape; NaN marks a comparison that was not made.
+
+    Returns
+    -------
+    ndarray of float
+        The adjusted p-values, in the shape and order of ``pvalues``, each at most 1; the number of comparisons
+        is the number of non-NaN entries.
+    """
     p = np.asarray(pvalues, dtype=float)
     out = np.full(p.shape, np.nan)
     idx = np.flatnonzero(~np.isnan(p))
@@ -58,6 +79,20 @@ def holm(pvalues):
 def stratified_permutation(strata, rng):
     """A random permutation of ``range(len(strata))`` that moves each index only among those of its stratum.
 
+    Parameters
+    ----------
+    strata : array_like of shape (m,)
+        One stratum label per index; indices with equal labels may be exchanged.
+    rng : numpy.random.Generator
+        The random generator that draws the permutation within each stratum (strata in sorted label order).
+
+    Returns
+    -------
+    ndarray of int, shape (m,)
+        ``perm[i]`` is the index that goes to position ``i``; ``strata[perm[i]] == strata[i]`` for every ``i``.
+
+    Examples
+    --------
     >>> stratified_permutation([2, 3, 2, 3, 3], np.random.default_rng(0)).tolist()
     [0, 4, 2, 1, 3]
     """
@@ -99,6 +134,25 @@ def level_strata(matrix, labels, size=4):
     moves only which variables it depends on: the null of tasks whose variables behave alike (shared marginals,
     shared strengths of their mechanisms) while their structures are independent (issue 47).
 
+    Parameters
+    ----------
+    matrix : ndarray of shape (m, m)
+        A strength of dependence for every pair of the ``m`` variables (e.g. pairwise log Bayes factors); only
+        the upper triangle is read, and only its ranks matter.
+    labels : array_like of shape (m,)
+        A label per variable (e.g. its number of states); variables with different labels never share a stratum.
+    size : int, default 4
+        The rough number of variables per group: a label with ``n`` variables is cut into ``max(1, n // size)``
+        groups of consecutive levels.
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+        The stratum of each variable, to pass as ``strata`` to :func:`relabelling_test`; within a label, a
+        larger number means a higher level.
+
+    Examples
+    --------
     >>> m = np.array([[0, 9, 8, 7], [9, 0, 6, 5], [8, 6, 0, 1], [7, 5, 1, 0]], dtype=float)
     >>> level_strata(m, [2, 2, 2, 2], size=2).tolist()  # the two strongest together, the two weakest together
     [1, 1, 0, 0]
@@ -159,12 +213,30 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     and relabelling does not change ``|R_t|``, each permutation costs
     ``O(k m^2)`` for ``k`` tasks and ``m`` variables.
 
+    Parameters
+    ----------
+    matrices : sequence of ndarray of shape (m, m)
+        One symmetric dependence matrix per task (``k >= 2``), the same variables in the same order; only the
+        upper triangles are read, and only their ranks matter.
+    n_permutations : int, default 199
+        Random relabellings drawn for the null distribution.
+    random_state : int, numpy.random.Generator or None, optional
+        Seed or generator for the relabellings (passed to :func:`numpy.random.default_rng`); None draws fresh
+        entropy, so the p-values vary from call to call.
+    strata : array_like of shape (m,) or (k, m), optional
+        A stratum label per variable (one row for all tasks, or one row per task, e.g. from
+        :func:`level_strata`); each relabelling only exchanges variables of the same stratum. None: any variable
+        with any other.
+    centre : bool, default False
+        Take each variable's own level out of the ranks before correlating them (see above).
+
     Returns
     -------
     dict
         ``statistic`` (mean pairwise Spearman correlation), ``null_mean``,
         ``p_value``, ``permutations``, and ``tasks``: per task its mean
-        correlation with the others (``statistic``) and ``p_value``.
+        correlation with the others (``statistic``) and ``p_value``, with the mean and standard deviation of
+        that correlation under its own relabelling (``null_mean``, ``null_sd``).
     """
     from scipy.stats import rankdata
 

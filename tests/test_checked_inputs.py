@@ -569,3 +569,14 @@ def test_a_huge_integer_ess_gets_the_one_line_error():
 
     with pytest.raises(InvalidParameterError, match="equivalent_sample_size must be a number > 0 and at most 1e"):
         check_positive(10**400, "equivalent_sample_size")
+
+
+@pytest.mark.parametrize("chunksize", [0, -3, 2.5, True])
+def test_read_csv_refuses_a_chunk_size_that_is_no_count_of_rows(tmp_path, chunksize):
+    from mtbn.data import read_csv
+    from mtbn.exceptions import InvalidParameterError
+
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\nx,y\n")
+    with pytest.raises(InvalidParameterError, match=r"chunksize must be a whole number of rows >= 1; got "):
+        read_csv(path, chunksize=chunksize)

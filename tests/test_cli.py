@@ -468,7 +468,7 @@ def test_choices_come_from_the_library_registries():
     ("stl,sweep,mtl@0.5", "0,0.5", (["stl", "mtl@0.5", "mtl@0.0"], [0.0, 0.5])),
 ])
 def test_bench_methods_and_penalties(methods, penalty, expected):
-    from mtbn.cli.commands import bench_methods
+    from mtbn.cli.bench import bench_methods
 
     assert bench_methods(methods, penalty) == expected
 

@@ -524,3 +524,34 @@ def test_heldout_log_likelihood_equals_the_fitted_network_and_needs_no_cpt():
     # the selection protocol scores such a candidate instead of failing
     scores = heldout_scores([[[wide]]], [[tr]], [[te]], 1.0)
     assert np.isfinite(scores.means[0])
+
+
+@pytest.mark.parametrize("ext", ["bif", "bifxml"])
+def test_probabilities_rounded_by_another_tool_are_renormalised_with_a_warning(tmp_path, ext):
+    # INSURANCE written by mtbn, every probability then rounded to 3 decimals as other tools write them: the
+    # rows no longer sum to one (by up to 0.001); they are divided by their sums, one warning says how many.
+    import re
+    import warnings
+
+    from mtbn.exceptions import DataWarning
+    from mtbn.networks import read_network, write_bif, write_xmlbif
+
+    net = load_network("insurance")
+    path = tmp_path / f"ins.{ext}"
+    (write_bif if ext == "bif" else write_xmlbif)(net, str(path))
+    text = re.sub(r"(?<![\w.])(\d\.\d+(?:e-\d+)?)(?![\w.])", lambda m: f"{float(m.group(1)):.3f}", path.read_text())
+    path.write_text(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        back = read_network(str(path))
+    messages = [str(w.message) for w in caught if issubclass(w.category, DataWarning)]
+    assert len(messages) == 1 and "CPT row(s) summed to one only within" in messages[0] and str(path) in messages[0]
+    for a, b in zip(back.cpts, net.cpts):
+        assert np.allclose(a.sum(axis=-1), 1.0, rtol=0, atol=1e-6)  # the tolerance of every network
+        assert np.abs(a - b).max() < 2e-3  # the rounding, no more
+    # A row further than 0.01 from one is an error, its sum printed as a plain number.
+    bad = text.replace("0.500", "0.450", 1) if "0.500" in text else None
+    if bad is not None:
+        path.write_text(bad)
+        with pytest.raises(ValueError, match=r"sums to 0\.95\d*, not 1"):
+            read_network(str(path))

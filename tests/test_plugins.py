@@ -152,3 +152,33 @@ def test_register_score_refuses_what_is_not_a_named_score(name, cls):
 def test_a_score_refuses_data_of_another_kind():
     with pytest.raises(TypeError, match="score 'bdeu' takes DiscreteData data; got ndarray"):
         BDeuScore(np.zeros((3, 2), dtype=int))
+
+
+def test_a_registered_command_runs_with_the_errors_and_exit_statuses_of_the_others(capsys):
+    # A toy command: one function adding its subparser; main() dispatches it, prints its errors as one line.
+    from mtbn.cli import parser as cli_parser
+    from mtbn.cli.options import _add_run
+    from mtbn.cli.values import _UsageError
+
+    def run(args):
+        if args.times < 1:
+            raise _UsageError("--times must be at least 1")
+        print(" ".join(["hello"] * args.times), args.seed)
+        return 0
+
+    def add_parser(sub):
+        p = sub.add_parser("hello", help="say hello")
+        p.add_argument("--times", type=int, default=1)
+        _add_run(p)
+        p.set_defaults(func=run)
+
+    cli_parser.register_command(add_parser)
+    try:
+        assert main(["hello", "--times", "2", "--seed", "7"]) == 0
+        assert capsys.readouterr().out.strip() == "hello hello 7"
+        assert main(["hello", "--times", "0"]) == 2
+        assert capsys.readouterr().err.strip() == "mtbn: error: --times must be at least 1"
+        assert "hello" in cli_parser.build_parser().commands
+    finally:
+        cli_parser.COMMANDS.remove(add_parser)
+    assert "hello" not in cli_parser.build_parser().commands

@@ -43,6 +43,13 @@ def test_signatures_and_docs_come_from_the_table(func, table, extra):
 def test_estimator_parameters_come_from_the_table(cls, table):
     names = {s.estimator_name or s.name: s.default for s in table}
     assert _keywords(cls.__init__) == names
+    # The __init__ is written out (no built __signature__): its own code object has the table's parameters,
+    # in the table's order, all keyword-only, so help(), IDEs and mypy see them.
+    assert "__signature__" not in vars(cls.__init__)
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in params] == list(names)
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in params)
+    assert cls.__init__.__code__.co_kwonlyargcount == len(names)
     assert cls().get_params() == names
     assert "scoring" in names and "score" not in names  # score() is the estimator's scikit-learn method
     changed = cls(n_restarts=3)

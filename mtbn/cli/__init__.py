@@ -8,9 +8,12 @@ that need them, so ``mtbn --help`` starts fast.
 
 The package, top down: this module holds :func:`main` (dispatch, exit
 statuses, signals, errors in the user's terms); :mod:`mtbn.cli.parser` the
-parser, one function per command; :mod:`mtbn.cli.commands` the ``cmd_*``
-functions, each a call of the library plus formatting;
-:mod:`mtbn.cli.files` reading the input CSV files and writing the outputs
+parser and the list of commands; one module per command
+(:mod:`mtbn.cli.learn`, ``demo``, ``bench``, ``relatedness``, ``select``,
+``cluster``) with its options and its ``cmd_*`` function, a call of the
+library plus formatting; :mod:`mtbn.cli.options` the option groups several
+commands share and :mod:`mtbn.cli.common` the skeleton of a command that
+writes ``--out``; :mod:`mtbn.cli.files` reading the input CSV files and writing the outputs
 into a staged folder; :mod:`mtbn.cli.values` the option value types.
 """
 
@@ -27,10 +30,27 @@ from mtbn.cli.values import _UsageError
 __all__ = ["main", "build_parser"]
 
 # API argument names whose CLI option is spelled differently (the option's dest).
-_API_TO_DEST = {"p_del": "pdel", "n_train": "train", "n_folds": "folds", "n_restarts": "restarts",
-                "random_state": "seed", "equivalent_sample_size": "ess", "n_jobs": "jobs", "n_tasks": "tasks",
-                "n_test": "test_rows", "n_trials": "trials", "n_joint_restarts": "joint_restarts",
-                "n_clusters": "n"}
+#: Arguments of the benchmark and relatedness functions, which no settings table declares, and the option
+#: each is set by.
+_OTHER_API_TO_DEST = {"p_del": "pdel", "n_train": "train", "n_folds": "folds", "n_tasks": "tasks",
+                      "n_test": "test_rows", "n_trials": "trials", "n_clusters": "n"}
+
+
+def _api_to_dest():
+    """Each API argument whose option is spelled otherwise (``random_state`` -> ``seed``): the learner's from
+    the settings tables' flags, the others from :data:`_OTHER_API_TO_DEST`."""
+    from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE
+
+    out = {}
+    for table in (MULTITASK, SINGLE, ESTIMATOR_ONLY):
+        for s in table:
+            dest = s.flag.lstrip("-").replace("-", "_") if s.flag else None
+            if dest and dest != s.name:
+                out.setdefault(s.name, dest)
+    return {**out, **_OTHER_API_TO_DEST}
+
+
+_API_TO_DEST = _api_to_dest()
 
 
 def _in_cli_terms(message, command):

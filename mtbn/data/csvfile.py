@@ -18,10 +18,9 @@ import os
 import warnings
 from typing import Any
 
-import mtbn._validation  # noqa: F401  (registers the "positive-number" message)
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import from_dataframe
-from mtbn.exceptions import InvalidDataError
+from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
@@ -31,6 +30,9 @@ __all__ = ["read_csv", "read_csv_frame", "CHUNK_ROWS"]
 CHUNK_ROWS = 50_000
 
 D = InvalidDataError
+register("csv-chunksize", InvalidParameterError, "chunksize must be a whole number of rows >= 1; got {value!r}.",
+         cause="read_csv reads a file in chunks of this many rows; zero, a negative or a fractional count is none.",
+         fix="Give a positive integer (the default, 50000, suits files of any size).")
 register("cannot-read-file", D, "cannot read {path!r}: {reason}.",
          cause="The CSV file does not exist or cannot be opened.",
          fix="Check the path and the file's permissions.")
@@ -69,6 +71,37 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     receives the stage ``"reading FILE: SIZE"`` (ticked in bytes after each
     ``chunksize`` rows) and ``"coding NAME: ROWS rows x COLUMNS columns"``;
     the result does not depend on ``chunksize``.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file: UTF-8 (a byte-order mark is allowed), comma-separated, with a header line of variable
+        names (spaces around them are stripped).
+    name : str, optional
+        The task name used in messages and results; None takes the file name without its extension.
+    states : dict of str to sequence of str, optional
+        Declared state lists of some columns, as for :func:`mtbn.data.from_dataframe`: their order is kept,
+        declared states never observed still count, and an undeclared label is an error.
+    dropna : bool, default False
+        Drop the rows with an empty cell (with a :class:`~mtbn.exceptions.DataWarning` saying how many)
+        instead of raising.
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Where the reading and coding stages are reported (see :func:`mtbn.progress.reporter`).
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time (a positive integer), one progress tick per chunk.
+
+    Returns
+    -------
+    DiscreteData
+        The coded task: one variable per column, its states in value order (numbers numerically, text
+        alphabetically) unless declared.
+
+    Raises
+    ------
+    InvalidDataError
+        The file cannot be read or parsed (not UTF-8, no header, not comma-separated, ragged rows), or its
+        data cannot be coded (missing values without ``dropna``, duplicate columns, too many states, a
+        continuous-looking column, an undeclared state).
 
     Examples
     --------
@@ -111,11 +144,35 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
 
 def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
     """The cells of a CSV file as a DataFrame of verbatim strings (header names stripped), checked as
-    :func:`read_csv` checks them, before any coding (e.g. to discretise columns first)."""
+    :func:`read_csv` checks them, before any coding (e.g. to discretise columns first).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file (UTF-8, comma-separated, with a header line of variable names).
+    name : str, optional
+        The task name used in messages; None takes the file name without its extension.
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Where the stage ``"reading FILE: SIZE"`` is reported, ticked in bytes (see
+        :func:`mtbn.progress.reporter`).
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time (a positive integer); the result does not depend on it.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per header name, one row per data line, every cell a string (an empty cell is ``""``).
+
+    Raises
+    ------
+    InvalidDataError
+        The file cannot be opened, is not UTF-8, has no header or no data, looks separated by semicolons or
+        tabs, repeats a column name, has rows longer than the header, or cannot be parsed.
+    """
     import pandas as pd
 
     if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
-        raise error("positive-number", name="chunksize", value=chunksize)  # registered by mtbn._validation
+        raise error("csv-chunksize", value=chunksize)
     path = os.fspath(path)
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0]

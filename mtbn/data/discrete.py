@@ -125,14 +125,42 @@ class DiscreteData:
         return np.array([len(s) for s in self.states], dtype=np.int64)
 
     def index(self, name):
-        """Column index of variable ``name``."""
+        """Column index of variable ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A variable name (case-sensitive).
+
+        Returns
+        -------
+        int
+            The position of ``name`` in :attr:`names`.
+
+        Raises
+        ------
+        InvalidDataError
+            The task has no variable ``name``.
+        """
         try:
             return self._index[name]
         except KeyError:
             raise error("unknown-variable", task=self.name, name=name) from None
 
     def take(self, rows):
-        """A new DiscreteData with only ``rows`` (indices or a boolean mask)."""
+        """A new DiscreteData with only ``rows`` (indices or a boolean mask).
+
+        Parameters
+        ----------
+        rows : array_like of int or bool, or slice
+            The rows to keep, as numpy indexes the first axis of :attr:`codes`: indices (repeats allowed, in
+            the order given), a boolean mask of length :attr:`n_samples`, or a slice.
+
+        Returns
+        -------
+        DiscreteData
+            The selected rows with the same names, state lists, task name and kinds.
+        """
         return DiscreteData(self.codes[rows], self.names, self.states, self.name, self.kinds)
 
     def fingerprint(self):
@@ -143,6 +171,14 @@ class DiscreteData:
         with others); any changed cell, row or column name changes it. A run
         folder records it, and ``--from`` refuses other data.
 
+        Returns
+        -------
+        str
+            The first 16 hexadecimal digits of a SHA-256 digest of the column names, the labels each column
+            uses and the sorted rows of labels.
+
+        Examples
+        --------
         >>> a = DiscreteData(np.array([[0, 1], [1, 0]]), ("x", "y"), (("u", "v"), ("u", "v")))
         >>> b = DiscreteData(np.array([[0, 0], [2, 1]]), ("y", "x"), (("u", "w", "v"), ("v", "u", "w")))
         >>> a.fingerprint() == b.fingerprint(), a.fingerprint() == a.take([0, 0]).fingerprint()
@@ -167,7 +203,24 @@ class DiscreteData:
         return digest.hexdigest()[:16]
 
     def with_states(self, states):
-        """Recode onto larger state lists (``states[v]`` must contain the old ones)."""
+        """Recode onto larger state lists (``states[v]`` must contain the old ones).
+
+        Parameters
+        ----------
+        states : sequence of sequence of str
+            The new state list of each variable, in the order of :attr:`names`; each must contain every label
+            of the variable's current list, in any order.
+
+        Returns
+        -------
+        DiscreteData
+            The same rows coded on ``states``, with the same names, task name and kinds.
+
+        Raises
+        ------
+        InvalidDataError
+            A current label of some variable is missing from its new state list.
+        """
         codes = np.empty_like(self.codes)
         for v, (old, new) in enumerate(zip(self.states, states)):
             pos = {s: k for k, s in enumerate(new)}
@@ -180,7 +233,14 @@ class DiscreteData:
         return DiscreteData(codes, self.names, tuple(tuple(s) for s in states), self.name, self.kinds)
 
     def to_dataframe(self):
-        """The data as a pandas DataFrame of state labels (strings)."""
+        """The data as a pandas DataFrame of state labels (strings).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per variable (named as in :attr:`names`, in that order), one row per sample, each cell
+            the label (str) of the sample's state.
+        """
         import pandas as pd
 
         cols = {}

@@ -134,15 +134,18 @@ def _rank_labels(n):
 class Discretization:
     """Cut points of the discretised columns, shared by all tasks (or per task with ``per_task``).
 
-    Attributes
+    Parameters
     ----------
     method : {"quantile", "interval"}
+        How the cut points were computed: equal frequency (pooled quantiles) or equal width.
     n_bins : int
         Bins asked for (a column with ties or few values may get fewer).
     cuts : dict
         ``column -> tuple of cut points``; with ``per_task``,
         ``task -> column -> tuple``.
-    per_task : bool
+    per_task : bool, default False
+        Whether each task has its own cut points (``cuts`` keyed by task first); its states are then
+        labelled by rank (``"bin 1 of 3"``, ...) rather than by range.
     """
 
     method: str
@@ -158,7 +161,19 @@ class Discretization:
         return list(dict.fromkeys(c for per in self.cuts.values() for c in per))
 
     def labels(self, column):
-        """The state labels of ``column``, in increasing order."""
+        """The state labels of ``column``, in increasing order.
+
+        Parameters
+        ----------
+        column : str
+            A discretised column (one of :attr:`columns`).
+
+        Returns
+        -------
+        list of str
+            The range labels, e.g. ``["(-inf, 1.5]", "(1.5, inf)"]``; with ``per_task`` the ranks
+            ``"bin 1 of K"``, ..., K the most ranges any task has for the column.
+        """
         if not self.per_task:
             return interval_labels(self.cuts[column])
         return _rank_labels(max(len(per[column]) + 1 for per in self.cuts.values() if column in per))
@@ -168,6 +183,27 @@ class Discretization:
 
         ``task`` names the task: needed with ``per_task`` (its own cut points), and in error messages.
         Columns the frame lacks are skipped; other columns are returned unchanged.
+
+        Parameters
+        ----------
+        frame : pandas.DataFrame
+            The task's data; each discretised column it has must hold numbers (or missing cells).
+        task : str, optional
+            The task's name; None is read as ``"data"`` in messages (and finds no cut points with
+            ``per_task``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``frame`` whose discretised columns are pandas categories of :meth:`labels` (every label a
+            category, missing cells missing).
+
+        Raises
+        ------
+        InvalidDataError
+            A cell of a discretised column is not a finite number.
+        InvalidParameterError
+            With ``per_task``, the record has no cut points of one of the frame's columns for ``task``.
 
         Examples
         --------
@@ -196,7 +232,15 @@ class Discretization:
         return out
 
     def to_dict(self):
-        """JSON-ready record (``discretization.json``): method, bins, and per column its cut points and labels."""
+        """JSON-ready record (``discretization.json``): method, bins, and per column its cut points and labels.
+
+        Returns
+        -------
+        dict
+            ``{"method", "n_bins", "per_task", "columns"}``, where ``columns`` maps each column (with ``per_task``,
+            each task, then each column) to ``{"cut_points": [float, ...], "labels": [str, ...]}``;
+            :meth:`from_dict` reads it back.
+        """
         def entry(cuts, labels):
             return {"cut_points": [float(c) for c in cuts], "labels": labels}
 
@@ -268,6 +312,24 @@ def _recorded_cuts(entry, where, bad):
 def parse_discretize(spec):
     """``"quantile"``, ``"quantile:4"`` or ``("interval", 5)`` as ``(method, n_bins)`` (3 bins by default).
 
+    Parameters
+    ----------
+    spec : str or tuple
+        ``"METHOD"`` or ``"METHOD:K"``, or a ``(METHOD, K)`` pair, with METHOD one of
+        :data:`DISCRETIZE_METHODS` and K a whole number of bins from 2 to 255.
+
+    Returns
+    -------
+    method : str
+        ``"quantile"`` or ``"interval"``.
+    n_bins : int
+        K, or 3 when ``spec`` names the method only.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``spec`` is none of these forms, names an unknown method, or K is not a whole number from 2 to 255.
+
     Examples
     --------
     >>> parse_discretize("interval:5")
@@ -323,7 +385,11 @@ def discretize(tasks: Any, method: Any = "quantile", n_bins: int | None = None, 
     Parameters
     ----------
     tasks : dict of name -> DataFrame, or list of DataFrames (named ``task0``, ...)
+        The tasks' data: a dict by task name, or a list (tasks named ``task0``, ``task1``, ... in order); the
+        cut points are computed on the values of all of them.
     method : {"quantile", "interval"} or "METHOD:K", default "quantile"
+        Equal-frequency (pooled quantiles) or equal-width ranges; ``"METHOD:K"`` also sets the number of bins
+        (see :func:`parse_discretize`).
     n_bins : int, optional
         Bins per column (default 3, or the K of ``"METHOD:K"``).
     columns : list of str, optional
@@ -385,7 +451,28 @@ def discretize(tasks: Any, method: Any = "quantile", n_bins: int | None = None, 
 
 def apply_discretization(frames, spec, *, columns=None, per_task=False):
     """``frames`` (name -> DataFrame) discretised by ``spec``: the cut points of a :class:`Discretization` (of
-    an earlier run), or a method to compute them with (:func:`discretize`). Returns ``(frames, Discretization)``."""
+    an earlier run), or a method to compute them with (:func:`discretize`). Returns ``(frames, Discretization)``.
+
+    Parameters
+    ----------
+    frames : dict of str to pandas.DataFrame
+        The tasks' data by task name.
+    spec : Discretization, str or tuple
+        A :class:`Discretization` whose cut points are applied as they are (``columns`` and ``per_task`` are
+        then ignored), or a method as :func:`parse_discretize` reads it (``"quantile"``, ``"interval:5"``,
+        ``("quantile", 4)``).
+    columns : list of str, optional
+        With a method: the columns to discretise; None takes those that look continuous.
+    per_task : bool, default False
+        With a method: compute the cut points in each task on its own (with a warning).
+
+    Returns
+    -------
+    frames : dict of str to pandas.DataFrame
+        The tasks with their discretised columns as categories of range labels.
+    discretization : Discretization
+        ``spec`` itself, or the cut points computed.
+    """
     if isinstance(spec, Discretization):
         return {name: spec.transform(frame, name) for name, frame in frames.items()}, spec
     return discretize(frames, spec, columns=columns, per_task=per_task)

@@ -223,10 +223,14 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
         numerically, False before True, text alphabetically).
     dropna : bool, default False
         Drop rows with a missing value instead of raising.
+    _source : str, optional
+        Internal (:func:`mtbn.data.read_csv` passes it): the path of the CSV file the frame was read from, so
+        that the missing-values message names the file's lines rather than the frame's index values.
 
     Returns
     -------
     DiscreteData
+        The coded task, named ``name``, with one variable per column in the frame's order.
 
     Raises
     ------

@@ -15,7 +15,18 @@ __all__ = ["SachsConditions", "load_sachs_conditions", "SACHS_INTERVENTIONS", "s
 
 def shipped_bytes(filename):
     """The bytes of a file of the shipped data: the installed package ``mtbn.datasets``, else (a source
-    checkout, where ``data/`` is not a package) the repository's ``data/`` folder."""
+    checkout, where ``data/`` is not a package) the repository's ``data/`` folder.
+
+    Parameters
+    ----------
+    filename : str
+        The file's name in the shipped data, e.g. ``"sachs_conditions.csv.gz"`` or ``"asia.bif.gz"``.
+
+    Returns
+    -------
+    bytes
+        The file's content, as stored (compressed files are not decompressed).
+    """
     from pathlib import Path
 
     try:
@@ -53,7 +64,7 @@ _DESCRIPTION = (
 class SachsConditions:
     """What :func:`load_sachs_conditions` returns.
 
-    Attributes
+    Parameters
     ----------
     tasks : dict of str -> pandas.DataFrame
         One DataFrame of float intensities per condition, in the paper's order.
@@ -74,6 +85,13 @@ class SachsConditions:
         """``{condition: [target, ...]}``, the form ``interventions=`` of the learners takes (an empty list:
         the general stimulation alone, observational here).
 
+        Returns
+        -------
+        dict of str to list of str
+            Each condition's name -> the variables its treatment intervenes on.
+
+        Examples
+        --------
         >>> load_sachs_conditions().intervention_targets()["7-cd3cd28-ly"]
         ['PIP3', 'pakts473']
         """
@@ -82,6 +100,12 @@ class SachsConditions:
 
 def load_sachs_conditions() -> SachsConditions:
     """The Sachs et al. (2005) signalling data: nine conditions, 11 continuous variables each.
+
+    Returns
+    -------
+    SachsConditions
+        The nine conditions' data (7,466 rows in all), :data:`SACHS_INTERVENTIONS`, the 18 arcs of the
+        consensus network and the data's provenance.
 
     Examples
     --------

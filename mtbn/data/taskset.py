@@ -62,7 +62,10 @@ register("empty-task", D, "task {task!r} is empty.",
 class TaskSet:
     """Several related tasks over overlapping variable sets.
 
-    Attributes
+    Built by :func:`~mtbn.data.make_taskset` (or :meth:`assemble`), which codes the tasks onto the shared state
+    lists; the constructor takes the fields as they are, unchecked.
+
+    Parameters
     ----------
     tasks : tuple of DiscreteData
         One data set per task; a shared variable has the same state list in
@@ -76,7 +79,7 @@ class TaskSet:
         ``t``, or -1 where the task lacks the variable.
     discretization : Discretization or None
         The cut points of the columns ``make_taskset(discretize=...)``
-        discretised (:mod:`mtbn.data.discretization`).
+        discretised (:mod:`mtbn.data.discretization`); None when nothing was discretised.
 
     Examples
     --------
@@ -159,6 +162,24 @@ class TaskSet:
 
         Its variables are those of the given tasks, in order of first
         appearance, as :func:`~mtbn.data.make_taskset` would list them.
+
+        Parameters
+        ----------
+        names_or_indices : iterable of str or int
+            The tasks to keep, by name or position, in the order they are to have (each at most once).
+
+        Returns
+        -------
+        TaskSet
+            The chosen tasks, unchanged, with their variables' state lists from this TaskSet (and no
+            ``discretization``).
+
+        Raises
+        ------
+        InvalidParameterError
+            No task is given, or a name is not a task's.
+        InvalidDataError
+            A task is given twice.
         """
         picked = [self[k] for k in names_or_indices]
         if not picked:
@@ -173,6 +194,17 @@ class TaskSet:
 
         Columns of variables the task lacks are all zero; use
         ``local_index[t] >= 0`` to tell which are real.
+
+        Parameters
+        ----------
+        t : int
+            The task's position in :attr:`tasks`.
+
+        Returns
+        -------
+        ndarray of shape (n_samples of task t, n_variables), dtype uint8
+            Column-major codes: column ``v`` holds the task's codes of global variable ``v`` (on the shared state
+            list ``states[v]``).
         """
         task = self.tasks[t]
         out = np.zeros((task.n_samples, self.n_variables), dtype=np.uint8, order="F")
@@ -188,6 +220,18 @@ class TaskSet:
         Meaningful when every task has every variable (``local_index >= 0``
         throughout): a variable a task lacks would read as its first state.
 
+        Parameters
+        ----------
+        name : str, default "pooled"
+            The name of the pooled data set.
+
+        Returns
+        -------
+        DiscreteData
+            The rows of every task in task order, over :attr:`variables` and :attr:`states`.
+
+        Examples
+        --------
         >>> import pandas as pd
         >>> from mtbn.data import make_taskset
         >>> ts = make_taskset({"a": pd.DataFrame({"x": ["u", "v"]}), "b": pd.DataFrame({"x": ["v"]})})
@@ -200,7 +244,31 @@ class TaskSet:
 
 
 def as_named_items(tasks, task_column=None):
-    """Normalise the accepted task containers into a list of (name, obj)."""
+    """Normalise the accepted task containers into a list of (name, obj).
+
+    Parameters
+    ----------
+    tasks : dict, list, tuple, TaskSet or pandas.DataFrame
+        A dict of name -> task; a list or tuple whose items are DiscreteData (named by their ``name``),
+        ``(name, task)`` pairs, or other tasks (named ``task0``, ``task1``, ... by position); a TaskSet; or
+        one DataFrame split into tasks by ``task_column``.
+    task_column : str, optional
+        With one DataFrame: the column whose values name the tasks (required then); ignored otherwise.
+
+    Returns
+    -------
+    list of (str, object)
+        The tasks' names and their data (DataFrames, DiscreteData or whatever the container held), in the
+        container's order; a DataFrame gives one DataFrame per value of ``task_column`` (sorted, the column
+        dropped, the index reset).
+
+    Raises
+    ------
+    InvalidParameterError
+        An unsupported container, or a DataFrame without a valid ``task_column``.
+    InvalidDataError
+        Two tasks have the same name.
+    """
     import pandas as pd
 
     if isinstance(tasks, TaskSet):

@@ -6,7 +6,25 @@ from mtbn.evaluate.methods import method_order
 
 
 def summarise(results, title=""):
-    """Markdown table: per method mean +- sd of edit distance and KL, reductions, p-values."""
+    """Markdown table: per method mean +- sd of edit distance and KL, reductions, p-values.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        Result rows as :func:`~mtbn.evaluate.run_trial` makes them (one per trial x method x task, the columns
+        of :data:`~mtbn.evaluate.RESULT_COLUMNS`); without a ``cpdag_shd`` column the CPDAG columns are left
+        out, and without a ``transfer`` column the negative-transfer guard's counts. Metrics are first
+        averaged over the tasks of each trial.
+    title : str, default ""
+        A heading (``## title``) put above the table; none when empty.
+
+    Returns
+    -------
+    str
+        The Markdown summary: the table of methods (in :data:`~mtbn.evaluate.METHODS`' order), a note on
+        its columns, the Holm-corrected paired comparisons of :func:`paired_table` and, with a ``transfer``
+        column, how often the guard accepted or rejected transfer per method.
+    """
     from scipy import stats
 
     has_cpdag = "cpdag_shd" in results.columns

@@ -86,6 +86,52 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
     multitask methods (:func:`_run_multitask`) and the fixed penalties
     (:func:`_run_fixed_penalties`). The methods' seeds are drawn from the
     trial's stream in that order, each only if its method is asked for.
+
+    Parameters
+    ----------
+    problem : str
+        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``: the true task networks each trial draws.
+    trial : int
+        The trial number, which with ``seed`` keys the trial's random stream.
+    seed : int, default 0
+        A non-negative seed; with the trial number it keys each trial's random stream
+        (``numpy.random.default_rng([seed, trial])``), which draws the true networks, the data and the methods'
+        seeds.
+    n_tasks : int, default 5
+        The number of tasks of the problem.
+    p_del : float in [0, 1], default 0.05
+        The probability that each edge of the original network is deleted in a task (see
+        :func:`mtbn.benchmarks.make_problem`).
+    n_train : int, default 1000
+        Training rows sampled from each task's true network.
+    validation : int or float, default 50
+        The rows per task (a count, or a fraction of ``n_train``) held out by ``mtl-paper`` and ``mtl-oracle``
+        to choose the penalty; unused by the other methods.
+    n_test : int, default 20000
+        Test rows sampled from each task's true network, on which KL and the log-likelihood are measured.
+    methods : sequence of str, default ("stl", "identical", "pooled", "mtl", "mtl-oracle")
+        The methods to run: names of :data:`~mtbn.evaluate.METHODS` or ``"mtl@DELTA"`` (multitask learning at
+        the fixed penalty DELTA).
+    penalty_grid : sequence of float, optional
+        The penalties the automatic-penalty ``mtl`` methods choose from; None takes the learner's default grid.
+    n_restarts : int, default 20
+        Random restarts of the single-task, identical-structure and pooled searches and of the
+        automatic-penalty ``mtl`` methods (``mtl@DELTA``, started from the ``stl`` structures, keeps the
+        learner's default).
+    ess : float, default 1.0
+        The equivalent sample size of the BDeu score of every search (``k * ess`` for the identical structure of
+        ``k`` tasks) and of the Dirichlet prior of the fitted CPTs.
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Where ``"trial T: METHOD learned in S s"`` goes as each method finishes (see
+        :func:`mtbn.progress.reporter`).
+
+    Returns
+    -------
+    list of dict
+        One row per method and task, in the order the methods ran, keyed by
+        :data:`~mtbn.evaluate.RESULT_COLUMNS`: the edit and CPDAG distances to the true structure, the
+        undecidable reversals, KL and mean log-likelihood on the test rows, the seconds per task, the penalty
+        (NaN where none) and the negative-transfer guard's status (empty where none).
     """
     truths, train, test, rng = trial_data(problem, trial, seed=seed, n_tasks=n_tasks, p_del=p_del,
                                           n_train=n_train, n_test=n_test)
@@ -269,6 +315,51 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
                   n_test=20000, methods=("stl", "identical", "pooled", "mtl", "mtl-oracle"), penalty_grid=None,
                   n_restarts=20, n_jobs=1, progress=None, plots=True):
     """Run (or resume) a benchmark and write ``results.csv``, ``summary.md`` and plots to ``out``.
+
+    Parameters
+    ----------
+    problem : str
+        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``: the true task networks each trial draws.
+    out : str or path-like
+        The run's folder, created if missing: ``config.json`` (the settings), ``trials/trial_NNNN.csv`` (one
+        file per finished trial), ``results.csv``, ``summary.md`` and the plots. A folder holding a run with
+        the same settings is resumed (its complete trials are kept, and ``n_trials`` may grow); one with other
+        settings is refused.
+    n_trials : int, default 10
+        The number of trials (at least 1), numbered from 0.
+    seed : int, default 0
+        A non-negative seed; with the trial number it keys each trial's random stream
+        (``numpy.random.default_rng([seed, trial])``), which draws the true networks, the data and the methods'
+        seeds.
+    n_tasks : int, default 5
+        The number of tasks of the problem.
+    p_del : float in [0, 1], default 0.05
+        The probability that each edge of the original network is deleted in a task (see
+        :func:`mtbn.benchmarks.make_problem`).
+    n_train : int, default 1000
+        Training rows sampled from each task's true network (at least 2).
+    validation : int or float, default 50
+        The rows per task (a count, or a fraction of ``n_train``) held out by ``mtl-paper`` and ``mtl-oracle``
+        to choose the penalty; unused by the other methods.
+    n_test : int, default 20000
+        Test rows sampled from each task's true network, on which KL and the log-likelihood are measured.
+    methods : sequence of str, default ("stl", "identical", "pooled", "mtl", "mtl-oracle")
+        The methods to run: names of :data:`~mtbn.evaluate.METHODS` or ``"mtl@DELTA"`` (multitask learning at
+        the fixed penalty DELTA).
+    penalty_grid : sequence of float, optional
+        The penalties the automatic-penalty ``mtl`` methods choose from; None takes the learner's default grid.
+    n_restarts : int, default 20
+        Random restarts of the single-task, identical-structure and pooled searches and of the
+        automatic-penalty ``mtl`` methods (``mtl@DELTA``, started from the ``stl`` structures, keeps the
+        learner's default).
+    n_jobs : int or None, default 1
+        Trials run at once, as joblib reads it (-1: every usable core; see :func:`mtbn.engine.parallel`);
+        the results do not depend on it.
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Where the run reports its trials and methods (see :func:`mtbn.progress.reporter`).
+    plots : bool, default True
+        Also write bar charts of edit distance and KL per method (``edit_distance.png``, ``kl.png``) when
+        matplotlib is installed.
 
     Returns
     -------

@@ -79,6 +79,32 @@ def best_configuration(prior, gains, part, log_factor, solver="auto", tol=TIE_TO
     are enumerated; larger ones are fixed task by task with the solver's
     value oracle. Either way the result does not depend on the solver.
 
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`) whose pair term ``phi`` is added to the gains.
+    gains : array_like of shape (k, 3)
+        ``gains[t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``);
+        ``-inf`` where the state is illegal.
+    part : ndarray of bool, shape (k,)
+        Whether each task has both variables of the pair.
+    log_factor : float
+        ``log(1 - delta)`` for the pair: the log prior factor per difference between tasks.
+    solver : {"auto", "exact", "bnb", "exhaustive"}, default "auto"
+        The value oracle used when the problem is too large to enumerate (see :func:`resolve_solver`).
+    tol : float, default :data:`mtbn.search.TIE_TOLERANCE`
+        Configurations whose objective is within ``tol`` of the best are tied.
+    exclude : sequence of int of length k, optional
+        A configuration to leave out (the tabu phase passes the current one). None considers all.
+
+    Returns
+    -------
+    configuration : tuple of int
+        One state per task, the lexicographically smallest within ``tol`` of the best (``()`` for an
+        enumerated problem with no legal configuration left).
+    value : float
+        The best objective ``sum_t gains[t, s_t] + phi(s)``; ``-inf`` when no legal configuration is left.
+
     Examples
     --------
     The pair of :func:`mtbn.joint.best_values`' example: both tasks add

@@ -218,7 +218,27 @@ def _apply_joint(views, i, j, old, new):
 
 
 def local_constraints(scorer, idx, required, forbidden):
-    """A task's required / forbidden matrices (local indices) from the global ones."""
+    """A task's required / forbidden matrices (local indices) from the global ones.
+
+    Parameters
+    ----------
+    scorer : LocalScore or DiscreteData
+        The task's local scorer or data set; only its ``n_vars``, the number of the task's variables, is read.
+    idx : ndarray of int, shape (n_global,)
+        The task's column of each global variable, -1 where the task lacks it (a row of ``local_index``).
+    required : ndarray of bool, shape (n_global, n_global)
+        ``required[u, v]``: the edge ``u -> v`` must be in every graph (global indices).
+    forbidden : ndarray of bool, shape (n_global, n_global)
+        ``forbidden[u, v]``: the edge ``u -> v`` may not be in any graph (global indices).
+
+    Returns
+    -------
+    required : ndarray of bool, shape (n_vars, n_vars)
+        The required edges among the task's own variables, in the task's indices.
+    forbidden : ndarray of bool, shape (n_vars, n_vars)
+        The forbidden edges among the task's own variables, in the task's indices; constraints that name a
+        variable the task lacks are dropped.
+    """
     gl = np.flatnonzero(idx >= 0)
     loc = idx[gl]
     nl = scorer.n_vars

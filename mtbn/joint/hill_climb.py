@@ -60,13 +60,22 @@ def multitask_hill_climb(
         Start parent sets per task (local indices). Pairs whose start states
         the prior forbids (penalty 1 and differing edges) start with no edge.
     prior : EditPrior or PairedPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`, built for ``k`` tasks) whose pair terms couple
+        the tasks; with no coupling (and no ``edge_log_prior``) each task is searched on its own.
     local_index : ndarray (k, n_global)
         Column of each global variable in each task, -1 when absent.
+    max_parents : int, optional
+        Most parents a variable may have in any task's graph; None (the default) sets no limit.
     required, forbidden : ndarray (n_global, n_global) of bool, optional
+        ``[u, v]`` True: the edge ``u -> v`` must be in (required) or may not be in (forbidden) every task's
+        graph that has both variables; global indices. None: no constraint. The starts must already hold the
+        required edges.
     edge_log_prior : ndarray (k, n_global, n_global), optional
         Per-task structure log-prior ``log P(G_t) = sum_edges w_t[u, v]``,
         weighted by the prior's exponent ``c``.
-    solver : {"auto", "exact", "bnb", "exhaustive"}
+    solver : {"auto", "exact", "bnb", "exhaustive"}, default "auto"
+        The solver of the pair problems (see :mod:`mtbn.joint`); ``"auto"`` takes the prior's exact solver
+        where it has one, else branch and bound. All choose the same moves.
     tabu_length : int, default 0
         Node pairs changed in the last ``tabu_length`` moves stay fixed
         unless a move on them reaches a new best score (0: plain greedy).
@@ -89,11 +98,22 @@ def multitask_hill_climb(
         earlier start).
     max_iter : int, optional
         Joint moves allowed per climb.
+    tol : float, default :data:`mtbn.search.TIE_TOLERANCE`
+        A move must gain more than ``tol`` to be taken; moves whose gains are within ``tol`` of the best are
+        tied (the first pair in ``(i, j)`` order wins).
+    task_names : sequence of str, optional
+        Accepted for the callers' convenience and not used: the graphs returned carry each task's variable
+        names from its scorer's data.
     resolve : {"changed", "all"}, default "changed"
         After a move, re-solve only the node pairs whose gains changed (the
         pairs around the moved families, and those whose legality changed)
         or, by the specification, every pair. The moves are identical
         (tested); ``"all"`` exists to measure and check the incremental path.
+
+    Returns
+    -------
+    MultitaskSearchResult
+        The best configuration found (one DAG per task), its joint score and the search's statistics.
 
     Notes
     -----
@@ -104,10 +124,6 @@ def multitask_hill_climb(
     restart settings) from its start: penalty 0 then gives exactly
     independent single-task learning. The joint neighbourhood would
     otherwise force every task to move at the same node pair.
-
-    Returns
-    -------
-    MultitaskSearchResult
     """
     check_option("resolve", resolve, ("changed", "all"))
     local_index = np.asarray(local_index)

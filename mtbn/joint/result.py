@@ -9,7 +9,9 @@ __all__ = ["MultitaskSearchResult"]
 class MultitaskSearchResult:
     """What the joint search returns.
 
-    Attributes
+    Each parameter is kept as the (read-only) attribute of the same name.
+
+    Parameters
     ----------
     graphs : list of DAG
         One graph per task (over that task's variables).
@@ -26,11 +28,15 @@ class MultitaskSearchResult:
     cache_hits, cache_misses : int
         Summed over the tasks' scorers during this search.
     solver : str
+        The solver that chose the moves (``"exact"``, ``"bnb"`` or ``"exhaustive"``), or ``"independent"`` when
+        the prior coupled no pair and each task was searched on its own.
     steps : list of dict
-        Per step: ``pair``, ``states``, ``gain``, ``n_pairs_solved``,
+        Per applied joint move (empty for uncoupled tasks): ``pair``, ``states``, ``gain``, ``n_pairs_solved``,
         ``n_configurations``, ``n_pruned``, ``cache_hits``.
     converged : bool
+        False if ``max_iter`` stopped a climb, True if every climb ended with no improving move.
     message : str
+        Why the search stopped, e.g. ``"no improving joint move"`` or ``"max_iter reached"``.
     n_restarts : int
         Random restarts per start.
     trace : list of float

@@ -23,7 +23,30 @@ SOLVERS = ("auto", "exact", "bnb", "exhaustive")
 
 
 def solve_exhaustive(prior, gains, part, log_factor, stats=None):
-    """Best objective of each pair problem by enumerating all 3^k configurations."""
+    """Best objective of each pair problem by enumerating all 3^k configurations.
+
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`) whose pair term ``phi`` is added to the gains.
+    gains : ndarray of shape (m, k, 3)
+        ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (no edge, ``i -> j``, ``j -> i``) at pair
+        ``p``; ``-inf`` where the state is illegal.
+    part : ndarray of bool, shape (m, k)
+        ``part[p, t]``: whether task ``t`` has both variables of pair ``p`` (takes part in the pair term).
+    log_factor : ndarray of shape (m,)
+        ``log(1 - delta)`` of each pair: the log prior factor per difference between tasks
+        (:meth:`mtbn.priors.MultitaskPrior.log_factors`).
+    stats : dict, optional
+        Search statistics updated in place: ``stats["n_configurations"]`` grows by the configurations
+        visited. The keys must already exist. None (the default) counts nothing.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The best objective ``max_s sum_t gains[p, t, s_t] + phi(s)`` of each pair problem; ``-inf`` when no
+        configuration is legal.
+    """
     m, k, _ = gains.shape
     configs = np.array(list(itertools.product(range(3), repeat=k)), dtype=np.int64)  # (C, k)
     total = np.zeros((m, len(configs)))
@@ -86,7 +109,31 @@ def _bnb_one(prior, g, part, L, stats):
 
 
 def solve_branch_and_bound(prior, gains, part, log_factor, stats=None):
-    """Best objective of each pair problem by branch and bound (eqs. 2.9-2.10)."""
+    """Best objective of each pair problem by branch and bound (eqs. 2.9-2.10).
+
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`) whose pair term ``phi`` is added to the gains.
+    gains : ndarray of shape (m, k, 3)
+        ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (no edge, ``i -> j``, ``j -> i``) at pair
+        ``p``; ``-inf`` where the state is illegal.
+    part : ndarray of bool, shape (m, k)
+        ``part[p, t]``: whether task ``t`` has both variables of pair ``p`` (takes part in the pair term).
+    log_factor : ndarray of shape (m,)
+        ``log(1 - delta)`` of each pair: the log prior factor per difference between tasks
+        (:meth:`mtbn.priors.MultitaskPrior.log_factors`).
+    stats : dict, optional
+        Search statistics updated in place: ``stats["n_configurations"]`` grows by the configurations
+        visited and ``stats["n_pruned"]`` by the branches cut. The keys must already exist. None (the default)
+        counts nothing.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The best objective ``max_s sum_t gains[p, t, s_t] + phi(s)`` of each pair problem; ``-inf`` when no
+        configuration is legal.
+    """
     return np.array([_bnb_one(prior, gains[p], part[p], float(log_factor[p]), stats) for p in range(gains.shape[0])])
 
 
@@ -107,7 +154,22 @@ register("joint-exact-solver", InvalidParameterError,
 
 
 def resolve_solver(prior, solver):
-    """The concrete solver for ``solver`` ("auto" -> exact where it applies)."""
+    """The concrete solver for ``solver`` ("auto" -> exact where it applies).
+
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior; its ``exact`` attribute says whether it has an exact solver.
+    solver : {"auto", "exact", "bnb", "exhaustive"}
+        The requested solver (see :data:`SOLVERS`). ``"auto"`` becomes ``"exact"`` when ``prior.exact`` is
+        true, else ``"bnb"``; ``"exact"`` with a prior that has no exact solver raises
+        :class:`mtbn.exceptions.InvalidParameterError`. Other names are returned unchanged.
+
+    Returns
+    -------
+    str
+        The solver to run: ``"exact"``, ``"bnb"`` or ``"exhaustive"``.
+    """
     if solver == "auto":
         return "exact" if prior.exact else "bnb"
     if solver == "exact" and not prior.exact:
@@ -123,6 +185,30 @@ def best_values(prior, gains, part, log_factor, solver="auto", stats=None):
     variables of the pair. A task that does not take part must be given the
     gains ``(0, -inf, -inf)`` (it keeps "no edge"), as the search does; the
     solvers agree only on inputs that respect this.
+
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`) whose pair term ``phi`` is added to the gains.
+    gains : ndarray of shape (m, k, 3)
+        ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (no edge, ``i -> j``, ``j -> i``) at pair
+        ``p``; ``-inf`` where the state is illegal.
+    part : ndarray of bool, shape (m, k)
+        ``part[p, t]``: whether task ``t`` has both variables of pair ``p``.
+    log_factor : ndarray of shape (m,)
+        ``log(1 - delta)`` of each pair: the log prior factor per difference between tasks
+        (:meth:`mtbn.priors.MultitaskPrior.log_factors`).
+    solver : {"auto", "exact", "bnb", "exhaustive"}, default "auto"
+        The solver, resolved by :func:`resolve_solver` (``"auto"``: the prior's exact solver where it has one,
+        else branch and bound).
+    stats : dict, optional
+        Search statistics updated in place (``"n_configurations"``, and ``"n_pruned"`` for branch and bound);
+        the keys must already exist. None (the default) counts nothing.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The best objective ``max_s sum_t gains[p, t, s_t] + phi(s)`` of each pair problem.
 
     Examples
     --------
@@ -154,6 +240,32 @@ def solve_excluding(prior, gains, part, log_factor, exclude, solver="auto", stat
     restricted pair problem for the solver, so this costs ``k`` solver calls
     and is exact for every solver. The tabu phase of the joint search uses it
     to find the best move that changes something.
+
+    Parameters
+    ----------
+    prior : MultitaskPrior
+        The multitask prior (:func:`mtbn.priors.make_prior`); an exact prior may answer directly through
+        :meth:`mtbn.priors.MultitaskPrior.solve_excluding`.
+    gains : array_like of shape (m, k, 3)
+        ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (no edge, ``i -> j``, ``j -> i``) at pair
+        ``p``; ``-inf`` where the state is illegal.
+    part : ndarray of bool, shape (m, k)
+        ``part[p, t]``: whether task ``t`` has both variables of pair ``p``.
+    log_factor : array_like of shape (m,)
+        ``log(1 - delta)`` of each pair: the log prior factor per difference between tasks.
+    exclude : array_like of int, shape (m, k)
+        The configuration to leave out at each pair, one state (0, 1 or 2) per task; usually the current one.
+    solver : {"auto", "exact", "bnb", "exhaustive"}, default "auto"
+        The solver of each restricted problem, resolved by :func:`resolve_solver`.
+    stats : dict, optional
+        Search statistics updated in place (``"n_configurations"``, and ``"n_pruned"`` for branch and bound);
+        the keys must already exist. None (the default) counts nothing.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The best objective of each pair problem over the configurations other than ``exclude[p]``; ``-inf``
+        where there is none (for instance when no task takes part in the pair).
     """
     gains = np.asarray(gains, dtype=float)
     exclude = np.asarray(exclude, dtype=np.int64)

@@ -164,6 +164,22 @@ def check_interventions(interventions, taskset, intervention_type="mechanism"):
     list: an observational task); a task it leaves out, or maps to None,
     has unknown targets. Every task must have every variable.
 
+    Parameters
+    ----------
+    interventions : dict of task name -> list of str or None
+        Each task's target variables: a list (empty: observational) or None (unknown). Another form, an unknown
+        task or target, a target listed twice, or every variable a target raises ``InvalidParameterError``.
+    taskset : TaskSet
+        The tasks (:func:`mtbn.data.make_taskset`); a task without a column some other task has raises
+        ``InvalidDataError``.
+    intervention_type : {"mechanism", "perfect"}, default "mechanism"
+        With "perfect", every task's targets must be given (no None).
+
+    Returns
+    -------
+    dict of task name -> tuple of str or None
+        Every task of ``taskset``, in its order: its targets, or None when unknown.
+
     Examples
     --------
     >>> import pandas as pd
@@ -334,6 +350,57 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
     adjacencies (``adjacencies_from``: its result on the same tasks, if
     already run; ``skeleton="search"``: no fixed adjacencies, the tied score
     decides them too).
+
+    Parameters
+    ----------
+    taskset : TaskSet
+        The tasks, each an experimental condition over every variable (:func:`mtbn.data.make_taskset`).
+    interventions : dict of task name -> list of str or None
+        Each task's targets (an empty list: observational; None or absent: unknown), as for
+        :func:`check_interventions`.
+    intervention_type : {"mechanism", "perfect"}, default "mechanism"
+        The model (see the module docstring); "perfect" needs every task's targets.
+    further_changes : bool, default False
+        Mechanism type: besides a task's given targets, other mechanisms may change in it (found by the
+        search). False: the given targets are all that changes; a task with unknown targets has its changes
+        learned either way.
+    score : str, default "bdeu"
+        A registered score ("bdeu", "bic" or a plug-in's): the local score of the pooled rows, and of the first
+        stage's multitask learner.
+    equivalent_sample_size : float, default 1.0
+        BDeu's equivalent sample size, of the scores and of the fitted CPTs.
+    max_parents : int, optional
+        Maximum number of parents per variable among the system variables (the indicators are not counted);
+        None: no limit.
+    required_edges : list of (parent, child), DAG or networkx graph, optional
+        Edges among the system variables the causal DAG must have.
+    forbidden_edges : list of (parent, child), DAG or networkx graph, optional
+        Edges among the system variables the causal DAG must not have.
+    tiers : sequence of sequences of names, optional
+        Temporal order: no edge from a later tier into an earlier one.
+    knowledge : pgmpy ExpertKnowledge, optional
+        Its required and forbidden edges and its temporal order are added to the above.
+    n_restarts : int, default 50
+        Random restarts of each climb, and of the first stage's single-task searches.
+    tabu_length : int, default 10
+        Recent moves that stay forbidden unless they reach a new best score (0: plain hill climbing).
+    max_tabu_iter : int, default 10
+        Moves without a new best score before a climb stops.
+    max_iter : int, optional
+        Moves allowed per climb of the interventional search (None: no limit).
+    random_state : int, Generator or None, default 0
+        The seed: one base seed drawn from it seeds the first stage and every climb.
+    n_jobs : int, optional
+        Parallel jobs of the first stage's multitask learner (joblib's convention; results do not depend on it).
+    progress : bool, callable or mtbn.progress.Reporter, optional
+        As for :func:`mtbn.learn.learn_structures`: a line per stage.
+    skeleton : {"multitask", "search"}, default "multitask"
+        "multitask": the first stage's adjacencies are kept, and the climbs only orient them and find the
+        changed mechanisms (from the multitask and the pooled rows' orientations); "search": the climbs may add
+        and remove system edges too (from the multitask structure and from an empty graph).
+    adjacencies_from : MultitaskResult, optional
+        The result of :func:`mtbn.learn.learn_structures` on the same tasks, used as the first stage instead of
+        running it; anything else raises ``InvalidParameterError``.
 
     Returns
     -------

@@ -28,9 +28,11 @@ register("predict-distribution-not-target", P,
 class InterventionalModel:
     """What the interventional learner found, beside the per-task networks (``result.interventions``).
 
-    Attributes
+    Parameters
     ----------
     type : {"mechanism", "perfect"}
+        The intervention type learned (``intervention_type`` of
+        :func:`~mtbn.learn.interventional.learn_interventional`): changed mechanisms or perfect interventions.
     given : dict
         Per task, the targets given (a tuple; empty: observational), or None
         (unknown).
@@ -46,7 +48,7 @@ class InterventionalModel:
     indicators : dict
         Mechanism type: per task with an indicator, its name in the
         augmented graph (``do(<task>)``).
-    reference : str or None
+    reference : str or None, default None
         With no observational task and changes to search: the task whose
         mechanisms are the reference regime (the first by name among those
         whose changes are searched; only its given targets change). Changes
@@ -76,7 +78,13 @@ class InterventionalModel:
     reference: "str | None" = None
 
     def table(self):
-        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged)."""
+        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The tasks of ``changed`` as index, the causal graph's variables as columns.
+        """
         import pandas as pd
 
         names = list(self.causal_graph.names)
@@ -84,7 +92,13 @@ class InterventionalModel:
                             index=list(self.changed), columns=names)
 
     def records(self):
-        """The changed mechanisms as JSON-ready rows: task, variable, how (given or learned)."""
+        """The changed mechanisms as JSON-ready rows: task, variable, how (given or learned).
+
+        Returns
+        -------
+        list of dict
+            One ``{"task": ..., "variable": ..., "how": "given" | "learned"}`` per changed mechanism, task by task.
+        """
         return [{"task": t, "variable": v, "how": how} for t, per in self.changed.items() for v, how in per.items()]
 
     def predict(self, targets, distributions=None):
@@ -97,6 +111,21 @@ class InterventionalModel:
         other variables given the targets is that of these CPTs, whatever the
         targets' distributions.
 
+        Parameters
+        ----------
+        targets : list of str
+            The variables intervened on; each must be a variable of the causal network.
+        distributions : dict of str -> sequence of float, optional
+            Per target, its probabilities over its states (in the network's state order); a target left out is
+            uniform. A key that is not among ``targets`` raises ``InvalidParameterError``.
+
+        Returns
+        -------
+        BayesianNetwork
+            ``causal_network`` with each target parentless and given its distribution.
+
+        Examples
+        --------
         >>> import numpy as np
         >>> from mtbn.networks import load_network
         >>> net = load_network("asia")

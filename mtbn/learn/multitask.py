@@ -1,6 +1,7 @@
 """The multitask driver: :func:`learn_structures` as five named steps.
 
-1. :func:`_validate`: the settings, checked at the front door (:mod:`mtbn.learn.settings`), checked against the data into a :class:`_Problem`.
+1. :func:`_validate`: the settings, checked at the front door (:mod:`mtbn.learn.settings`), checked against the
+   data into a :class:`_Problem`.
 2. :func:`_seed`: one base seed from ``random_state``; per-task streams keyed by the task's name.
 3. :func:`_choose_penalty` (``penalty="auto"``): grid points learned on every fold's training
    rows (K-fold CV, or the paper's single validation split) and scored on the held-out rows, in
@@ -199,6 +200,20 @@ def learn_pooled_structures(tasks: Any, **settings: Any) -> list:
     single-task search with all restarts on every task's rows stacked. The settings are
     :func:`learn_structures`' (those of the penalty and the joint search do
     not apply). Every task must have every variable.
+
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
+        The tasks, as for :func:`learn_structures` (one DataFrame with ``task_column``).
+    **settings
+        Settings of :func:`learn_structures`, every one checked as there. Those used: ``score``,
+        ``equivalent_sample_size``, ``max_parents``, ``required_edges``, ``forbidden_edges``, ``tiers``,
+        ``knowledge``, ``n_restarts``, ``random_state`` and ``task_column``.
+
+    Returns
+    -------
+    list of DAG
+        One DAG per task, in the tasks' order: the same edges, each over that task's columns in its order.
 
     Examples
     --------

@@ -71,7 +71,25 @@ class TransferVerdict(dict):
 
 @dataclass
 class PenaltyPathPoint:
-    """One grid point of the penalty selection path."""
+    """One grid point of the penalty selection path.
+
+    Parameters
+    ----------
+    penalty : float
+        The grid point (delta).
+    validation_log_likelihood : float
+        Mean held-out log-likelihood per row: each task's held-out rows of every fold, then the mean over tasks.
+    graphs : list of DAG
+        The structures learned at this penalty on the first fold's training rows, one per task.
+    log_score : float
+        The score (eq. 2.5 with the prior) of that first fold's search.
+    n_iter : int
+        The moves of that search.
+    validation_se : float, default nan
+        Standard error of ``validation_log_likelihood``.
+    se_vs_best : float, default nan
+        Paired standard error of its difference from the best point's (0 for the best).
+    """
 
     penalty: float
     validation_log_likelihood: float
@@ -86,9 +104,10 @@ class PenaltyPathPoint:
 class MultitaskResult:
     """What :func:`learn_structures` returns.
 
-    Attributes
+    Parameters
     ----------
     task_names : tuple of str
+        The tasks, in the order of the lists below.
     graphs : list of DAG
         The learned structure of each task (over that task's variables).
     networks : list of BayesianNetwork
@@ -177,7 +196,14 @@ class MultitaskResult:
         return bool(sharing.get("pooled", False))
 
     def penalty_path_records(self):
-        """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task)."""
+        """The path as JSON-ready dicts (penalty, validation log-likelihood, edges per task).
+
+        Returns
+        -------
+        list of dict
+            Per point of ``penalty_path``: ``penalty``, ``validation_log_likelihood``, ``validation_se``,
+            ``se_vs_best``, ``log_score``, ``n_iter`` and ``n_edges`` (the edge count of each task's structure).
+        """
         return [
             {
                 "penalty": p.penalty,

@@ -79,6 +79,32 @@ class Setting:
     ``doc``. ``estimator_name``: the name in the estimators (``score`` is a
     scikit-learn method, so the estimators call the scoring function
     ``scoring``).
+
+    Parameters
+    ----------
+    name : str
+        The keyword of the learning functions.
+    default : object
+        The value when not given.
+    type : str
+        The type as documented; ``{choices}`` in it stands for the names ``choices`` lists.
+    doc : str
+        The documentation of the Parameters entry (a multi-line string is dedented and kept as written; one line
+        is wrapped at 72 characters).
+    check : callable, optional
+        ``check(value, name)``: the front-door check (see above); None: none.
+    choices : callable, optional
+        Returns the allowed names of a choice; None: not a choice.
+    flag : str, optional
+        The command-line option, e.g. ``"--penalty"``; None: the command line has none.
+    kind : str, optional
+        The name of the option's converter in :data:`mtbn.cli.values.CONVERTERS` (see above).
+    metavar : str, optional
+        The option's placeholder in the help (None: argparse's default).
+    cli_help : str, optional
+        The option's help, when it differs from the first sentence of ``doc``.
+    estimator_name : str, optional
+        The parameter's name in the estimators when it differs from ``name``.
     """
 
     name: str
@@ -99,11 +125,35 @@ class Setting:
         return self.flag[2:].replace("-", "_") if self.flag else None
 
     def from_args(self, args):
-        """``(name, value)`` from parsed command-line arguments, or None when the command has no such option."""
+        """``(name, value)`` from parsed command-line arguments, or None when the command has no such option.
+
+        Parameters
+        ----------
+        args : argparse.Namespace
+            A command's parsed arguments.
+
+        Returns
+        -------
+        tuple of (str, object) or None
+            This setting's name and the value of its option's attribute (:attr:`dest`); None when the setting has
+            no ``flag`` or ``args`` lacks that attribute.
+        """
         return None if self.dest is None or not hasattr(args, self.dest) else (self.name, getattr(args, self.dest))
 
     def checked(self, value):
-        """The value to use, after this setting's front-door check."""
+        """The value to use, after this setting's front-door check.
+
+        Parameters
+        ----------
+        value : object
+            The value given (or the default).
+
+        Returns
+        -------
+        object
+            ``value``, or what the check returns for it (a choice's name is checked against ``choices``, unless
+            both the value and the default are None); an invalid value raises ``InvalidParameterError``.
+        """
         if self.choices is not None and not (value is None and self.default is None):
             if isinstance(value, str) or self.check is None:
                 return check_option(self.name, value, self.choices())
@@ -111,20 +161,54 @@ class Setting:
 
     def help(self, text=None, default=None, switch=False):
         """The command-line help: ``text``, else ``cli_help``, else the first sentence of ``doc``; then the
-        default (``default`` when the option's differs from the setting's; none for a ``switch``)."""
+        default (``default`` when the option's differs from the setting's; none for a ``switch``).
+
+        Parameters
+        ----------
+        text : str, optional
+            The help text to use instead of ``cli_help`` and ``doc``.
+        default : object, optional
+            The option's default when it differs from the setting's (None: the setting's).
+        switch : bool, default False
+            The option is an on/off switch: no default is added.
+
+        Returns
+        -------
+        str
+            The help, ending in ``(default ...)`` unless ``switch`` (None prints as ``none``, booleans as ``on`` or
+            ``off``).
+        """
         text = text or self.cli_help or self.doc.split(". ")[0].rstrip(".").strip()
         if switch:
             return text
         return f"{text} (default {_default_text(self.default if default is None else default)})"
 
     def type_text(self):
-        """The type as documented; a choice's names are read from its registry (``{choices}`` in ``type``)."""
+        """The type as documented; a choice's names are read from its registry (``{choices}`` in ``type``).
+
+        Returns
+        -------
+        str
+            ``type``, with ``{choices}`` replaced by the names ``choices`` lists, e.g. ``{"bdeu", "bic"}``.
+        """
         if "{choices}" not in self.type:
             return self.type
         return self.type.replace("{choices}", "{" + ", ".join(f'"{c}"' for c in self.choices()) + "}")
 
     def doc_entry(self, name=None):
-        """The numpydoc entry of this setting (under ``name`` when the function calls it otherwise)."""
+        """The numpydoc entry of this setting (under ``name`` when the function calls it otherwise).
+
+        Parameters
+        ----------
+        name : str, optional
+            The parameter's name in the function documented (None: the setting's ``name``).
+
+        Returns
+        -------
+        str
+            The line ``name : type, default <repr>`` (``, optional`` for a None default), then ``doc`` indented by
+            four spaces.
+        """
         head = f"{name or self.name} : {self.type_text()}"
         head += ", optional" if self.default is None else f", default {self.default!r}"
         return head + "\n" + textwrap.indent(textwrap.fill(self.doc, 72) if "\n" not in self.doc
@@ -141,7 +225,13 @@ def _default_text(value):
 
 @dataclass(frozen=True)
 class Settings:
-    """An ordered table of settings (one learner's)."""
+    """An ordered table of settings (one learner's).
+
+    Parameters
+    ----------
+    settings : tuple of Setting
+        The settings, in the order of the signatures and the docs; each name once.
+    """
 
     settings: tuple
     names: dict = field(init=False, repr=False)
@@ -159,7 +249,18 @@ class Settings:
         return name in self.names
 
     def from_args(self, args):
-        """The settings a command's parsed arguments hold (by each setting's ``flag``)."""
+        """The settings a command's parsed arguments hold (by each setting's ``flag``).
+
+        Parameters
+        ----------
+        args : argparse.Namespace
+            A command's parsed arguments.
+
+        Returns
+        -------
+        dict of str -> object
+            Setting name -> value, for the settings whose option the command has (:meth:`Setting.from_args`).
+        """
         return dict(pair for pair in (s.from_args(args) for s in self.settings) if pair is not None)
 
     def defaults(self):
@@ -170,6 +271,20 @@ class Settings:
 
         An unknown name is a ``TypeError``, as Python gives for a function
         that does not take it; ``check=False`` only fills the defaults.
+
+        Parameters
+        ----------
+        func : str
+            The name of the function called, for the error message.
+        given : dict of str -> object
+            The settings passed.
+        check : bool, default True
+            Check every value (:meth:`Setting.checked`, in table order).
+
+        Returns
+        -------
+        dict of str -> object
+            Every setting of the table: the value given (checked) or the default.
         """
         unknown = [k for k in given if k not in self.names]
         if unknown:
@@ -186,6 +301,22 @@ class Settings:
         then the ``trailing`` keywords (name -> default: arguments that are not settings).
 
         ``names`` maps a setting to the name the signature gives it.
+
+        Parameters
+        ----------
+        leading : sequence of str, default ()
+            The names of the positional-or-keyword parameters before the settings.
+        names : dict of str -> str, optional
+            Setting name -> the name the signature gives it.
+        returns : object, default inspect.Signature.empty
+            The return annotation.
+        trailing : dict of str -> object, optional
+            Keyword-only parameters after the settings, and their defaults.
+
+        Returns
+        -------
+        inspect.Signature
+            The parameters, each setting with its default.
         """
         names = names or {}
         kw = inspect.Parameter.KEYWORD_ONLY
@@ -195,7 +326,18 @@ class Settings:
         return inspect.Signature(params, return_annotation=returns)
 
     def parameters_doc(self, names=None):
-        """The numpydoc entries of every setting, in table order."""
+        """The numpydoc entries of every setting, in table order.
+
+        Parameters
+        ----------
+        names : dict of str -> str, optional
+            Setting name -> the name the function documented gives it.
+
+        Returns
+        -------
+        str
+            The entries (:meth:`Setting.doc_entry`), one after the other, unindented.
+        """
         names = names or {}
         return "\n".join(s.doc_entry(names.get(s.name)) for s in self.settings)
 
@@ -204,6 +346,23 @@ class Settings:
 
         The docstring's ``{settings}`` line is replaced by the entries; on a
         class, only its docstring changes.
+
+        Parameters
+        ----------
+        leading : sequence of str, default ()
+            The parameters before the settings (as for :meth:`signature`).
+        names : dict of str -> str, optional
+            Setting name -> the name the function gives it, in the signature and the entries.
+        indent : str, default "    "
+            The indentation of the ``{settings}`` line, given to every line of the entries.
+        trailing : dict of str -> object, optional
+            Keyword-only parameters after the settings, and their defaults (as for :meth:`signature`).
+
+        Returns
+        -------
+        callable
+            The decorator: it sets the function's ``__signature__`` (not a class's), fills the docstring, and
+            returns the function or class itself.
         """
         def decorate(func):
             if not isinstance(func, type):  # a class: its docstring only (its __init__ is declared itself)

@@ -39,6 +39,19 @@ class SharingChoice:
     ``strength``: the sharing strength of the structures returned;
     ``pooled``: whether those are the pooled structure; ``record``: the
     JSON-ready account (kept in the guard's verdict as ``sharing``).
+
+    Parameters
+    ----------
+    strength : float
+        The sharing strength of the structures returned: one of
+        :data:`mtbn.networks.shared_fitting.STRENGTH_GRID` (0: each task's CPTs alone; inf: pooled tables).
+    pooled : bool
+        Whether the structures returned are the pooled structure.
+    record : dict
+        The JSON-ready account: ``strength`` (``"inf"`` for infinity), ``pooled``, ``message``, and, when
+        something was compared, ``heldout`` (mean held-out log-likelihood per strength) and the pooled
+        candidate's ``pooled_gain``, ``pooled_se`` and ``pooled_strength``; ``shared: False`` when nothing is
+        shared.
     """
 
     strength: float
@@ -89,6 +102,28 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
     ``pooled_learner(train)``: one DAG per task learned from the stacked training rows ``train`` (a list of
     DiscreteData, one per task), or None to leave the pooled candidate out; ``unrelated``: the relatedness test
     found the tasks unrelated (then nothing is shared); ``what`` names ``fold_graphs``' kind in the message.
+
+    Parameters
+    ----------
+    fold_graphs : list of list of DAG
+        ``fold_graphs[f][t]``: task ``t``'s structure learned on fold ``f``'s training rows.
+    trains : list of list of DiscreteData
+        ``trains[f][t]``: task ``t``'s training rows of fold ``f`` (the tasks share their state lists).
+    held_out : list of list of DiscreteData
+        ``held_out[f][t]``: task ``t``'s held-out rows of fold ``f``, which score every strength.
+    ess : float
+        BDeu's equivalent sample size of the fitted CPTs.
+    pooled_learner : callable, optional
+        ``pooled_learner(train)`` -> one DAG per task (see above); None: no pooled candidate.
+    unrelated : bool, default False
+        The relatedness test found the tasks unrelated: nothing is shared and nothing is compared.
+    what : str, default "the multitask structures"
+        What ``fold_graphs`` are, as the message names them.
+
+    Returns
+    -------
+    SharingChoice
+        The strength, whether the pooled structure replaces ``fold_graphs``' kind, and the record.
     """
     if unrelated:
         return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,

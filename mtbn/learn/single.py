@@ -41,6 +41,8 @@ def learn_structure(data: Any, *, scorer: Any = None, **settings: Any) -> Search
     Parameters
     ----------
     data : DataFrame, DiscreteData or path to a CSV file
+        The rows to learn from, one column per variable: a DataFrame of state labels, a DiscreteData, or the path
+        of a CSV file.
     {settings}
     scorer : BDeuScore, optional
         A scorer for ``data`` whose cache to reuse.
@@ -191,6 +193,8 @@ def learn_identical_structures(tasks: Any, **settings: Any):
     Parameters
     ----------
     tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
+        The tasks, all over the same variables; with one DataFrame, ``task_column`` names the column that splits
+        it into tasks.
     {settings}
 
     Returns

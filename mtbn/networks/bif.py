@@ -21,7 +21,7 @@ import numpy as np
 
 from mtbn.exceptions import CycleError, InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
-from mtbn.networks.model import BayesianNetwork
+from mtbn.networks.model import BayesianNetwork, renormalise_rounded
 
 # ---------------------------------------------------------------------------
 # BIF reading
@@ -409,8 +409,8 @@ def _build_cpt(child, parents, entries, states, tok):
     return cpt.reshape(cards + (arity,))
 
 
-def _parse_bif(text):
-    """Parse BIF text into a BayesianNetwork."""
+def _parse_bif(text, source="BIF text"):
+    """Parse BIF text into a BayesianNetwork (``source``: the file, named when rounded rows are renormalised)."""
     text = _COMMENT_RE.sub(lambda m: m.group(1) or " ", text)
     tok = _Tokens(text)
     states = {}
@@ -438,14 +438,14 @@ def _parse_bif(text):
         else:
             tok.pos -= 1
             tok.fail("bif-unexpected-keyword", keyword=keyword)
-    net = _assemble(states, blocks, tok)
+    net = _assemble(states, blocks, tok, source)
     if encoded:
         net = BayesianNetwork([_bif_decode(n) for n in net.names],
                               [[_bif_decode(x) for x in st] for st in net.states], net.parents, net.cpts)
     return net
 
 
-def _assemble(states, blocks, tok):
+def _assemble(states, blocks, tok, source="BIF text"):
     names = list(states)
     if not names:
         tok.fail("bif-no-variables")
@@ -468,6 +468,7 @@ def _assemble(states, blocks, tok):
         parents, entries = resolved[n]
         parent_idx.append(tuple(index[p] for p in parents))
         cpts.append(_build_cpt(n, parents, entries, states, tok))
+    cpts = renormalise_rounded(names, cpts, source)
     try:
         return BayesianNetwork(names, [states[n] for n in names], parent_idx, cpts)
     except CycleError:
@@ -542,7 +543,10 @@ def read_bif(source) -> BayesianNetwork:
     CycleError
         The network has a directed cycle.
     """
-    return _parse_bif(_read_text(source))
+    text = _read_text(source)
+    where = os.fspath(source) if isinstance(source, os.PathLike) or (isinstance(source, str) and text is not source) \
+        else "BIF text"
+    return _parse_bif(text, where)
 
 
 # ---------------------------------------------------------------------------

@@ -53,6 +53,19 @@ def bif_portable(network):
     would show the encoded names; XMLBIF (:func:`write_xmlbif`) holds any
     name. The command line writes ``.bif`` only for portable networks.
 
+    Parameters
+    ----------
+    network : BayesianNetwork
+        The network whose variable names and state labels are checked.
+
+    Returns
+    -------
+    bool
+        True if every name and label is an integer or an ASCII identifier (letters, digits and ``_``, with
+        single inner ``-`` or ``.``) that does not read as a non-integer number; False otherwise.
+
+    Examples
+    --------
     >>> from mtbn.networks import load_network
     >>> bif_portable(load_network("asia"))
     True
@@ -115,13 +128,16 @@ def write_bif(network, path):
     ``BIFReader`` reads the file too (except that it splits a root variable
     name that contains a space).
 
+    Names or labels that BIF cannot hold are percent-encoded (see
+    :func:`_bif_text`); :func:`~mtbn.networks.read_bif` restores them.
+
     Parameters
     ----------
     network : BayesianNetwork
+        The network to write: its variables in order, their states, parents and CPTs.
     path : str or path-like
-
-    Names or labels that BIF cannot hold are percent-encoded (see
-    :func:`_bif_text`); :func:`~mtbn.networks.read_bif` restores them.
+        The file to write (replaced if it exists); a name ending in ``.gz`` gets gzip-compressed text, the same
+        bytes for the same network.
     """
     text = _bif_text(network).encode("utf-8")
     path = os.fspath(path)

@@ -8,7 +8,7 @@ import numpy as np
 
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
-from mtbn.networks.model import BayesianNetwork
+from mtbn.networks.model import BayesianNetwork, renormalise_rounded
 
 # ---------------------------------------------------------------------------
 # pgmpy conversion
@@ -21,6 +21,8 @@ def to_pgmpy(network):
     Parameters
     ----------
     network : BayesianNetwork
+        The network to convert; state names are given back as the values of their kinds (see
+        :meth:`BayesianNetwork.state_values`).
 
     Returns
     -------
@@ -80,12 +82,19 @@ def _align_axis(values, axis, labels, target, child, parent):
     return np.take(values, [list(labels).index(s) for s in target], axis=axis)
 
 
-def from_pgmpy(model):
+def from_pgmpy(model, *, source=None):
     """Convert a pgmpy discrete Bayesian network (with TabularCPDs).
 
     Parameters
     ----------
     model : pgmpy.models.DiscreteBayesianNetwork
+        A model with a TabularCPD for every node; a CPD without state names numbers its states
+        ``"0"``, ``"1"``, ..., and a child's CPD may list a parent's states in another order than the parent's
+        own CPD (its table is reordered).
+    source : str, optional
+        The file the model was read from: its CPT rows that sum to one only within
+        :data:`~mtbn.networks.model.READ_ROW_SUM_TOL` (rounded probabilities) are renormalised, with a
+        warning naming it. Without it (a model built in Python) every row must sum to one within ``1e-6``.
 
     Returns
     -------
@@ -125,4 +134,6 @@ def from_pgmpy(model):
             values = _align_axis(values, axis, labels(cpd, e), states[index[e]], node, e)
         parents.append(tuple(index[e] for e in evidence))
         tables.append(values)
+    if source is not None:
+        tables = renormalise_rounded(names, tables, source)
     return BayesianNetwork(names, states, parents, tables)

@@ -202,6 +202,7 @@ def log_likelihood(network, data, *, per_row=False):
     Parameters
     ----------
     network : BayesianNetwork
+        The network whose CPTs give the probabilities.
     data : DiscreteData
         Matched to the network by variable name (other column orders and extra
         columns are fine) and recoded by state label.
@@ -235,7 +236,21 @@ def log_likelihood(network, data, *, per_row=False):
 
 
 def fits_in_tables(graph, data):
-    """Whether every CPT of ``graph`` (a DAG over ``data``'s variables) stays within ``MAX_CPT_SIZE`` entries."""
+    """Whether every CPT of ``graph`` (a DAG over ``data``'s variables) stays within ``MAX_CPT_SIZE`` entries.
+
+    Parameters
+    ----------
+    graph : DAG
+        The structure, whose node names are variables of ``data``.
+    data : DiscreteData
+        Gives each variable's number of states (``len(data.states[v])``, declared states included).
+
+    Returns
+    -------
+    bool
+        True if :func:`fit_parameters` can build every CPT of ``graph`` on ``data`` (each variable's arity times
+        its parents' is at most ``MAX_CPT_SIZE``); False otherwise.
+    """
     arities = [len(data.states[data.index(n)]) for n in graph.names]
     return all(_cpt_size(arities, v, ps) <= MAX_CPT_SIZE for v, ps in enumerate(graph.parents))
 
@@ -256,12 +271,18 @@ def heldout_log_likelihood(graph, train, test, *, equivalent_sample_size=1.0):
     ----------
     graph : DAG
         Over variables of ``train`` and ``test`` (matched by name).
-    train, test : DiscreteData
+    train : DiscreteData
+        The rows the parameters are estimated from; its state lists are the variables' states.
+    test : DiscreteData
+        The rows scored; its labels are recoded onto ``train``'s state lists (a label ``train`` does not list is
+        an error).
     equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (> 0) of the posterior mean.
 
     Returns
     -------
     ndarray of shape (test.n_samples,)
+        The natural-log likelihood of each row of ``test``.
     """
     ess = check_positive(equivalent_sample_size, "equivalent_sample_size")
     for d in (train, test):
@@ -315,6 +336,7 @@ def sample(network, n_samples, *, random_state: Any = None) -> DiscreteData:
     Parameters
     ----------
     network : BayesianNetwork
+        The network sampled from.
     n_samples : int
         Number of rows (>= 0).
     random_state : None, int or numpy.random.Generator

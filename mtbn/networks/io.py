@@ -84,9 +84,20 @@ def read_network(path: Any) -> BayesianNetwork:
     parser), ``.xml`` / ``.xmlbif`` / ``.bifxml``, ``.net``, ``.uai`` (pgmpy's
     ``XMLBIFReader``, ``NETReader``, ``UAIReader``, then :func:`from_pgmpy`).
 
+    Parameters
+    ----------
+    path : str or path-like
+        The network file; its extension (case-insensitive) names the format.
+
     Returns
     -------
     BayesianNetwork
+        The network the file describes.
+
+    Raises
+    ------
+    InvalidParameterError
+        The extension names no supported format, or (for the formats read by pgmpy) the file does not exist.
 
     Examples
     --------
@@ -125,7 +136,7 @@ def read_network(path: Any) -> BayesianNetwork:
     from pgmpy import readwrite
 
     reader = getattr(readwrite, readers[ext])(path=str(path))
-    return from_pgmpy(reader.get_model())
+    return from_pgmpy(reader.get_model(), source=str(path))
 
 
 #: The variables of :func:`example_tasks`.
@@ -141,6 +152,19 @@ def example_tasks(n_rows: int = 500) -> dict:
     cancer nor bronchitis there. The examples of task relatedness, selection,
     clustering and the bootstrap use them.
 
+    Parameters
+    ----------
+    n_rows : int, default 500
+        The number of rows sampled for each task.
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+        The tasks ``"a"``, ``"b"`` and ``"c"``, each with the columns ``smoke``, ``lung``, ``bronc`` and ``dysp``
+        (state labels as strings).
+
+    Examples
+    --------
     >>> tasks = example_tasks()
     >>> sorted(tasks), tasks["a"].shape, list(tasks["c"].columns)
     (['a', 'b', 'c'], (500, 4), ['smoke', 'lung', 'bronc', 'dysp'])

@@ -7,13 +7,23 @@ from __future__ import annotations
 import numpy as np
 
 from mtbn.data import MAX_CPT_SIZE, MAX_STATES
-from mtbn.exceptions import CycleError, InvalidParameterError
+from mtbn.exceptions import CycleError, DataWarning, InvalidParameterError
 from mtbn.graph import partial_topological_order
-from mtbn.messages import error, register
+from mtbn.messages import error, register, text
 
 
 #: Largest allowed deviation of a CPT row sum from one.
 _ROW_SUM_TOL = 1e-6
+#: A CPT row read from a file may sum to one only within this: other tools write rounded probabilities
+#: (0.3333 three times). Such rows are divided by their sums, with a warning; pgmpy's ``check_model`` allows
+#: the same deviation.
+READ_ROW_SUM_TOL = 0.01
+
+register("network-rows-renormalised", DataWarning,
+         "{source}: {n} CPT row(s) summed to one only within {largest:.2g} (rounded probabilities); divided by "
+         "their sums.",
+         cause="The tool that wrote the file rounded the probabilities, so a row's sum is slightly off one.",
+         fix="Nothing to do if the file was written with rounding; a row further than 0.01 from one is refused.")
 
 
 register("network-unknown-variable", InvalidParameterError, "the network has no variable {name!r}.",
@@ -89,6 +99,10 @@ class BayesianNetwork:
     cpts : sequence of array_like
         ``cpts[v]`` has shape ``(*[arity[p] for p in parents[v]], arity[v])``;
         the last axis is the child's state and sums to one (within 1e-6).
+    kinds : sequence of {"int", "float", "bool", None}, optional
+        Per variable, the Python type its state labels stand for (None: text), as
+        :attr:`mtbn.data.DiscreteData.kinds`; :meth:`state_values` and :func:`to_pgmpy` turn labels back into
+        those values. None, or every entry None, keeps the labels as strings.
 
     Raises
     ------
@@ -150,7 +164,19 @@ class BayesianNetwork:
         return getattr(self, "_kinds", None)
 
     def state_values(self, v):
-        """The states of variable ``v`` as the user's values (ints, floats, bools or the labels)."""
+        """The states of variable ``v`` as the user's values (ints, floats, bools or the labels).
+
+        Parameters
+        ----------
+        v : int
+            The variable's index.
+
+        Returns
+        -------
+        list
+            The state labels of ``v`` in order, converted to ``int``, ``float`` or ``bool`` according to
+            ``kinds[v]``; the labels themselves (str) when the variable has no kind.
+        """
         kind = None if self.kinds is None else self.kinds[v]
         return [_label_value(s, kind) for s in self._states[v]]
 
@@ -175,6 +201,16 @@ class BayesianNetwork:
 
     def index(self, name):
         """Index of variable ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A variable name (case-sensitive).
+
+        Returns
+        -------
+        int
+            The position of ``name`` in :attr:`names`.
 
         Raises
         ------
@@ -211,7 +247,13 @@ class BayesianNetwork:
         return graph
 
     def copy(self):
-        """An independent copy (new CPT arrays)."""
+        """An independent copy (new CPT arrays).
+
+        Returns
+        -------
+        BayesianNetwork
+            A network with the same names, states, parents, CPT values and kinds, checked again as it is built.
+        """
         return BayesianNetwork(self._names, self._states, self._parents, self._cpts, self.kinds)
 
     def __repr__(self):
@@ -282,8 +324,8 @@ def _check_cpt(names, arities, parents, v, cpt):
     bad = np.flatnonzero(np.abs(rows - 1.0) > _ROW_SUM_TOL)
     if bad.size:
         config = np.unravel_index(bad[0], expected[:-1]) if parents[v] else ()
-        raise error("network-cpt-row-sum", name=name, config=tuple(int(c) for c in config), total=rows[bad[0]],
-                    tol=_ROW_SUM_TOL)
+        raise error("network-cpt-row-sum", name=name, config=tuple(int(c) for c in config),
+                    total=float(rows[bad[0]]), tol=_ROW_SUM_TOL)
 
 
 def check_acyclic(names, parents):
@@ -312,3 +354,42 @@ def _label_value(label, kind):
     if kind == "bool":
         return label == "True"
     return label
+
+
+def renormalise_rounded(names, cpts, source):
+    """The tables of a network read from a file, with rows that sum to one only within
+    :data:`READ_ROW_SUM_TOL` divided by their sums (one :class:`~mtbn.exceptions.DataWarning` says how many).
+
+    Rows further off are left as they are, for the network's own check to refuse with the variable named.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The variables, in the order of ``cpts``.
+    cpts : list of ndarray
+        Each variable's table, its own states on the last axis.
+    source : str
+        The file (or description) named in the warning.
+
+    Returns
+    -------
+    list of ndarray
+        The tables, the rows within the tolerance renormalised (the others unchanged).
+    """
+    import warnings
+
+    out, n, largest = [], 0, 0.0
+    for cpt in cpts:
+        cpt = np.asarray(cpt, dtype=np.float64)
+        sums = cpt.sum(axis=-1, keepdims=True)
+        off = np.abs(sums - 1.0)
+        fix = (off > _ROW_SUM_TOL) & (off <= READ_ROW_SUM_TOL) & np.isfinite(sums)
+        if fix.any():
+            cpt = np.where(fix, cpt / np.where(fix, sums, 1.0), cpt)
+            n += int(fix.sum())
+            largest = max(largest, float(off[fix].max()))
+        out.append(cpt)
+    if n:
+        warnings.warn(text("network-rows-renormalised", source=source, n=n, largest=largest), DataWarning,
+                      stacklevel=3)
+    return out

@@ -75,6 +75,7 @@ def fit_shared_parameters(graphs, tasks, *, strength, equivalent_sample_size=1.0
         Pseudo-counts of the pooled estimate added to each parent
         configuration of each task (0: independent; ``inf``: pooled).
     equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (> 0) of each task's own prior and of the pooled estimate.
     with_distances : bool, default False
         Also return :func:`family_distances`' records (from the same counts).
 
@@ -115,6 +116,16 @@ def family_distances(graphs, tasks, *, equivalent_sample_size=1.0):
     ``sum_j (N_j / N) sum_k theta_jk log(theta_jk / pool_jk)``. 0 when the
     task's table equals the pooled one; large where pooling that family
     would cost the task most.
+
+    Parameters
+    ----------
+    graphs : sequence of DAG
+        One structure per task, in the tasks' order (node names = the task's variables; a networkx DiGraph is
+        read with :meth:`mtbn.graph.DAG.from_networkx`).
+    tasks : dict, list or TaskSet
+        The tasks (one state list per variable across tasks, as :func:`mtbn.data.make_taskset` gives).
+    equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (> 0) of the task's own estimate and of the pooled one.
 
     Returns
     -------
@@ -230,6 +241,35 @@ def choose_sharing_strength(graphs, tasks, *, grid=STRENGTH_GRID, n_folds=5, equ
     smaller strength, i.e. less sharing) and ``scores`` (strength -> that
     mean).
 
+    Parameters
+    ----------
+    graphs : sequence of DAG
+        One structure per task, in the tasks' order (node names = the task's variables; a networkx DiGraph is
+        read with :meth:`mtbn.graph.DAG.from_networkx`).
+    tasks : dict, list or TaskSet
+        The tasks (one state list per variable across tasks, as :func:`mtbn.data.make_taskset` gives).
+    grid : sequence of float, default STRENGTH_GRID
+        The strengths tried, each a number >= 0 or ``inf``; they are tried in increasing order.
+    n_folds : int, default 5
+        The number of folds, from 2 to the number of rows of the smallest task.
+    equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (> 0) of every fit.
+    random_state : int, numpy.random.Generator or None, default 0
+        Seeds the folds (through ``numpy.random.default_rng``); the same seed gives the same folds and result.
+
+    Returns
+    -------
+    strength : float
+        The strength of ``grid`` with the highest mean held-out log-likelihood per row.
+    scores : dict of float to float
+        Every strength of ``grid`` (as a float) -> its mean held-out log-likelihood per row (natural log).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``n_folds``, ``equivalent_sample_size`` or a strength of ``grid`` is out of range, or ``graphs`` does
+        not have one structure per task.
+
     Examples
     --------
     Two copies of one distribution share everything; two opposite ones
@@ -277,6 +317,26 @@ def heldout_rows_by_strength(graphs, train, held_out, grid, ess):
 
     The family counts are taken once; each strength only reweighs them, and
     only at the held-out rows' cells (memory: the counts, not one table per strength).
+
+    Parameters
+    ----------
+    graphs : sequence of DAG
+        One structure per task, in the tasks' order (node names = the task's variables; a networkx DiGraph is
+        read with :meth:`mtbn.graph.DAG.from_networkx`).
+    train : sequence of DiscreteData
+        Each task's training rows, which the family counts are taken from.
+    held_out : sequence of DiscreteData
+        Each task's rows to score, in the tasks' order, coded on the same state lists as ``train``.
+    grid : sequence of float
+        The strengths (numbers >= 0 or ``inf``; not checked here).
+    ess : float
+        The BDeu equivalent sample size (> 0; not checked here).
+
+    Returns
+    -------
+    dict of float to list of ndarray
+        Each strength of ``grid`` -> one array per task of the natural-log likelihood of each of its held-out
+        rows.
     """
     families, pooled = _counted(graphs, make_taskset(list(train)))
     grid = list(grid)

@@ -41,6 +41,20 @@ def check_xmlbif_text(names, states):
     """Raise the ``xmlbif-text`` error :func:`write_xmlbif` would raise for these variable names and their state
     lists, before any work (the command line checks its tasks' columns and labels right after reading them).
 
+    Parameters
+    ----------
+    names : sequence of str
+        The variable names.
+    states : sequence of sequence of str
+        The state labels of each variable, in the order of ``names``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A name or state label is empty or holds a character XML 1.0 cannot hold.
+
+    Examples
+    --------
     >>> check_xmlbif_text(["rain"], [["no", "yes"]])
     >>> check_xmlbif_text(["rain"], [["no", "ye\\x00s"]])
     Traceback (most recent call last):
@@ -108,7 +122,10 @@ def write_xmlbif(network, path):
     Parameters
     ----------
     network : BayesianNetwork
+        The network to write: its variables in order, their states, parents and CPTs.
     path : str or path-like
+        The file to write (replaced if it exists), as UTF-8 XML; nothing is written when a name or label is
+        refused.
 
     Raises
     ------

@@ -8,7 +8,18 @@ from mtbn.graph import REVERSAL_COSTS
 
 
 def log1m(penalty):
-    """``log(1 - penalty)`` with ``-inf`` at 1 (no overflow warning)."""
+    """``log(1 - penalty)`` with ``-inf`` at 1 (no overflow warning).
+
+    Parameters
+    ----------
+    penalty : float or array_like of float
+        The coupling penalty ``delta``, in [0, 1]; values at or above 1 give ``-inf``.
+
+    Returns
+    -------
+    ndarray of float64
+        ``log(1 - penalty)`` elementwise, of the shape of ``penalty`` (0-d for a scalar).
+    """
     penalty = np.asarray(penalty, dtype=float)
     with np.errstate(divide="ignore"):
         return np.where(penalty >= 1.0, -np.inf, np.log1p(-np.minimum(penalty, 1.0)))
@@ -20,6 +31,16 @@ def state_max(gains):
     The same values; two elementwise maxima over strided views are about
     three times faster than numpy's reduction over an axis of length 3,
     which the joint search does over every node pair at every step.
+
+    Parameters
+    ----------
+    gains : ndarray of shape (..., 3)
+        Values per pair state on the last axis (e.g. gains of shape (m, k, 3)).
+
+    Returns
+    -------
+    ndarray of shape ``gains.shape[:-1]``
+        The largest of the three values.
     """
     return np.maximum(np.maximum(gains[..., 0], gains[..., 1]), gains[..., 2])
 
@@ -45,6 +66,18 @@ class MultitaskPrior(ABC):
     methods below, whose defaults here are those of a prior with no special
     solver. A new prior implements :meth:`log_prior` and :meth:`bound` (and,
     for speed, :meth:`solve` with ``exact = True``, and :meth:`upper_bound`).
+
+    Parameters
+    ----------
+    penalty : float
+        The coupling penalty ``delta`` of the paper, in [0, 1] (0 couples nothing, 1 forbids differences).
+    n_tasks : int
+        The number of tasks ``k``.
+    reversal : {"single", "double"}
+        Whether a reversed edge between two tasks counts as one difference or two.
+    edge_penalty : ndarray (n_vars, n_vars), optional
+        A penalty per unordered pair (the larger of ``[i, j]`` and ``[j, i]``) replacing ``penalty`` there.
+        None (the default) uses ``penalty`` for every pair.
 
     Attributes
     ----------
@@ -79,7 +112,18 @@ class MultitaskPrior(ABC):
         self.edge_penalty = edge_penalty
 
     def is_coupled(self, n_vars):
-        """False when no pair term can be non-zero (penalty 0 everywhere, or all pair weights 0)."""
+        """False when no pair term can be non-zero (penalty 0 everywhere, or all pair weights 0).
+
+        Parameters
+        ----------
+        n_vars : int
+            The number of variables (nodes) of the networks.
+
+        Returns
+        -------
+        bool
+            Whether some pair of variables has a non-zero pair term for some configuration.
+        """
         if np.all(self.log_factors(n_vars) == 0):
             return False
         return self.weights is None or bool(np.any(self.weights > 0))
@@ -90,7 +134,19 @@ class MultitaskPrior(ABC):
         return 1.0 / (1.0 + (self.n_tasks - 1) * self.penalty)
 
     def log_factors(self, n_vars):
-        """``L`` per unordered pair (upper-triangle order), honouring edge penalties."""
+        """``L`` per unordered pair (upper-triangle order), honouring edge penalties.
+
+        Parameters
+        ----------
+        n_vars : int
+            The number of variables (nodes) of the networks.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_vars * (n_vars - 1) // 2,)
+            ``log(1 - delta)`` of each pair ``i < j`` in :func:`numpy.triu_indices` order, with ``delta`` the
+            pair's edge penalty if given, else ``penalty``; ``-inf`` where ``delta`` is 1.
+        """
         iu, ju = np.triu_indices(n_vars, 1)
         if self.edge_penalty is None:
             return np.full(len(iu), float(log1m(self.penalty)))
@@ -99,15 +155,62 @@ class MultitaskPrior(ABC):
 
     @abstractmethod
     def log_prior(self, states, part, log_factor):
-        """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k) and ``L`` (m,)."""
+        """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k) and ``L`` (m,).
+
+        Parameters
+        ----------
+        states : ndarray of int, shape (m, k)
+            One configuration per row: the state of the pair in each task (0 no edge, 1 ``i -> j``, 2 ``j -> i``).
+        part : ndarray of bool, shape (m, k)
+            Whether each task takes part in the pair (has both variables); the others add nothing.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each row's pair.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            The pair term ``phi`` of each configuration, ``<= 0`` (``0`` when nothing differs, never NaN).
+        """
 
     @abstractmethod
     def bound(self, part, log_factor):
-        """Branch-and-bound bookkeeping for one pair problem (see the section below)."""
+        """Branch-and-bound bookkeeping for one pair problem (see the section below).
+
+        Parameters
+        ----------
+        part : ndarray of bool, shape (k,)
+            Whether each task takes part in the pair (has both variables).
+        log_factor : float
+            ``L = log(1 - delta)`` of the pair.
+
+        Returns
+        -------
+        object
+            An object with ``root``, ``extend(partial, prefix, s)`` and ``value(partial)``: the prior term of
+            the tasks assigned so far along a branch, an upper bound of ``phi`` of every completion.
+        """
 
     def solve(self, gains, part, log_factor):
         """Best objective of each pair problem, here by enumerating all ``3^k`` configurations with
-        :meth:`log_prior` (a prior that declares ``exact`` overrides it with something faster)."""
+        :meth:`log_prior` (a prior that declares ``exact`` overrides it with something faster).
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            The best objective ``max_s sum_t gains[p, t, s_t] + phi(s)`` of each pair; ``-inf`` when no
+            configuration is legal.
+        """
         gains = np.asarray(gains, dtype=float)
         m, k, _ = gains.shape
         configs = np.stack(np.meshgrid(*[np.arange(3)] * k, indexing="ij"), axis=-1).reshape(-1, k)
@@ -125,6 +228,22 @@ class MultitaskPrior(ABC):
         Here the sum of the per-task best gains (the pair term is at most 0);
         the search solves exactly only the pairs whose bound can reach the
         best move, so a tighter bound saves solves and never changes a move.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            A value at least the best objective of each pair problem.
         """
         return state_max(gains).sum(axis=1)
 
@@ -133,6 +252,25 @@ class MultitaskPrior(ABC):
 
         None (the default): the search splits the other configurations into
         ``k`` boxes and calls the solver once per box.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+        exclude : ndarray of int, shape (m, k)
+            The configuration to leave out at each pair (usually the current one), one state per task.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,) or None
+            The best objective over the other configurations of each pair (``-inf`` where there is none);
+            None here, where the prior has no method of its own.
         """
         return None
 
@@ -141,11 +279,42 @@ class MultitaskPrior(ABC):
 
         None (the default): the search fixes the tasks one by one with the
         solver's values as an oracle (:func:`mtbn.joint.best_configuration`).
+
+        Parameters
+        ----------
+        gains : ndarray of shape (k, 3)
+            ``gains[t, s]``: task ``t``'s score gain for state ``s`` of the pair; ``-inf`` where illegal.
+        part : ndarray of bool, shape (k,)
+            Whether each task has both variables of the pair.
+        log_factor : float
+            ``L = log(1 - delta)`` of the pair.
+        tol : float
+            Configurations whose objective is within ``tol`` of the best are tied; the lexicographically
+            smallest of them is returned.
+        exclude : sequence of int of length k, optional
+            A configuration to leave out. None (the default) considers all.
+
+        Returns
+        -------
+        tuple or None
+            ``(configuration, value)``: one state per task (a tuple of int) and the best objective, ``((), -inf)``
+            when no legal configuration is left; None here, where the prior has no method of its own.
         """
         return None
 
     def n_configurations(self, n_pairs):
-        """Configurations an exact solve of ``n_pairs`` pair problems looks at (the search's statistics)."""
+        """Configurations an exact solve of ``n_pairs`` pair problems looks at (the search's statistics).
+
+        Parameters
+        ----------
+        n_pairs : int
+            The number of pair problems solved together.
+
+        Returns
+        -------
+        int
+            The count the search adds to its ``n_configurations`` statistic (here ``3 k n_pairs``).
+        """
         return 3 * self.n_tasks * n_pairs
 
 

@@ -50,6 +50,7 @@ class PairedPrior(MultitaskPrior):
     penalty : float
         delta in the paper, in [0, 1].
     n_tasks : int
+        The number of tasks ``k``.
     reversal : {"double", "single"}, default "double"
         A reversed edge counts as two differences (the paper's default) or one.
     weights : ndarray (k, k), optional
@@ -78,6 +79,23 @@ class PairedPrior(MultitaskPrior):
         self._count_tables = {}  # size -> (scaled counts, valid), see _count_table
 
     def log_prior(self, states, part, log_factor):
+        """``phi`` of configurations ``states`` (m, k) with participation ``part`` (m, k).
+
+        Parameters
+        ----------
+        states : ndarray of int, shape (m, k)
+            One configuration per row: the state of the pair in each task (0 no edge, 1 ``i -> j``, 2 ``j -> i``).
+        part : ndarray of bool, shape (m, k)
+            Whether each task takes part in the pair (has both variables); the others add nothing.
+        log_factor : float or ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each row's pair.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            ``L / (k - 1)`` times the weighted sum, over the pairs of participating tasks, of the distances between
+            their states (``0`` when that sum is 0, also when ``L`` is ``-inf``; all zeros for fewer than two tasks).
+        """
         states = np.asarray(states)
         k = self.n_tasks
         total = np.zeros(states.shape[0])
@@ -101,13 +119,49 @@ class PairedPrior(MultitaskPrior):
         return _times(np.asarray(log_factor) / (k - 1), total)
 
     def log_prior_of_counts(self, n0, n1, n2, log_factor):
-        """``phi`` of a configuration with ``n0``, ``n1``, ``n2`` tasks in each state (equal weights only)."""
+        """``phi`` of a configuration with ``n0``, ``n1``, ``n2`` tasks in each state (equal weights only).
+
+        Parameters
+        ----------
+        n0, n1, n2 : int or ndarray of int
+            The numbers of participating tasks in state 0 (no edge), 1 (``i -> j``) and 2 (``j -> i``);
+            arrays broadcast together.
+        log_factor : float or ndarray of float
+            ``L = log(1 - delta)`` of the pair, broadcast with the counts.
+
+        Returns
+        -------
+        ndarray of float64
+            ``L W / (k - 1) * (n0 n1 + n0 n2 + rc n1 n2)``, with ``W`` the common pair weight and ``rc`` the
+            reversal cost; ``0`` where the count of differences is 0.
+        """
         rc = self.D[1, 2]
         diff = n0 * n1 + n0 * n2 + rc * n1 * n2
         return _times(log_factor, diff * self._scale)
 
     def solve(self, gains, part, log_factor):
-        """Best objective of each pair problem (DP over counts; equal weights only)."""
+        """Best objective of each pair problem (DP over counts; equal weights only).
+
+        Exact, O(k^3) per pair; a few pairs of few tasks are enumerated instead, and with many tasks the DP is
+        restricted to the counts that can win. The values are the same either way.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            The best objective ``max_s sum_t gains[p, t, s_t] + phi(s)`` of each pair; ``-inf`` when no
+            configuration is legal.
+        """
         m, k, _ = gains.shape
         if k < 2:
             return np.where(part, state_max(gains), 0.0).sum(axis=1)
@@ -184,6 +238,25 @@ class PairedPrior(MultitaskPrior):
         the count-dependent penalty. O(k^3) per pair, as :meth:`solve` (the
         generic route, one solve per box, is O(k^4)); memory O(k^2) per pair,
         in chunks of pairs. Equal weights only.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+        exclude : ndarray of int, shape (m, k)
+            The configuration to leave out at each pair (usually the current one), one state per task.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            The best objective over the configurations other than ``exclude[p]`` of each pair; ``-inf`` where
+            there is none.
         """
         m, k, _ = gains.shape
         exclude = np.asarray(exclude, dtype=np.int64)
@@ -272,7 +345,24 @@ class PairedPrior(MultitaskPrior):
         return best
 
     def upper_bound(self, gains, part, log_factor):
-        """The sum of the per-task best gains or, with many tasks, the count windows' bound if lower."""
+        """The sum of the per-task best gains or, with many tasks, the count windows' bound if lower.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (m, k, 3)
+            ``gains[p, t, s]``: task ``t``'s score gain for state ``s`` (0 no edge, 1 ``i -> j``, 2 ``j -> i``)
+            at pair ``p``; ``-inf`` where the state is illegal.
+        part : ndarray of bool, shape (m, k)
+            ``part[p, t]``: whether task ``t`` has both variables of pair ``p``; a task that does not keeps
+            "no edge" and takes no part in the pair term.
+        log_factor : ndarray of shape (m,)
+            ``L = log(1 - delta)`` of each pair (:meth:`log_factors`), ``<= 0``, ``-inf`` where the penalty is 1.
+
+        Returns
+        -------
+        ndarray of float64, shape (m,)
+            A value at least the best objective of each pair problem.
+        """
         total = state_max(gains).sum(axis=1)
         if gains.shape[1] < WINDOW_MIN_TASKS or not len(total):
             return total
@@ -282,7 +372,28 @@ class PairedPrior(MultitaskPrior):
         return np.minimum(total, np.where(np.isnan(upper), np.inf, upper))
 
     def best_configuration(self, gains, part, log_factor, tol, exclude=None):
-        """The tie-broken best configuration by count tables (equal weights, two or more tasks), else None."""
+        """The tie-broken best configuration by count tables (equal weights, two or more tasks), else None.
+
+        Parameters
+        ----------
+        gains : ndarray of shape (k, 3)
+            ``gains[t, s]``: task ``t``'s score gain for state ``s`` of the pair; ``-inf`` where illegal.
+        part : ndarray of bool, shape (k,)
+            Whether each task has both variables of the pair.
+        log_factor : float
+            ``L = log(1 - delta)`` of the pair.
+        tol : float
+            Configurations whose objective is within ``tol`` of the best are tied; the lexicographically
+            smallest of them is returned.
+        exclude : sequence of int of length k, optional
+            A configuration to leave out. None (the default) considers all.
+
+        Returns
+        -------
+        tuple or None
+            ``(configuration, value)``: one state per task (a tuple of int) and the best objective, ``((), -inf)``
+            when no legal configuration is left; None for fewer than two tasks or unequal pair weights.
+        """
         if np.shape(gains)[0] < 2 or not self.exact:
             return None
         gains = np.asarray(gains, dtype=float)
@@ -296,11 +407,37 @@ class PairedPrior(MultitaskPrior):
         return _paired_best_configuration(self, gains, part, log_factor, tol, exclude)
 
     def bound(self, part, log_factor):
-        """Branch-and-bound bookkeeping for one pair problem (see :class:`_PairedBound`)."""
+        """Branch-and-bound bookkeeping for one pair problem (see :class:`_PairedBound`).
+
+        Parameters
+        ----------
+        part : ndarray of bool, shape (k,)
+            Whether each task takes part in the pair (has both variables).
+        log_factor : float
+            ``L = log(1 - delta)`` of the pair.
+
+        Returns
+        -------
+        _PairedBound
+            Carries the weighted distances between the tasks assigned so far: ``root``,
+            ``extend(partial, prefix, s)`` and ``value(partial)`` (``L / (k - 1)`` times their sum).
+        """
         k = self.n_tasks
         return _PairedBound(self.D, self.weights, part, log_factor / (k - 1) if k > 1 else 0.0)
 
     def n_configurations(self, n_pairs):
+        """Configurations an exact solve of ``n_pairs`` pair problems looks at (the search's statistics).
+
+        Parameters
+        ----------
+        n_pairs : int
+            The number of pair problems solved together.
+
+        Returns
+        -------
+        int
+            ``3 k (k + 1)^2 n_pairs``: the cells the count DP updates.
+        """
         k = self.n_tasks
         return 3 * k * (k + 1) ** 2 * n_pairs
 

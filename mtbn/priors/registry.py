@@ -21,6 +21,23 @@ def register_prior(name, cls):
     The command line's ``--prior`` choices are read from :data:`PRIORS` when
     its parser is built.
 
+    Parameters
+    ----------
+    name : str
+        The name :func:`make_prior`, ``prior=`` and ``--prior`` take; an existing entry of that name is replaced.
+    cls : type
+        A subclass of :class:`MultitaskPrior`.
+
+    Returns
+    -------
+    type
+        ``cls``, so that the function can decorate a class.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``cls`` is not a subclass of :class:`MultitaskPrior`.
+
     Examples
     --------
     >>> class Harsh(EditPrior):
@@ -67,6 +84,29 @@ register("prior-weights-symmetric", InvalidParameterError, "pair weights must be
 
 def make_prior(prior, penalty, n_tasks, *, reversal=None, weights=None, edge_penalty=None):
     """Validate the options and build the prior named ``prior``.
+
+    Parameters
+    ----------
+    prior : str
+        A name in :data:`PRIORS`: ``"paired"``, ``"edit"``, ``"none"`` or one added by :func:`register_prior`.
+    penalty : float
+        The coupling penalty ``delta``, in [0, 1].
+    n_tasks : int
+        The number of tasks ``k``.
+    reversal : {"single", "double"}, optional
+        Whether a reversed edge counts as one difference or two. None (the default) takes the prior's
+        ``default_reversal`` ("double" for the Paired prior, "single" for the others).
+    weights : array_like of shape (n_tasks, n_tasks), optional
+        Symmetric, finite, non-negative task-pair weights; only for a prior that takes them
+        (``takes_weights``, e.g. ``"paired"``). None (the default) gives the prior's own default (all ones).
+    edge_penalty : array_like of shape (n_vars, n_vars), optional
+        A penalty per pair of variables, each in [0, 1] or NaN; NaN entries take ``penalty``. None (the
+        default) uses ``penalty`` for every pair.
+
+    Returns
+    -------
+    MultitaskPrior
+        An instance of ``PRIORS[prior]`` built with the validated options.
 
     Raises
     ------

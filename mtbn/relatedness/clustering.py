@@ -28,20 +28,26 @@ register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' o
 class ClusteringResult:
     """What :func:`cluster_tasks` returns.
 
-    Attributes
+    Parameters
     ----------
     labels : dict of name -> int
         Cluster of each task (1-based).
     n_clusters : int
+        Number of clusters, given or chosen.
     linkage : ndarray
         scipy average-link linkage matrix on the direct distance.
     validation_curve : list of (int, float, float)
         ``(number of clusters, mean validation log-likelihood per row over
         tasks, paired standard error of its difference from the best)``.
+        Empty when the number of clusters was given.
     graphs : dict of name -> DAG
+        Each task's structure, learned within its cluster (with ``n_clusters="auto"``, on the rows not held
+        out).
     networks : dict of name -> BayesianNetwork
+        Each task's structure with CPTs fitted on all of its rows.
     relatedness : RelatednessResult
-    rule : str
+        The direct distances the tasks were clustered on.
+    rule : {"one-se", "max"}, default "one-se"
         The rule that chose the number of clusters.
 
     Examples
@@ -129,9 +135,33 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relate
     ``equivalent_sample_size``, ``n_restarts`` and ``n_jobs`` also serve
     the relatedness and the choice of the number of clusters.
 
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The tasks to cluster.
+    n_clusters : "auto" or int, default "auto"
+        The number of clusters, from 1 to the number of tasks, or "auto": chosen on held-out rows.
+    selection_validation : float or int, default 0.05
+        With ``n_clusters="auto"``: the rows of each task held out to choose the number of clusters (a fraction
+        of its rows or a row count).
+    relatedness_penalty : float, default 0.9
+        delta of the joint learning behind the direct distances (:func:`direct_relatedness`'s ``penalty``).
+    max_clusters : int, optional
+        With ``n_clusters="auto"``: the largest number of clusters tried (None: the number of tasks).
+    noise_floor : bool or int, default True
+        Compute the direct distances' noise floor: True (10 permutation replicates), a number of replicates, or
+        False (no floor: any cut may be tried).
+    selection_rule : {"one-se", "max"}, default "one-se"
+        How the number of clusters is chosen from the validation curve (see above).
+    relatedness : RelatednessResult, optional
+        Direct distances computed before on these tasks (see above); None: computed here.
+    **settings
+        Settings of :func:`mtbn.learn.learn_structures` for learning within every cluster (see above).
+
     Returns
     -------
     ClusteringResult
+        The labels, the linkage, the validation curve, each task's structure and network, and the distances.
 
     Examples
     --------

@@ -25,10 +25,12 @@ MEASURES = ("direct", "indirect")
 class RelatednessResult:
     """Task distances (smaller = more related).
 
-    Attributes
+    Parameters
     ----------
-    measure : str
+    measure : {"direct", "indirect"}
+        The measure the distances come from.
     names : tuple of str
+        The task names, in the order of the matrices' rows and columns.
     distance : pandas.DataFrame
         Square, task names as index and columns. For the indirect measure,
         row ``e`` column ``s`` is how much worse ``e``'s data is explained by
@@ -85,13 +87,27 @@ class RelatednessResult:
     n_boot: int = 0
 
     def within_noise(self):
-        """Square boolean DataFrame: distance <= the noise floor (None without a floor)."""
+        """Square boolean DataFrame: distance <= the noise floor (None without a floor).
+
+        Returns
+        -------
+        pandas.DataFrame of bool or None
+            True where ``distance`` is no larger than ``floor`` (task names as index and columns); None when
+            ``floor`` is None or NaN.
+        """
         if self.floor is None or np.isnan(self.floor):
             return None
         return self.distance <= self.floor
 
     def floor_table(self):
-        """``noise_floor.csv``: each permutation replicate's largest distance, and the floor (None without)."""
+        """``noise_floor.csv``: each permutation replicate's largest distance, and the floor (None without).
+
+        Returns
+        -------
+        pandas.DataFrame or None
+            Columns ``replicate`` (``"0"``, ``"1"``, ..., then ``"floor"``) and ``largest_distance`` (each value
+            of ``null_max``, then ``floor``); None when ``floor`` is None.
+        """
         import pandas as pd
 
         if self.floor is None:
@@ -103,6 +119,13 @@ class RelatednessResult:
     def to_dict(self):
         """JSON-ready record (``relatedness.json``): every field but ``search``, read back by
         :meth:`from_dict` with the same distances, floor and structures.
+
+        Returns
+        -------
+        dict
+            ``measure``, ``names``, ``distance`` and ``log_likelihood`` (lists of rows of floats, or None),
+            ``structures`` (per task: ``variables`` and ``edges`` as ``[parent, child]`` lists), ``floor``,
+            ``null_max``, ``interval`` (two matrices, or None) and ``n_boot``.
 
         Examples
         --------
@@ -174,7 +197,18 @@ class RelatednessResult:
         return cls("direct", tuple(names), pd.DataFrame(D, index=names, columns=names), dict(graphs))
 
     def from_task(self, name):
-        """Distances from task ``name`` to every other task (a pandas Series)."""
+        """Distances from task ``name`` to every other task (a pandas Series).
+
+        Parameters
+        ----------
+        name : str
+            One of ``names``; another name raises ``InvalidParameterError``.
+
+        Returns
+        -------
+        pandas.Series
+            Row ``name`` of ``distance`` without ``name`` itself, indexed by the other tasks' names.
+        """
         if name not in self.names:
             raise error("unknown-task", task=name, names=", ".join(map(repr, self.names)))
         return self.distance.loc[name].drop(name)
@@ -352,9 +386,38 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     (returns NaN otherwise) and at least two tasks. Replicates run in
     parallel through joblib; results do not depend on ``n_jobs``.
 
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The tasks whose rows are pooled and dealt into pseudo-tasks.
+    penalty : float, default 0.9
+        delta of the multitask prior the pseudo-tasks are learned with (that of :func:`direct_relatedness`).
+    prior : str, default "paired"
+        The multitask prior (``prior`` of :func:`mtbn.learn.learn_structures`).
+    free_edges : list of (u, v), optional
+        Node pairs free in the prior (penalty 0) and ignored by the distance.
+    reversal : {"single", "double"}, default "single"
+        How the distance counts a reversed edge.
+    n_restarts : int, default 50
+        Random restarts of each replicate's single-task searches (:func:`mtbn.learn.learn_structures`).
+    random_state : int, Generator or None, default 0
+        The seed: one base seed is drawn from it for every replicate's permutation and search.
+    solver : str, default "auto"
+        The joint search's best-neighbour solver (``solver`` of :func:`mtbn.learn.learn_structures`).
+    n_perm : int, default 10
+        Permutation replicates (at least 2), each one joint search of all pseudo-tasks.
+    quantile : float, default 0.95
+        The quantile of the replicates' largest distances taken as the floor.
+    n_jobs : int, optional
+        Replicates run in parallel (joblib's convention, -1: all cores).
+    **learn_kwargs
+        Further settings of :func:`mtbn.learn.learn_structures` for every replicate (``parameter_sharing`` is
+        always None).
+
     Returns
     -------
     floor : float
+        The ``quantile`` of ``null_max``; NaN with fewer than two tasks or tasks over different variables.
     null_max : ndarray
         The largest pseudo-task distance of each replicate.
     """
@@ -394,10 +457,12 @@ def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, r
 
     Parameters
     ----------
-    tasks : dict, list or TaskSet
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The tasks whose distances are measured.
     penalty : float, default 0.9
         delta of the multitask prior used to learn the structures.
-    prior : {"paired", "edit"}
+    prior : {"paired", "edit"}, default "paired"
+        The multitask prior used to learn the structures.
     free_edges : list of (u, v), optional
         Node pairs free in the prior (penalty 0) and ignored by the distance.
     reversal : {"single", "double"}, default "single"
@@ -523,6 +588,23 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
                          n_jobs=None):
     """Indirect task distances by cross-fitting structures (Section 2.4.2).
 
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The tasks whose distances are measured; each needs at least ``n_folds`` rows.
+    n_folds : int, default 10
+        Folds of each task's rows (at least 2): every structure's CPTs are fitted on a task's training folds and
+        scored on its held-out fold.
+    equivalent_sample_size : float, default 1.0
+        BDeu's equivalent sample size, of the single-task searches and of the fitted CPTs.
+    n_restarts : int, default 50
+        Random restarts of each task's single-task search (:func:`mtbn.learn.learn_structure`).
+    random_state : int, Generator or None, default 0
+        The seed of the searches and the folds: the same seed gives the same distances.
+    n_jobs : int, optional
+        Parallel jobs over the structure sources (joblib's convention, -1: all cores; results do not depend on
+        it).
+
     Returns
     -------
     RelatednessResult
@@ -583,6 +665,20 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_res
 def relatedness(tasks, measure="direct", **kwargs):
     """Dispatch to :func:`direct_relatedness` or :func:`indirect_relatedness`.
 
+    Parameters
+    ----------
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The tasks whose distances are measured.
+    measure : {"direct", "indirect"}, default "direct"
+        The measure; another name raises ``InvalidParameterError``.
+    **kwargs
+        Keyword arguments of the measure's function.
+
+    Returns
+    -------
+    RelatednessResult
+        What the measure's function returned.
+
     Examples
     --------
     The keyword arguments go to the measure's function:
@@ -603,6 +699,17 @@ def relatedness(tasks, measure="direct", **kwargs):
 
 def gap_size(sorted_distances):
     """Number of tasks before the largest gap in increasing distances ("gap hunting").
+
+    Parameters
+    ----------
+    sorted_distances : sequence of float
+        The distances from the principal task, in increasing order; NaN values are dropped.
+
+    Returns
+    -------
+    int
+        The number of distances before the largest increase between two consecutive ones; all of them when no
+        distance is larger than the one before (or there is at most one).
 
     Examples
     --------

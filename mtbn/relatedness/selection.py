@@ -45,14 +45,16 @@ register("unknown-principal", InvalidParameterError, "principal task {task!r} is
 class SelectionResult:
     """What :func:`select_tasks` returns.
 
-    Attributes
+    Parameters
     ----------
     principal : str
+        The task whose network was learned.
     order : list of str
         The other tasks, most related first.
     distances : dict of name -> float
         Distance of each other task from the principal.
     n_selected : int
+        The number N of other tasks the principal was learned with.
     selected : list of str
         The first ``n_selected`` of ``order``.
     how : str
@@ -74,6 +76,7 @@ class SelectionResult:
     single_task_graph : DAG
         The principal's single-task structure, for comparison.
     relatedness : RelatednessResult
+        The distances the other tasks were ordered by.
     penalty : float
         The multitask penalty of the final run (nan for N = 0).
 
@@ -117,7 +120,15 @@ class SelectionResult:
     rule: str = "one-se"
 
     def to_dict(self):
-        """JSON-ready summary (``selected.json``)."""
+        """JSON-ready summary (``selected.json``).
+
+        Returns
+        -------
+        dict
+            ``principal``, ``measure``, ``order``, ``distances``, ``n_selected``, ``selected``, ``how``, ``gap``,
+            ``penalty`` (None for N = 0), ``validation_curve`` (records with ``n``, ``validation_log_likelihood``
+            and ``se_vs_best``), ``n_within_noise``, ``noise_floor`` and the principal's ``edges``.
+        """
         return {
             "principal": self.principal,
             "measure": self.relatedness.measure,
@@ -142,10 +153,12 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
 
     Parameters
     ----------
-    tasks : dict, list or TaskSet
+    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+        The principal and the tasks it may be learned with.
     principal : str
         The task whose network matters.
-    measure : {"direct", "indirect"}
+    measure : {"direct", "indirect"}, default "direct"
+        The relatedness measure the other tasks are ordered by.
     n : "auto", "gap" or int
         Number of tasks to learn with: chosen on a validation split of the
         principal (``"auto"``; separate from the split that picks the

@@ -125,6 +125,7 @@ def plot_sorted_distances(distances, principal, gap, *, selected=None, measure=N
     distances : dict of task name -> float
         Distance of each other task from the principal.
     principal : str
+        Name of the principal task, shown in the title.
     gap : int
         Number of tasks before the largest gap; a dashed line and a
         double arrow mark the gap between bar ``gap - 1`` and bar ``gap``.
@@ -194,7 +195,11 @@ def plot_distance_heatmap(distance_df, title, *, xlabel=None, ylabel=None, color
     distance_df : pandas.DataFrame
         Square; index = rows, columns = columns.
     title : str
+        Figure title (wrapped at 60 characters).
     xlabel, ylabel, colorbar_label : str, optional
+        Labels of the x axis, the y axis and the colorbar; None or empty: no label.
+    cmap : str or matplotlib Colormap, default "viridis"
+        Colour map of the cells. Its range spans the finite off-diagonal cells (a task against itself is left out).
     order : list of str, optional
         Task order for both axes (default: the frame's order).
 
@@ -263,6 +268,10 @@ def plot_dendrogram(linkage, names, *, n_clusters=None, title=None, ylabel="aver
     n_clusters : int, optional
         Draw the cut that gives this many clusters (dashed line) and colour
         the clusters below it.
+    title : str, optional
+        Figure title (None: "Average-link clustering of the tasks").
+    ylabel : str, default "average-link distance"
+        Label of the y axis (the merge heights).
 
     Returns
     -------
@@ -303,12 +312,17 @@ def plot_validation_curve(curve, xlabel, *, chosen=None, title=None, ylabel="val
     curve : list of (int, float) or list of dict
         As in ``SelectionResult.validation_curve`` (or its ``to_dict()`` form).
     xlabel : str
+        Label of the x axis (what the curve's x counts: selected tasks or clusters).
     chosen : int, optional
         The x the library chose (``SelectionResult.n_selected``,
         ``ClusteringResult.n_clusters``), marked by a dashed line and a ring
         around its point. Without it no point is marked: the figure does not
         guess the selection rule. Error bars: each point's paired standard
         error against the best point, when the curve has them.
+    title : str, optional
+        Figure title (None: "Validation log-likelihood (higher is better)").
+    ylabel : str, default "validation log-likelihood per row"
+        Label of the y axis.
 
     Returns
     -------

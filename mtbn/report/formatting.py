@@ -24,6 +24,18 @@ def _isnan(value):
 def format_number(value, digits=6):
     """A number for a table: integers as integers, others to ``digits`` significant figures.
 
+    Parameters
+    ----------
+    value : float, int, numpy scalar or None
+        The number. None and NaN print as ``"n/a"``, infinities as ``"inf"`` and ``"-inf"``.
+    digits : int, default 6
+        Significant figures of a value that is not a whole number (whole numbers below 1e15 print in full).
+
+    Returns
+    -------
+    str
+        The formatted number.
+
     Examples
     --------
     >>> format_number(3.0), format_number(0.123456789), format_number(float("nan")), format_number(-math.inf)

@@ -184,11 +184,21 @@ def _panels(n_panels, ncols, layout, extra_height):
 def plot_network_comparison(graph, single_task_graph, title=None):
     """The principal's single-task structure and its learned structure, side by side.
 
-    Both panels use the same fixed layout (Kamada-Kawai over the union of the
-    two edge sets). Left: the single-task structure, with the edges that
+    Both panels use the same layered layout (over the union of the two edge
+    sets: edges pointing down where they can, the spacing set by the longest
+    label). Left: the single-task structure, with the edges that
     multitask learning removed dashed red. Right: the learned structure,
     with the edges it added in green. Reversed edges are orange in both
     panels (each in its own direction); unchanged edges grey.
+
+    Parameters
+    ----------
+    graph : DAG
+        The principal's learned structure (right panel).
+    single_task_graph : DAG
+        The principal's single-task structure (left panel), compared by node name.
+    title : str, optional
+        Figure title above both panels (None: none).
 
     Returns
     -------
@@ -232,6 +242,16 @@ def plot_cluster_structures(graphs, labels, *, max_tasks=16):
     An edge shared by every task of the task's cluster is grey; an edge that
     only some tasks of the cluster have is drawn in the cluster's colour.
     At most ``max_tasks`` tasks are drawn.
+
+    Parameters
+    ----------
+    graphs : dict of name -> DAG
+        Each task's learned structure.
+    labels : dict of name -> int
+        Each task's cluster, numbered from 1 (as ``ClusteringResult.labels``); a task missing from it counts as
+        cluster 0.
+    max_tasks : int, default 16
+        Number of panels drawn: the first tasks in cluster order, then in the order of ``graphs``.
 
     Returns
     -------
@@ -314,7 +334,10 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
     axes : sequence of matplotlib Axes, optional
         One per task, to draw into an existing figure; by default a new
         figure with ``ncols`` panels per row.
+    ncols : int, default 4
+        Panels per row of the new figure (fewer when the row would be wider than 22 inches); ignored with ``axes``.
     title : str, optional
+        Figure title (None: none).
     strength : BootstrapResult or dict of name -> mapping or table, optional
         A confidence in [0, 1] for each edge: a
         :class:`~mtbn.bootstrap.BootstrapResult` (its adjacency frequencies),
@@ -378,10 +401,15 @@ def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
         Per task, ``{variable: "given" | "learned"}``
         (``result.interventions.changed``): orange, a given target; blue, a
         mechanism the search found changed.
+    ncols : int, default 4
+        Panels per row (fewer when the row would be wider than 22 inches).
+    title : str, optional
+        Figure title (None: none).
 
     Returns
     -------
     matplotlib.figure.Figure
+        One panel per task of ``changed``, on one shared layout.
 
     Examples
     --------

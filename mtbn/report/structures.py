@@ -13,10 +13,20 @@ __all__ = ["compare_structures"]
 def compare_structures(graph, reference):
     """Edges of ``graph`` compared with those of ``reference`` (matched by node name).
 
-    Returns a dict with ``added`` (in ``graph`` only), ``removed`` (in
-    ``reference`` only), ``reversed`` (present in both with opposite
-    directions; given in ``graph``'s direction) and ``unchanged`` edges, each
-    a sorted list of ``(parent, child)`` names.
+    Parameters
+    ----------
+    graph : DAG, networkx or pgmpy graph, BayesianNetwork or list of (parent, child)
+        The structure compared; anything :func:`mtbn.graph.nodes_and_edges` accepts.
+    reference : DAG, networkx or pgmpy graph, BayesianNetwork or list of (parent, child)
+        The structure it is compared with, in the same forms.
+
+    Returns
+    -------
+    dict
+        ``added`` (in ``graph`` only), ``removed`` (in ``reference`` only),
+        ``reversed`` (present in both with opposite directions; given in
+        ``graph``'s direction) and ``unchanged`` edges, each a sorted list of
+        ``(parent, child)`` names.
 
     Examples
     --------

@@ -47,34 +47,132 @@ def _page(result, cls, where, options):
 
 
 def selection_report_html(result, options=None):
-    """One self-contained HTML page describing a :class:`~mtbn.relatedness.SelectionResult`."""
+    """One self-contained HTML page describing a :class:`~mtbn.relatedness.SelectionResult`.
+
+    Parameters
+    ----------
+    result : SelectionResult
+        What :func:`mtbn.relatedness.select_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer. Two
+        are also read, as the result does not record them: ``"relatedness_penalty"`` (the delta of the direct
+        measure, described as 0.9 when absent) and ``"penalty"`` (a number: the final penalty was given;
+        ``"auto"``: chosen).
+
+    Returns
+    -------
+    str
+        The page as HTML, figures embedded as PNG.
+    """
     return _render_html(_page(result, SelectionResult, "selection_report_html", options), _provenance(options))
 
 
 def selection_report_markdown(result, options=None):
-    """The content of :func:`selection_report_html` as Markdown (figures as captions)."""
+    """The content of :func:`selection_report_html` as Markdown (figures as captions).
+
+    Parameters
+    ----------
+    result : SelectionResult
+        What :func:`mtbn.relatedness.select_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer. Two
+        are also read, as the result does not record them: ``"relatedness_penalty"`` (the delta of the direct
+        measure, described as 0.9 when absent) and ``"penalty"`` (a number: the final penalty was given;
+        ``"auto"``: chosen).
+
+    Returns
+    -------
+    str
+        The page as Markdown.
+    """
     return _render_markdown(_page(result, SelectionResult, "selection_report_markdown", options),
                             _provenance(options))
 
 
 def relatedness_report_html(result, options=None):
-    """One self-contained HTML page describing a :class:`~mtbn.relatedness.RelatednessResult`."""
+    """One self-contained HTML page describing a :class:`~mtbn.relatedness.RelatednessResult`.
+
+    Parameters
+    ----------
+    result : RelatednessResult
+        What :func:`mtbn.relatedness.relatedness` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer. Two
+        are also read, as the result does not record them: ``"penalty"`` (the delta of the direct measure, 0.9
+        when absent) and ``"folds"`` (the folds of the indirect measure, 10 when absent).
+
+    Returns
+    -------
+    str
+        The page as HTML, figures embedded as PNG.
+    """
     return _render_html(_page(result, RelatednessResult, "relatedness_report_html", options), _provenance(options))
 
 
 def relatedness_report_markdown(result, options=None):
-    """The content of :func:`relatedness_report_html` as Markdown (figures as captions)."""
+    """The content of :func:`relatedness_report_html` as Markdown (figures as captions).
+
+    Parameters
+    ----------
+    result : RelatednessResult
+        What :func:`mtbn.relatedness.relatedness` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer. Two
+        are also read, as the result does not record them: ``"penalty"`` (the delta of the direct measure, 0.9
+        when absent) and ``"folds"`` (the folds of the indirect measure, 10 when absent).
+
+    Returns
+    -------
+    str
+        The page as Markdown.
+    """
     return _render_markdown(_page(result, RelatednessResult, "relatedness_report_markdown", options),
                             _provenance(options))
 
 
 def clustering_report_html(result, options=None):
-    """One self-contained HTML page describing a :class:`~mtbn.relatedness.ClusteringResult`."""
+    """One self-contained HTML page describing a :class:`~mtbn.relatedness.ClusteringResult`.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        What :func:`mtbn.relatedness.cluster_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer;
+        ``"relatedness_penalty"`` (the delta of the direct measure, 0.9 when absent) is also read, as the result
+        does not record it.
+
+    Returns
+    -------
+    str
+        The page as HTML, figures embedded as PNG.
+    """
     return _render_html(_page(result, ClusteringResult, "clustering_report_html", options), _provenance(options))
 
 
 def clustering_report_markdown(result, options=None):
-    """The content of :func:`clustering_report_html` as Markdown (figures as captions)."""
+    """The content of :func:`clustering_report_html` as Markdown (figures as captions).
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        What :func:`mtbn.relatedness.cluster_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    options : dict, optional
+        The settings the caller ran with (e.g. the command line's), listed in the page's provenance footer;
+        ``"relatedness_penalty"`` (the delta of the direct measure, 0.9 when absent) is also read, as the result
+        does not record it.
+
+    Returns
+    -------
+    str
+        The page as Markdown.
+    """
     return _render_markdown(_page(result, ClusteringResult, "clustering_report_markdown", options),
                             _provenance(options))
 
@@ -129,6 +227,24 @@ def write_selection_report(result, out_dir, options=None):
     ``selected.json`` is :meth:`SelectionResult.to_dict` plus the single-task
     edges, the edge changes and the options. Returns a dict of the paths
     written.
+
+    Parameters
+    ----------
+    result : SelectionResult
+        What :func:`mtbn.relatedness.select_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    out_dir : str or path-like
+        The folder written to (created if missing); existing files of the same names are overwritten.
+    options : dict, optional
+        The settings the caller ran with, kept in ``selected.json`` and the pages' provenance footer; as for
+        :func:`selection_report_html`.
+
+    Returns
+    -------
+    dict of str -> str
+        The paths written, by file: ``"distance"``, ``"loglik"`` (indirect measure), ``"noise_floor"`` (with a
+        noise floor), ``"distance_low"`` and ``"distance_high"`` (with a bootstrap interval), ``"selected"``,
+        ``"html"`` and ``"markdown"``.
     """
     doc = _page(result, SelectionResult, "write_selection_report", options)
     os.makedirs(out_dir, exist_ok=True)
@@ -147,7 +263,26 @@ def write_relatedness_report(result, out_dir, options=None):
     """Write ``distance.csv`` (and ``loglik.csv`` for the indirect measure), ``relatedness.json``
     (:meth:`RelatednessResult.to_dict` and the options: what ``select_tasks(relatedness=...)``, ``mtbn select
     --from`` and ``mtbn cluster --from`` read back), ``report.html`` and ``report.md`` to ``out_dir`` (created
-    if missing). Returns a dict of the paths written."""
+    if missing). Returns a dict of the paths written.
+
+    Parameters
+    ----------
+    result : RelatednessResult
+        What :func:`mtbn.relatedness.relatedness` returned; another type raises
+        ``InvalidParameterError``.
+    out_dir : str or path-like
+        The folder written to (created if missing); existing files of the same names are overwritten.
+    options : dict, optional
+        The settings the caller ran with, kept in ``relatedness.json`` and the pages' provenance footer; as for
+        :func:`relatedness_report_html`.
+
+    Returns
+    -------
+    dict of str -> str
+        The paths written, by file: ``"distance"``, ``"loglik"`` (indirect measure), ``"noise_floor"`` (with a
+        noise floor), ``"distance_low"`` and ``"distance_high"`` (with a bootstrap interval),
+        ``"relatedness"``, ``"html"`` and ``"markdown"``.
+    """
     doc = _page(result, RelatednessResult, "write_relatedness_report", options)
     os.makedirs(out_dir, exist_ok=True)
     paths = _write_matrices(result, out_dir)
@@ -163,6 +298,24 @@ def write_clustering_report(result, out_dir, options=None):
     ``clusters.json`` is :meth:`ClusteringResult.to_dict` plus the members
     of each cluster, each task's edges, the linkage matrix and the options.
     Returns a dict of the paths written.
+
+    Parameters
+    ----------
+    result : ClusteringResult
+        What :func:`mtbn.relatedness.cluster_tasks` returned; another type raises
+        ``InvalidParameterError``.
+    out_dir : str or path-like
+        The folder written to (created if missing); existing files of the same names are overwritten.
+    options : dict, optional
+        The settings the caller ran with, kept in ``clusters.json`` and the pages' provenance footer; as for
+        :func:`clustering_report_html`.
+
+    Returns
+    -------
+    dict of str -> str
+        The paths written, by file: ``"distance"``, ``"loglik"`` (indirect measure), ``"noise_floor"`` (with a
+        noise floor), ``"distance_low"`` and ``"distance_high"`` (with a bootstrap interval), ``"clusters"``,
+        ``"html"`` and ``"markdown"``.
     """
     doc = _page(result, ClusteringResult, "write_clustering_report", options)
     os.makedirs(out_dir, exist_ok=True)
@@ -184,6 +337,23 @@ def write_learn_report(result, out_dir, *, bootstrap=None, options=None):
     With ``bootstrap`` (a :class:`~mtbn.bootstrap.BootstrapResult`), edge
     widths show the bootstrap frequencies and a bootstrap section is added.
     Returns a dict of the paths written.
+
+    Parameters
+    ----------
+    result : MultitaskResult
+        What :func:`mtbn.learn.learn_structures` returned.
+    out_dir : str or path-like
+        The folder written to (created if missing); existing ``report.html`` and ``report.md`` are overwritten.
+    bootstrap : BootstrapResult, optional
+        Bootstrap replicates of the same learner on the same tasks (:func:`mtbn.bootstrap.bootstrap_structures`);
+        None: no bootstrap section.
+    options : dict, optional
+        The settings the caller ran with, shown only in the pages' provenance footer.
+
+    Returns
+    -------
+    dict of str -> str
+        The paths written, by file: ``"html"`` and ``"markdown"``.
     """
     os.makedirs(out_dir, exist_ok=True)
     return _write_pages(_learn_page(result, bootstrap, options), out_dir, options)

@@ -71,17 +71,33 @@ class LocalScore(ABC):
     def compute(self, child, parents):
         """The local score of ``child`` given ``parents`` (a sorted tuple of column indices), computed afresh.
 
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose family is scored.
+        parents : tuple of int
+            Column indices of its parents, sorted increasingly, not containing ``child``.
+
         Returns
         -------
         float
+            The local score (a log score, higher is better).
         """
 
     def local_score(self, child, parents):
         """Cached local score of ``child`` given the set ``parents``.
 
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose family is scored.
+        parents : iterable of int
+            Column indices of its parents, in any order (sorted for the cache key).
+
         Returns
         -------
         float
+            The local score, from the cache or computed by :meth:`compute` and cached.
         """
         key = (child, tuple(sorted(parents)))
         value = self._cache.get(key)
@@ -96,9 +112,17 @@ class LocalScore(ABC):
     def local_score_uncached(self, child, parents):
         """The local score computed afresh (no cache look-up or store).
 
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose family is scored.
+        parents : iterable of int
+            Column indices of its parents, in any order.
+
         Returns
         -------
         float
+            The local score, as :meth:`compute` gives it.
         """
         return self.compute(child, tuple(sorted(parents)))
 
@@ -110,9 +134,19 @@ class LocalScore(ABC):
         score may compute the missing ones together (as the counting scores
         do), with the same values.
 
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose families are scored.
+        parents : iterable of int
+            Column indices of its current parents.
+        candidates : sequence of int
+            Column indices of the variables to add to ``parents``, one at a time.
+
         Returns
         -------
         ndarray of float64, shape (len(candidates),)
+            Entry ``i`` is the local score of ``child`` given ``parents | {candidates[i]}``.
         """
         parents = set(parents)
         return np.array([self.local_score(child, parents | {int(u)}) for u in candidates], dtype=np.float64)
@@ -120,9 +154,15 @@ class LocalScore(ABC):
     def score(self, parents):
         """Total score of a DAG given as one parent set per variable.
 
+        Parameters
+        ----------
+        parents : sequence of iterable of int
+            ``parents[v]`` holds the column indices of the parents of variable ``v``, for every variable.
+
         Returns
         -------
         float
+            The sum of the (cached) local scores of all families.
         """
         return float(sum(self.local_score(v, pa) for v, pa in enumerate(parents)))
 
@@ -132,6 +172,8 @@ class LocalScore(ABC):
         Returns
         -------
         dict
+            ``{"hits": int, "misses": int, "size": int}``: look-ups that found a score, look-ups that computed
+            one, and the number of cached scores.
         """
         return {"hits": self.hits, "misses": self.misses, "size": len(self._cache)}
 
@@ -141,6 +183,7 @@ class LocalScore(ABC):
         Returns
         -------
         dict
+            A shallow copy of the cache, ``{(child, parents): score}`` with ``parents`` a sorted tuple.
         """
         return dict(self._cache)
 
@@ -179,7 +222,8 @@ def pairwise_log_bayes_factors(scorer, variables=None):
 
     Returns
     -------
-    ndarray of shape (m, m), float64, ``m = len(variables)``.
+    ndarray of shape (m, m), float64
+        ``B[a, b]`` for the ``a``-th and ``b``-th of the ``m = len(variables)`` scored variables.
     """
     idx = list(range(scorer.n_vars)) if variables is None else [int(v) for v in variables]
     m = len(idx)

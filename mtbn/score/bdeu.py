@@ -34,8 +34,9 @@ class BDeuScore(CountingScore):
     Parameters
     ----------
     data : DiscreteData
+        The integer-coded data of one task; the child's and parents' declared arities come from its state lists.
     equivalent_sample_size : float, default 1.0
-        The BDeu equivalent sample size (``ess``).
+        The BDeu equivalent sample size (``ess``); must be positive.
 
     Examples
     --------
@@ -110,6 +111,22 @@ def bdeu_local_score(data, child, parents, equivalent_sample_size=1.0):
     """BDeu local score of one family (uncached convenience function).
 
     ``child`` and ``parents`` are column indices or names of ``data``.
+
+    Parameters
+    ----------
+    data : DiscreteData
+        The integer-coded data of one task.
+    child : int or str
+        Column index or name of the variable whose family is scored.
+    parents : iterable of int or str
+        Column indices or names of its parents (in any order; empty for no parents).
+    equivalent_sample_size : float, default 1.0
+        The BDeu equivalent sample size (``ess``); must be positive.
+
+    Returns
+    -------
+    float
+        The BDeu local score ``log P(D_child | parents)``, computed without a cache.
 
     Examples
     --------

@@ -10,6 +10,14 @@ __all__ = ["BICScore"]
 class BICScore(CountingScore):
     """BIC local scores (log-likelihood at the MLE minus ``log(N)/2`` per parameter).
 
+    A family with ``q`` declared parent configurations and a child of ``r`` declared states has
+    ``q (r - 1)`` free parameters; ``N`` is the number of samples.
+
+    Parameters
+    ----------
+    data : DiscreteData
+        The integer-coded data of one task.
+
     Examples
     --------
     >>> import numpy as np

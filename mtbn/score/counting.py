@@ -51,9 +51,10 @@ def family_code(columns, arities, child, parents):
     arities : sequence of int
         Number of states of each variable.
     child : int
+        Index of the variable whose family is coded (the child; its arity is ``r``).
     parents : sequence of int
-        The parent configuration code is mixed-radix, first parent most
-        significant, and the cell code is ``configuration * r + child state``.
+        Indices of the parents, in the order given (not sorted here). The parent configuration code is
+        mixed-radix, first parent most significant, and the cell code is ``configuration * r + child state``.
 
     Returns
     -------
@@ -94,10 +95,22 @@ def family_code(columns, arities, child, parents):
 def count_family(columns, arities, child, parents):
     """Contingency table of ``child`` against the configurations of ``parents``.
 
-    Parameters as for :func:`family_code`. A family whose declared table
+    A family whose declared table
     would not fit int64 codes (``q * r > 2**62``) renumbers its observed
     configurations on the way, so the counts stay exact and the table has
     at most one row per sample.
+
+    Parameters
+    ----------
+    columns : sequence of int64 ndarray
+        ``columns[v]`` holds the codes of variable ``v`` (one per sample).
+    arities : sequence of int
+        Number of states of each variable.
+    child : int
+        Index of the variable whose states are the table's columns.
+    parents : sequence of int
+        Indices of the parents; the rows follow the mixed-radix configuration code of
+        :func:`family_code` (first parent most significant).
 
     Returns
     -------
@@ -199,6 +212,13 @@ def observed_counts(code, r):
     family with many parents needs (a dense table of ``q r`` cells would be
     mostly zeros).
 
+    Parameters
+    ----------
+    code : ndarray of int
+        One cell code per sample, ``configuration * r + state``.
+    r : int
+        The number of states of the child (the radix of the state in ``code``).
+
     Returns
     -------
     cell_counts, config_counts : ndarray of int64
@@ -227,6 +247,11 @@ class CountingScore(LocalScore):
     family from its cell codes (:func:`family_code`) and its number of
     parent configurations ``q``, and may vectorise ``_score_codes`` over
     many families of one child (:meth:`extension_scores`).
+
+    Parameters
+    ----------
+    data : DiscreteData
+        The integer-coded data of one task; its columns are copied once into an ``(n_vars, n_samples)`` array.
     """
 
     def __init__(self, data):
@@ -265,9 +290,19 @@ class CountingScore(LocalScore):
         hot loop: after a move, a child is rescored with every other
         variable added.
 
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose families are scored.
+        parents : iterable of int
+            Column indices of its current parents.
+        candidates : sequence of int
+            Column indices of the variables to add to ``parents``, one at a time; none of them in ``parents``.
+
         Returns
         -------
         ndarray of float64, shape (len(candidates),)
+            Entry ``i`` is the local score of ``child`` given ``parents | {candidates[i]}``.
         """
         base = tuple(sorted(parents))
         cand = np.asarray(candidates, dtype=np.intp)
@@ -326,7 +361,20 @@ class CountingScore(LocalScore):
         return [self._score_code(child, row, q) for row in codes]
 
     def compute(self, child, parents):
-        """The local score of ``child`` given the sorted tuple ``parents``, from the family's cell codes."""
+        """The local score of ``child`` given the sorted tuple ``parents``, from the family's cell codes.
+
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose family is scored.
+        parents : tuple of int
+            Column indices of its parents, sorted increasingly, not containing ``child``.
+
+        Returns
+        -------
+        float
+            The local score, computed afresh (no cache look-up or store).
+        """
         return self._score_code(child, *family_code(self._columns, self.arities, child, parents))
 
     def clear_cache(self):
@@ -335,5 +383,20 @@ class CountingScore(LocalScore):
         self._rows.clear()
 
     def counts(self, child, parents):
-        """The contingency table (see :func:`count_family`)."""
+        """The contingency table of ``child`` against the configurations of ``parents`` (see :func:`count_family`).
+
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose states are the table's columns.
+        parents : iterable of int
+            Column indices of the parents, in the order that sets the configuration code (first most significant).
+
+        Returns
+        -------
+        counts : ndarray of int64, shape (n_configs, r)
+            The counts; every declared configuration is a row when the table is small, else only the observed ones.
+        q : int
+            The number of parent configurations (declared, not observed).
+        """
         return count_family(self._columns, self.arities, child, tuple(parents))

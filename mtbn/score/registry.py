@@ -73,6 +73,7 @@ def make_scorer(data, score="bdeu", equivalent_sample_size=1.0):
     Returns
     -------
     LocalScore
+        A new ``SCORES[score]`` instance for ``data`` (with its own, empty cache).
     """
     check_option("score", score, SCORES)
     cls = SCORES[score]

@@ -1,0 +1,305 @@
+"""``mtbn learn``: one network per CSV file (one task per file), learned jointly; its options and its run."""
+
+import json
+import os
+import time
+from collections import namedtuple
+
+from mtbn.cli import files, values
+from mtbn.cli.common import _options_of, _run_in_out_folder
+from mtbn.cli.files import read_constraints, read_taskset
+from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
+from mtbn.cli.values import _usage_error, _UsageError
+from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
+from mtbn.messages import register
+from mtbn.priors import PRIORS
+
+#: Every file ``mtbn learn`` may write, for its --help.
+LEARN_FILES = (
+    "DIR/<task>.edges.csv, DIR/<task>.bifxml and DIR/<task>.bif (when BIF can hold its names) per task; "
+    "DIR/summary.json (settings, penalty path, transfer verdict, per-task scores) and DIR/.mtbn-output.json "
+    "(marks the folder as mtbn's); with --discretize: DIR/discretization.json; with --report: DIR/report.html and "
+    "DIR/report.md; with --export: DIR/<task>.<format>; with --bootstrap: DIR/bootstrap/edges.csv, "
+    "<task>.strength.csv and <task>.averaged.edges.csv (and mechanisms.csv with --interventions); with "
+    "--interventions: DIR/interventions/causal.bifxml, causal.edges.csv and mechanisms.csv (with --predict: "
+    "predicted.bifxml and predicted.edges.csv)")
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "learn",
+        help="learn one network per CSV file (one task per file)",
+        description="Learn a Bayesian network for each CSV file. Each file is one task: a header of "
+        "variable names, cells are state labels (kept verbatim; an empty cell is missing). The task "
+        "name is the file stem.",
+        epilog=f"Files written: {LEARN_FILES}.",
+    )
+    _add_tasks(p)
+    data = p.add_argument_group("data", "how the CSV files are read and coded")
+    data.add_argument("--dropna", action="store_true", help=HELP["dropna"])
+    _add_discretize(data)
+    _add_learn_knowledge(p, data)
+    search = p.add_argument_group("search", "each task's score and the joint search over all tasks")
+    _add_setting(search, MULTITASK["equivalent_sample_size"])
+    _add_setting(search, MULTITASK["n_restarts"])
+    _add_learn_search(search)
+    _add_learn_prior(p.add_argument_group("penalty and transfer", "the multitask prior, how its penalty is chosen "
+                                          "and when the tasks' structures or parameters are shared"))
+    run = p.add_argument_group("run", "seed, parallel work and progress")
+    _add_run(run, jobs_help=None)
+    run.add_argument("--progress", action="store_true", help=HELP["progress"])
+    _add_learn_outputs(p.add_argument_group("output", "what is written besides each task's network files"))
+    _add_learn_interventions(p)
+    p.set_defaults(func=cmd_learn)
+
+
+def _add_learn_interventions(p):
+    """The tasks as interventional conditions of one system (docs/guide/interventions.rst)."""
+    group = p.add_argument_group("interventional conditions", "the tasks as experimental conditions of one system: "
+                                 "one causal DAG, each task's changed mechanisms")
+    for name in ("interventions", "intervention_type", "further_changes"):
+        _add_setting(group, MULTITASK[name])
+    group.add_argument("--predict", default=None, metavar="TARGETS",
+                       help="with --interventions: also write the network of a condition not among the tasks that "
+                       "intervenes on these comma-separated variables (their mechanisms replaced, every other "
+                       "kept) to DIR/interventions/predicted.bifxml and predicted.edges.csv")
+
+
+def _add_learn_prior(p):
+    """The multitask prior, how its penalty is chosen, and the guard and parameter sharing after it."""
+    for name in ("prior", "penalty", "reversal", "cv", "validation", "penalty_search", "force_transfer"):
+        _add_setting(p, MULTITASK[name])
+    _add_setting(p, MULTITASK["transfer_per_task"], nargs="?", const=True)  # a bare --transfer-per-task: on
+    _add_setting(p, MULTITASK["parameter_sharing"])
+
+
+def _add_learn_search(p):
+    """The joint search: score, parents, starts, restarts."""
+    for name in ("score", "max_parents", "start", "n_joint_restarts"):
+        _add_setting(p, MULTITASK[name])
+
+
+def _add_learn_outputs(p):
+    """What is written besides each task's BIF and edges.csv."""
+    p.add_argument("--report", action="store_true",
+                   help="also write DIR/report.html and DIR/report.md: the transfer verdict, the penalty path, "
+                   "every task's structure on one layout (edge width = bootstrap frequency with --bootstrap) and "
+                   "the edges that differ between tasks")
+    p.add_argument("--export", default=(), type=values.export_formats, metavar="FORMATS",
+                   help="also write each task's structure as DIR/<task>.<format> for each of these comma-separated "
+                   "formats: dot (Graphviz), gml, json (networkx node-link), graphml (default: none; the BIF and "
+                   "edges.csv files are always written)")
+    _add_setting(p, ESTIMATOR_ONLY["n_bootstrap"])
+
+
+def _add_learn_knowledge(p, data):
+    """Background knowledge (constraint files), and one file holding every task (``data``: the data group)."""
+    data.add_argument("--task-column", default=None, metavar="NAME",
+                      help="read one CSV file whose column NAME says which task each row belongs to (one network "
+                      "per value) instead of one file per task")
+    p = p.add_argument_group("background knowledge", "edges required or forbidden in every task, a temporal order")
+    p.add_argument("--require", default=None, metavar="FILE",
+                   help="edges every task must have: a CSV file with columns source,target")
+    p.add_argument("--forbid", default=None, metavar="FILE",
+                   help="edges no task may have: a CSV file with columns source,target")
+    p.add_argument("--tiers", default=None, metavar="FILE",
+                   help="a temporal order: a CSV file with columns variable,tier (numbers or labels, sorted); "
+                   "no edge from a later tier into an earlier one; untiered variables are free")
+
+
+_Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary stems predicted")
+
+
+BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
+                   "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
+                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold); with "
+                   "--interventions bootstrap/mechanisms.csv (task x variable: how often its mechanism changes)")
+
+
+def cmd_learn(args):
+    """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``)."""
+    return _run_in_out_folder(args, lambda progress: _learn(args, progress),
+                              lambda done, out, progress: _write_learned(args, done, out), _print_learned,
+                              plots=args.report)
+
+
+def _learn(args, progress):
+    """Read the tasks and constraint files, learn (and bootstrap); the outputs to write, in memory."""
+    import warnings
+
+    from mtbn.exceptions import TransferWarning
+    from mtbn.learn import learn_structures
+
+    t0 = time.perf_counter()
+    constraints = read_constraints(args.require, args.forbid, args.tiers)
+    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
+                           discretize=files.discretize_option(args))
+    stems = files.writable_tasks(taskset.tasks)  # refuses clashing names and unwritable labels before the work
+    predict = _predicted_targets(args, taskset)
+    # One learner for every prior: --prior none runs the same single-task
+    # searches (same seeds) that the multitask search starts from.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TransferWarning)
+        res = learn_structures(taskset, **MULTITASK.from_args(args), progress=progress, **constraints)
+    if res.transfer is not None:  # penalty auto with a prior that has one
+        print(res.transfer["message"])
+        if res.transfer.sharing:
+            print(res.transfer.sharing["message"])
+    if res.interventions is not None:
+        for line in _mechanism_lines(res.interventions):
+            print(line)
+    boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
+    summary = _learn_summary(args, taskset, res, boot, averaged, stems)
+    summary["seconds"] = time.perf_counter() - t0
+    predicted = None if predict is None else res.interventions.predict(predict)
+    return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
+
+
+register("predict-needs-interventions", _UsageError,
+         "--predict needs --interventions (the network of an unseen condition comes from the interventional model)",
+         cause="--predict was given without --interventions.",
+         fix="Add --interventions FILE (the tasks' targets), or leave out --predict.")
+
+
+register("predict-unknown-variable", _UsageError, "--predict: {variable!r} is not a variable of the tasks",
+         cause="A variable to intervene on in the predicted condition is not a column of the tasks.",
+         fix="Name the targets by their column names, separated by commas.")
+
+
+def _predicted_targets(args, taskset):
+    """``--predict V1,V2``: the targets of the condition to predict, checked before the work (None without)."""
+    if args.predict is None:
+        return None
+    if args.interventions is None:
+        raise _usage_error("predict-needs-interventions")
+    targets = [v.strip() for v in args.predict.split(",") if v.strip()]
+    for v in targets:
+        if v not in taskset.variables:
+            raise _usage_error("predict-unknown-variable", variable=v)
+    return targets
+
+
+def _mechanism_lines(model):
+    """The printed summary of an interventional fit: the causal DAG, and each task's changed mechanisms."""
+    lines = [f"causal DAG shared by the tasks: {model.causal_graph.n_edges} arcs ({model.type} interventions)"]
+    for task, per in model.changed.items():
+        given = model.given[task]
+        kind = "observational" if given == () else "targets unknown" if given is None else \
+            f"targets {', '.join(given)}"
+        if task == model.reference:
+            kind += "; the reference regime"
+        changed = ", ".join(f"{v} ({how})" for v, how in per.items()) or "none"
+        lines.append(f"  {task} ({kind}): changed mechanisms {changed}")
+    return lines
+
+
+def _bootstrap(args, taskset, res, constraints, progress):
+    """``--bootstrap B``: the replicates, repeating the learner's decisions (penalty, tasks learned alone, pooled
+    structure) and background knowledge, and each task's averaged network."""
+    from mtbn.bootstrap import bootstrap_structures
+
+    boot = bootstrap_structures(taskset, n_boot=args.bootstrap, **MULTITASK.from_args(args), **constraints,
+                                result=res, progress=progress)
+    return boot, {name: boot.averaged_network(name) for name in taskset.names}
+
+
+def _learn_summary(args, taskset, res, boot, averaged, stems):
+    """``summary.json`` of ``mtbn learn`` (without its ``seconds``)."""
+    summary = {"tasks": {}, "options": _options_of(args), "inputs": list(args.csv)}
+    for t, task in enumerate(taskset.tasks):
+        dag = res.graphs[t]
+        summary["tasks"][task.name] = {"edges": [list(e) for e in dag.edges(names=True)], "n_edges": dag.n_edges,
+                                       "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
+                                       "fingerprint": task.fingerprint(), "file_stem": stems[task.name]}
+    if res.interventions is not None:
+        model = res.interventions
+        summary["interventions"] = {
+            "type": model.type, "further_changes": bool(args.further_changes),
+            "given": {t: None if g is None else list(g) for t, g in model.given.items()},
+            "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
+            "log_score": res.log_score, "files": INTERVENTION_FILES}
+        if args.predict is not None:
+            summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
+    if res.sharing_strength is not None:
+        strength = res.sharing_strength
+        summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
+        summary["sharing_distances"] = res.sharing_distances
+    if PRIORS[args.prior].has_penalty and res.interventions is None:
+        summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
+        if res.penalty_path:
+            summary["penalty_path_structures_learned_on"] = (
+                "the first fold's training rows (the validation split's with --validation); the final "
+                "structures and CPTs are learned on all rows")
+        if res.transfer is not None:
+            summary["transfer"] = res.transfer
+    if boot is not None:
+        summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
+                                "structures": "interventional" if boot.changed is not None else
+                                "pooled" if boot.pooled else "multitask",
+                                "learned_alone": list(boot.alone),
+                                "thresholds": {name: thr for name, (_, thr) in averaged.items()},
+                                "files": BOOTSTRAP_FILES}
+    return summary
+
+
+def _write_learned(args, done, out):
+    """Each task's BIF and edges.csv (and --export formats), the report, the bootstrap tables, summary.json."""
+    no_bif = [task.name for t, task in enumerate(done.taskset.tasks)
+              if not files.write_task_outputs(out, done.stems[task.name], done.result.graphs[t],
+                                              done.result.networks[t], args.export)]
+    done.summary["no_bif"] = no_bif
+    files.write_discretization(out, done.taskset.discretization)
+    if done.result.interventions is not None:
+        _write_interventions(out, done)
+    if args.report:
+        from mtbn.report import write_learn_report
+
+        write_learn_report(done.result, out, bootstrap=done.bootstrap, options=done.summary["options"])
+    if done.bootstrap is not None:
+        folder = os.path.join(out, "bootstrap")
+        os.makedirs(folder)
+        done.bootstrap.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
+        for name, (dag, _) in done.averaged.items():
+            stem = done.stems[name]
+            done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{stem}.strength.csv"), index=False)
+            dag.write(os.path.join(folder, f"{stem}.averaged.edges.csv"))
+        frequency = done.bootstrap.mechanism_frequency()
+        if frequency is not None:  # task x variable: how often the mechanism changes
+            frequency.rename_axis("task").to_csv(os.path.join(folder, "mechanisms.csv"))
+    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
+        json.dump(done.summary, fh, indent=2)
+
+
+INTERVENTION_FILES = ("interventions/causal.bifxml and causal.edges.csv (the causal DAG with the reference regime's "
+                      "CPTs), interventions/mechanisms.csv (task, variable, how: given or learned), with --predict "
+                      "interventions/predicted.bifxml and predicted.edges.csv")
+
+
+def _write_interventions(out, done):
+    """``interventions/``: the causal network, the changed-mechanism table, the predicted condition."""
+    import csv
+
+    folder = os.path.join(out, "interventions")
+    os.makedirs(folder)
+    model = done.result.interventions
+    files.write_task_outputs(folder, "causal", model.causal_graph, model.causal_network)
+    with open(os.path.join(folder, "mechanisms.csv"), "w", encoding="utf-8", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["task", "variable", "how"])
+        writer.writeheader()
+        writer.writerows(model.records())
+    if done.predicted is not None:
+        from mtbn.graph import DAG
+
+        net = done.predicted
+        files.write_task_outputs(folder, "predicted", DAG([set(p) for p in net.parents], net.names), net)
+
+
+def _print_learned(done, seconds, written):
+    """One line for the run, one per task (edges and score); the time is the one in summary.json."""
+    summary = done.summary
+    print(f"learned {len(done.taskset)} task(s) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
+    for name, info in summary["tasks"].items():
+        files_note = "" if info["file_stem"] == name else f" (files {info['file_stem']}.*)"
+        print(f"  {name}: {info['n_edges']} edges, score {info['score']:.2f}{files_note}")
+    if summary.get("no_bif"):
+        print(files.bif_note(summary["no_bif"]))

@@ -277,6 +277,7 @@ class StructureLearner(_Estimator):
         self.bayesian_network_ = fit_parameters(
             [tuple(sorted(p)) for p in res.graph.parents], d, equivalent_sample_size=self.equivalent_sample_size
         )
+        self.bayesian_network_.name = d.name  # the data's name (a CSV file's stem)
         self._train_data = d  # score() refits the CPTs on it when held-out rows show a state it never saw
         self.n_features_in_ = d.n_vars
         self.feature_names_in_ = np.asarray(d.names, dtype=object)

@@ -555,3 +555,24 @@ def test_probabilities_rounded_by_another_tool_are_renormalised_with_a_warning(t
         path.write_text(bad)
         with pytest.raises(ValueError, match=r"sums to 0\.95\d*, not 1"):
             read_network(str(path))
+
+
+def test_a_learned_network_carries_its_tasks_name_into_files_and_pgmpy(tmp_path):
+    import warnings
+
+    from mtbn.learn import learn_structures
+    from mtbn.networks import read_network, to_pgmpy, write_bif, write_xmlbif
+
+    net = load_network("asia")
+    tasks = {t: sample(net, 200, random_state=i).to_dataframe() for i, t in enumerate(("north", "south"))}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = learn_structures(tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0)
+    assert [n.name for n in res.networks] == ["north", "south"]
+    assert to_pgmpy(res.networks[1]).name == "south"
+    for writer, ext in ((write_bif, "bif"), (write_xmlbif, "bifxml")):
+        path = str(tmp_path / f"south.{ext}")
+        writer(res.networks[1], path)
+        assert read_network(path).name == "south"
+    assert res.networks[1].copy().name == "south"
+    assert load_network("alarm").name is None  # the repository's files call every network "unknown"

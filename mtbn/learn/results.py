@@ -188,6 +188,12 @@ class MultitaskResult:
     sharing_distances: "list | None" = None
     interventions: Any = None
 
+    def __post_init__(self):
+        # Each learned network carries its task's name (written to its XMLBIF and BIF files, pgmpy's model.name).
+        for name, network in zip(self.task_names, self.networks):
+            if network is not None and getattr(network, "name", None) is None:
+                network.name = name
+
     @property
     def pooled(self):
         """Whether ``graphs`` are one structure learned from all tasks' rows pooled (``parameter_sharing="auto"``

@@ -416,12 +416,16 @@ def _parse_bif(text, source="BIF text"):
     states = {}
     blocks = {}
     encoded = False
+    title = None
     while not tok.done():
         if tok.is_punct(";"):
             tok.next()
             continue
         keyword = tok.word("'network', 'variable' or 'probability'")
         if keyword == "network":
+            first = tok.peek()
+            if first is not None and not first[1] and first[0] != "unknown":
+                title = first[0]  # the network's name, as mtbn writes a task's ("unknown": none)
             while not tok.is_punct("{"):
                 tok.next("'{'")
             start = tok.pos
@@ -442,6 +446,7 @@ def _parse_bif(text, source="BIF text"):
     if encoded:
         net = BayesianNetwork([_bif_decode(n) for n in net.names],
                               [[_bif_decode(x) for x in st] for st in net.states], net.parents, net.cpts)
+    net.name = title
     return net
 
 

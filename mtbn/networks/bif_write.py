@@ -87,7 +87,8 @@ def _bif_text(network):
     code = _bif_encode if encode else (lambda t: t)
     names = [code(n) for n in network.names]
     states = [[code(x) for x in st] for st in network.states]
-    lines = ["network unknown {"] + ([f"  property {_ENCODING_PROPERTY} true ;"] if encode else []) + ["}"]
+    title = network.name if network.name and _bif_safe(network.name) and _portable(network.name) else "unknown"
+    lines = [f"network {title} {{"] + ([f"  property {_ENCODING_PROPERTY} true ;"] if encode else []) + ["}"]
     network = _Renamed(names, states, network)
     for name, st in zip(network.names, network.states):
         lines.append(f"variable {name} {{")

@@ -34,6 +34,8 @@ def to_pgmpy(network):
     from pgmpy.models import DiscreteBayesianNetwork
 
     model = DiscreteBayesianNetwork()
+    if network.name:
+        model.name = network.name
     model.add_nodes_from(network.names)
     model.add_edges_from(
         (network.names[p], network.names[v])
@@ -136,4 +138,4 @@ def from_pgmpy(model, *, source=None):
         tables.append(values)
     if source is not None:
         tables = renormalise_rounded(names, tables, source)
-    return BayesianNetwork(names, states, parents, tables)
+    return BayesianNetwork(names, states, parents, tables, name=getattr(model, "name", None) or None)

@@ -103,6 +103,9 @@ class BayesianNetwork:
         Per variable, the Python type its state labels stand for (None: text), as
         :attr:`mtbn.data.DiscreteData.kinds`; :meth:`state_values` and :func:`to_pgmpy` turn labels back into
         those values. None, or every entry None, keeps the labels as strings.
+    name : str, optional
+        The network's name (kept as the attribute ``name``): a learned network carries its task's, and
+        the XMLBIF and BIF writers and :func:`to_pgmpy` pass it on.
 
     Raises
     ------
@@ -114,9 +117,9 @@ class BayesianNetwork:
         The parent structure has a directed cycle.
     """
 
-    __slots__ = ("_names", "_states", "_parents", "_cpts", "_index", "_kinds")
+    __slots__ = ("_names", "_states", "_parents", "_cpts", "_index", "_kinds", "name")
 
-    def __init__(self, names, states, parents, cpts, kinds=None):
+    def __init__(self, names, states, parents, cpts, kinds=None, name=None):
         names = tuple(str(n) for n in names)
         states = tuple(tuple(str(s) for s in st) for st in states)
         parents = tuple(tuple(as_index(p, "parents") for p in ps) for ps in parents)
@@ -135,6 +138,8 @@ class BayesianNetwork:
         self._cpts = cpts
         self._index = {n: i for i, n in enumerate(names)}
         self._kinds = None if kinds is None or all(k is None for k in kinds) else tuple(kinds)
+        #: The network's name (a learned network: its task's), written to XMLBIF and BIF files; None if unnamed.
+        self.name = None if name is None else str(name)
 
     # Read-only attributes --------------------------------------------------
 
@@ -254,7 +259,7 @@ class BayesianNetwork:
         BayesianNetwork
             A network with the same names, states, parents, CPT values and kinds, checked again as it is built.
         """
-        return BayesianNetwork(self._names, self._states, self._parents, self._cpts, self.kinds)
+        return BayesianNetwork(self._names, self._states, self._parents, self._cpts, self.kinds, name=self.name)
 
     def __repr__(self):
         n_edges = sum(len(ps) for ps in self._parents)

@@ -87,7 +87,9 @@ def _xmlbif_bytes(network):
     """The XMLBIF 0.3 document of a network, UTF-8 encoded."""
     root = ET.Element("BIF", VERSION="0.3")
     net = ET.SubElement(root, "NETWORK")
-    ET.SubElement(net, "NAME").text = "unknown"
+    # The network's name (a learned network: its task's) when XML can hold it; it is a label, never worth failing for.
+    named = bool(network.name) and not _NOT_XML_RE.search(network.name)
+    ET.SubElement(net, "NAME").text = _protected(network.name) if named else "unknown"
     for name, states in zip(network.names, network.states):
         var = ET.SubElement(net, "VARIABLE", TYPE="nature")
         ET.SubElement(var, "NAME").text = _protected(_checked(name, name, "name"))

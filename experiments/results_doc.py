@@ -1329,6 +1329,19 @@ def interventions():
                  "of the changed mechanisms it finds). Seconds: each method's own, the interventional ones "
                  "including the default learner they start from.", "",
                  interventions_synthetic.table(results)]
+        counts = results.groupby(["network", "rows", "kind"])["trial"].nunique()
+        partial = counts[counts < counts.max()]
+        if len(partial):
+            cells = ", ".join(f"{n} {r} {k} ({t})" for (n, r, k), t in partial.items())
+            import itertools
+
+            missing = [f"{n} {r} {k}" for n, r, k in itertools.product(
+                sorted(set(results["network"])), sorted(set(results["rows"])), sorted(set(results["kind"])))
+                if (n, r, k) not in counts.index]
+            text += ["", f"Partial cells (trials run, of {counts.max()}): {cells}"
+                     + (f"; not run: {', '.join(missing)}" if missing else "")
+                     + ". The run was stopped there; the same command resumes it (finished trials are kept). "
+                     "Their rows take part in the Holm correction above but are too few to test.", ""]
     else:
         text += ["Synthetic cells: `python experiments/interventions_synthetic.py`. Not run yet.", ""]
     sachs_folder = interventions_sachs.FOLDER

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn._validation import check_option, check_random_state
 from mtbn.engine import Shared, job, run_jobs
 from mtbn.progress import reporter
 from mtbn.data import make_taskset
@@ -494,9 +494,10 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
     return [[(u, v) for u, v in graphs[n].edges(names=True)] for n in names], penalty, changed
 
 
-def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False, random_state: Any = 0,
-                         n_jobs: int | None = None, progress: Any = None, resample: str = "bootstrap",
-                         result: Any = None, **learn_kwargs) -> BootstrapResult:
+def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: bool = False,
+                         random_state: Any = MULTITASK["random_state"].default,
+                         n_jobs: int | None = MULTITASK["n_jobs"].default, progress: Any = MULTITASK["progress"].default,
+                         resample: str = "bootstrap", result: Any = None, **learn_kwargs) -> BootstrapResult:
     """Bootstrap the multitask learner: edge frequencies per task and across tasks.
 
     Parameters
@@ -580,8 +581,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
         raise error("n-boot", value=n_boot)
     check_option("resample", resample, RESAMPLING)
-    check_n_jobs(n_jobs)
-    # The learner's settings, checked at the front door; the replicates' CPTs are not used (structures only).
+    # The learner's settings (n_jobs and the seed among them), checked once, at the front door; the replicates' CPTs are not used (structures only).
     learn_kwargs = MULTITASK.bind("bootstrap_structures", dict(learn_kwargs, random_state=random_state, n_jobs=n_jobs,
                                                                   progress=progress))
     for name in ("random_state", "n_jobs", "progress"):

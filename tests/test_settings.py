@@ -126,3 +126,31 @@ def test_each_option_reads_its_default_back(setting):
         pytest.skip("no default to read back")
     convert = values.CONVERTERS[setting.kind]
     assert convert(str(setting.default)) == setting.default
+
+
+def test_functions_above_the_learner_take_the_tables_defaults_or_say_why_not():
+    # bootstrap, relatedness, select and cluster: every parameter named as a learner setting defaults to the
+    # table's value, except the few in OWN_DEFAULTS, each with its reason (and then it does differ).
+    from mtbn.bootstrap import bootstrap_structures
+    from mtbn.learn.settings import OWN_DEFAULTS
+    from mtbn.relatedness import cluster_tasks, direct_relatedness, indirect_relatedness, select_tasks
+
+    table = {s.name: s.default for s in MULTITASK}
+    seen = set()
+    for func in (bootstrap_structures, direct_relatedness, indirect_relatedness, select_tasks, cluster_tasks):
+        for p in inspect.signature(func).parameters.values():
+            if p.name not in table or p.kind is not inspect.Parameter.KEYWORD_ONLY:
+                continue
+            key = f"{func.__name__}.{p.name}"
+            if key in OWN_DEFAULTS:
+                seen.add(key)
+                assert p.default != table[p.name] and len(OWN_DEFAULTS[key]) > 40, key
+            else:
+                assert p.default == table[p.name], (key, p.default, table[p.name])
+    assert seen == set(OWN_DEFAULTS)  # no stale entry
+
+
+def test_bootstrap_refuses_a_bad_n_jobs_before_reading_the_tasks():
+    # Checked by the learner's table (one check, the learner's message), before the tasks are even read.
+    with pytest.raises(InvalidParameterError, match="n_jobs"):
+        bootstrap_structures(object(), n_boot=2, n_jobs=0)

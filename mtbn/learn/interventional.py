@@ -86,7 +86,7 @@ from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
 from mtbn.networks.model import BayesianNetwork
 from mtbn.progress import reporter
-from mtbn.score import make_scorer
+from mtbn.score import LocalScore, make_scorer
 
 __all__ = ["INTERVENTION_TYPES", "InterventionalModel", "check_interventions", "learn_interventional"]
 
@@ -224,34 +224,32 @@ def check_interventions(interventions, taskset, intervention_type="mechanism"):
 # ---------------------------------------------------------------------------
 
 
-class _ExcludingScorer:
+class _ExcludingScorer(LocalScore):
     """BDeu (or BIC) of each child on the rows of the tasks that do not intervene on it (Cooper & Yoo 1999).
 
-    ``rows[v]``: the rows that score ``v``'s family (absent: all rows).
-    The search reads it like one scorer.
+    ``rows[v]``: the rows that score ``v``'s family (absent: all rows). A score through the protocol
+    (:class:`~mtbn.score.LocalScore`): each child's family is scored, and cached, by the scorer of its own
+    rows, so the search reads it like one scorer.
     """
 
+    name = "excluding"
+
     def __init__(self, data, rows, score, ess):
-        self.data = data
-        self.n_vars = data.n_vars
-        self.arities = data.arities
+        super().__init__(data)
         self._all = make_scorer(data, score, ess)
         self._own = {v: make_scorer(data.take(keep), score, ess) for v, keep in rows.items()}
 
     def _for(self, child):
         return self._own.get(child, self._all)
 
+    def compute(self, child, parents):
+        return self._for(child).compute(child, parents)
+
     def local_score(self, child, parents):
         return self._for(child).local_score(child, parents)
 
-    def local_score_uncached(self, child, parents):
-        return self._for(child).local_score_uncached(child, parents)
-
-    def extension_scores(self, child, parents, adds):
-        return self._for(child).extension_scores(child, parents, adds)
-
-    def score(self, parent_sets):
-        return float(sum(self.local_score(v, set(ps)) for v, ps in enumerate(parent_sets)))
+    def extension_scores(self, child, parents, candidates):
+        return self._for(child).extension_scores(child, parents, candidates)
 
     def cache_info(self):
         infos = [self._all.cache_info()] + [s.cache_info() for s in self._own.values()]

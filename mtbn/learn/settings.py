@@ -49,7 +49,7 @@ from mtbn.messages import error, register
 from mtbn.priors import PRIORS
 from mtbn.score import SCORES
 
-__all__ = ["Setting", "Settings", "MULTITASK", "SINGLE", "IDENTICAL", "ESTIMATOR_ONLY", "STARTS"]
+__all__ = ["Setting", "Settings", "MULTITASK", "SINGLE", "IDENTICAL", "ESTIMATOR_ONLY", "STARTS", "OWN_DEFAULTS"]
 
 #: ``start=`` of the multitask learner, when given by name.
 STARTS = ("auto", "single-task", "identical", "empty")
@@ -678,3 +678,21 @@ ESTIMATOR_ONLY = Settings((
                      "and across tasks, and averaged networks, to DIR/bootstrap/ (0: none; each replicate costs "
                      "about one multitask search)"),
 ))
+
+#: The defaults that the functions above the learner declare for themselves where they differ from the learner's
+#: table, each with its reason (``"function.parameter"``: reason). Every other parameter of theirs named as a
+#: learner setting takes the table's default (their signatures read it from :data:`MULTITASK`;
+#: tests/test_settings.py checks both).
+OWN_DEFAULTS = {
+    "direct_relatedness.penalty": "the direct measure compares structures learned at one fixed, mild penalty (0.9), "
+                                  "so that a distance means the same for every pair of tasks and every run (the "
+                                  "paper's Section 2.4.1); choosing it by cross-validation would change the ruler "
+                                  "with the tasks",
+    "direct_relatedness.reversal": "a reversed edge counts one edit in the distance between two structures, as in "
+                                   "the edit distance the paper measures relatedness with",
+    "select_tasks.selection_rule": "n='auto' chooses the number of tasks on a validation split; the one-standard-"
+                                   "error rule keeps the fewest tasks within one paired standard error of the best "
+                                   "(toward less transfer), where the learner's default rule depends on whether it "
+                                   "cross-validates",
+    "cluster_tasks.selection_rule": "as for select_tasks: the fewest clusters within one standard error of the best",
+}

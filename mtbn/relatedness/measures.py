@@ -14,6 +14,7 @@ from mtbn.engine import Shared, job, parallel
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import edit_distance
 from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
 from mtbn.heldout import kfold_splits
@@ -451,8 +452,9 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
     return float(np.quantile(null_max, quantile, method="higher")), null_max
 
 
-def direct_relatedness(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal="single", n_restarts=50,
-                       random_state=0, solver="auto", noise_floor=False, n_boot=0, **learn_kwargs):
+def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, free_edges=None, reversal="single",
+                       n_restarts=MULTITASK["n_restarts"].default, random_state=MULTITASK["random_state"].default,
+                       solver=MULTITASK["solver"].default, noise_floor=False, n_boot=0, **learn_kwargs):
     """Direct task distances: edit distances of structures learned jointly at a mild penalty.
 
     Parameters
@@ -584,8 +586,9 @@ def _cv_row(graph, source, graphs, datasets, folds, ess):
     return lls, own
 
 
-def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=1.0, n_restarts=50, random_state=0,
-                         n_jobs=None):
+def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=MULTITASK["equivalent_sample_size"].default,
+                         n_restarts=MULTITASK["n_restarts"].default, random_state=MULTITASK["random_state"].default,
+                         n_jobs=MULTITASK["n_jobs"].default):
     """Indirect task distances by cross-fitting structures (Section 2.4.2).
 
     Parameters

@@ -29,7 +29,7 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 templates_path = ["_templates"]  # autosummary/class.rst: a class page documents its methods
-exclude_patterns = ["_build", "_templates", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "_templates", "_extra", "Thumbs.db", ".DS_Store"]
 
 # API reference: one page per public object, generated from the docstrings.
 autosummary_generate = True
@@ -48,3 +48,5 @@ myst_heading_anchors = 3
 html_theme = "alabaster"
 html_title = f"mtbn {release}"
 html_static_path = []
+# Copied as they are to the site's root: the sample report (written by experiments/figures_gallery.py).
+html_extra_path = ["_extra"]

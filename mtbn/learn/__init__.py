@@ -44,12 +44,14 @@ from mtbn.learn.guard import (
 from mtbn.learn.multitask import learn_pooled_structures, learn_structures
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.single import learn_identical_structures, learn_structure
+from mtbn.learn.gaussian import learn_gaussian_structures
 
 __all__ = [
     "learn_structure",
     "learn_structures",
     "learn_identical_structures",
     "learn_pooled_structures",
+    "learn_gaussian_structures",
     "MultitaskResult",
     "PenaltyPathPoint",
     "TransferVerdict",

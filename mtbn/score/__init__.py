@@ -16,6 +16,7 @@ from mtbn.score.base import LocalScore, pairwise_log_bayes_factors
 from mtbn.score.bdeu import BDeuScore, bdeu_local_score
 from mtbn.score.bic import BICScore
 from mtbn.score.counting import CountingScore, count_family, family_code, observed_counts
+from mtbn.score.gaussian import BGeScore, GaussianBICScore, GaussianScore
 from mtbn.score.registry import SCORES, make_scorer, register_score
 
 __all__ = [
@@ -23,6 +24,9 @@ __all__ = [
     "CountingScore",
     "BDeuScore",
     "BICScore",
+    "GaussianScore",
+    "GaussianBICScore",
+    "BGeScore",
     "bdeu_local_score",
     "count_family",
     "family_code",

@@ -6,6 +6,7 @@ from mtbn.messages import error, register
 from mtbn.score.base import LocalScore
 from mtbn.score.bdeu import BDeuScore
 from mtbn.score.bic import BICScore
+from mtbn.score.gaussian import BGeScore, GaussianBICScore
 
 __all__ = ["SCORES", "register_score", "make_scorer"]
 
@@ -16,7 +17,7 @@ register("score-class", InvalidParameterError, "score {name!r}: a score must be 
              "under a non-empty name.")
 
 #: Registry of scores: name -> class (:func:`register_score` adds one).
-SCORES = {"bdeu": BDeuScore, "bic": BICScore}
+SCORES = {"bdeu": BDeuScore, "bic": BICScore, "bge": BGeScore, "bic-g": GaussianBICScore}
 
 
 def register_score(name, cls):
@@ -49,7 +50,7 @@ def register_score(name, cls):
     ...         super().__init__(data, 2 * equivalent_sample_size)
     >>> _ = register_score("smooth", Smooth)
     >>> sorted(SCORES)
-    ['bdeu', 'bic', 'smooth']
+    ['bdeu', 'bge', 'bic', 'bic-g', 'smooth']
     >>> del SCORES["smooth"]
     """
     if not (isinstance(name, str) and name and isinstance(cls, type) and issubclass(cls, LocalScore)):

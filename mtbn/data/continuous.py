@@ -1,0 +1,200 @@
+"""Continuous tasks (:class:`ContinuousData`): real-valued columns as they were measured, for Gaussian scores.
+
+The discrete front end (:mod:`mtbn.data.frames`) codes labels; this kind keeps
+numbers. It is the data kind of :class:`mtbn.score.GaussianBICScore` and
+:class:`mtbn.score.BGeScore` (``LocalScore.data_kind``). What a Gaussian
+network cannot use is refused with one line naming the column: a missing or
+infinite value, a column that is not numeric, a constant column, a column that
+looks like a row identifier, two columns that are exact linear copies of each
+other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mtbn.exceptions import InvalidDataError
+from mtbn.messages import error, register
+
+__all__ = ["ContinuousData", "continuous_from_dataframe"]
+
+D = InvalidDataError
+register("continuous-not-numeric", D, "task {task!r}: column {column!r} is not numeric (e.g. {value!r}).",
+         cause="A Gaussian network models real-valued columns; a label column cannot enter it.",
+         fix="Drop the column, or discretise every column and learn a discrete network instead.")
+register("continuous-not-finite", D, "task {task!r}: column {column!r} has a missing or infinite value (row {row}).",
+         cause="The Gaussian scores are computed from means and covariances, which a missing value leaves undefined.",
+         fix="Drop or impute the rows with missing values first.")
+register("continuous-constant", D, "task {task!r}: column {column!r} has one value ({value!r}) in every row.",
+         cause="A constant column has no variance: a Gaussian family of it has no likelihood.",
+         fix="Drop the column (it carries no information about the others).")
+register("continuous-identifier", D,
+         "task {task!r}: column {column!r} looks like a row identifier (the integers {low} to {high}, each once).",
+         cause="A column numbering the rows is not a measurement; modelled as Gaussian it would invent dependencies.",
+         fix="Drop the column, or make it the DataFrame's index.")
+register("continuous-collinear", D,
+         "task {task!r}: columns {first!r} and {second!r} are exact linear copies of each other (correlation "
+         "{correlation:.6f}).",
+         cause="Two perfectly collinear columns make every covariance matrix holding both singular.",
+         fix="Keep one of the two columns.")
+register("continuous-too-few-rows", D, "task {task!r} has {n} row(s); a Gaussian network needs at least 3.",
+         cause="Means and variances (and their held-out check) need more than two rows.",
+         fix="Give the task more rows, or leave it out.")
+register("continuous-shape", D, "task {task!r}: values must be 2-D with one column per name; got shape {shape} "
+         "for {n} names.",
+         cause="ContinuousData was built from an array whose columns do not match its names.",
+         fix="Give a rows x variables array and one name per column.")
+register("continuous-duplicate-column", D, "task {task!r}: column name {column!r} appears twice.",
+         cause="Columns are variables, found by name.",
+         fix="Rename one of the columns.")
+
+
+@dataclass(frozen=True, eq=False)
+class ContinuousData:
+    """One task's real-valued columns (rows x variables), checked as it is built.
+
+    Parameters
+    ----------
+    values : array-like of float, shape (n_samples, n_vars)
+        The measurements; every value finite.
+    names : sequence of str
+        The variables, one per column, unique.
+    name : str, default "data"
+        The task's name, used in messages.
+    """
+
+    values: Any
+    names: Any
+    name: str = "data"
+
+    def __post_init__(self):
+        values = np.ascontiguousarray(np.asarray(self.values, dtype=np.float64))
+        names = tuple(str(n) for n in self.names)
+        if values.ndim != 2 or values.shape[1] != len(names):
+            raise error("continuous-shape", task=self.name, shape=values.shape, n=len(names))
+        seen = set()
+        for column in names:
+            if column in seen:
+                raise error("continuous-duplicate-column", task=self.name, column=column)
+            seen.add(column)
+        _check_columns(values, names, self.name)
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "names", names)
+
+    @property
+    def n_vars(self):
+        """The number of variables (columns)."""
+        return len(self.names)
+
+    @property
+    def n_samples(self):
+        """The number of rows."""
+        return self.values.shape[0]
+
+    def index(self, name):
+        """The column of variable ``name``.
+
+        Parameters
+        ----------
+        name : str
+            A variable of the task.
+
+        Returns
+        -------
+        int
+        """
+        return self.names.index(name)
+
+    def take(self, rows):
+        """The task restricted to ``rows`` (same variables and name).
+
+        Parameters
+        ----------
+        rows : array-like of int or bool
+            The rows kept, as numpy indexes them.
+
+        Returns
+        -------
+        ContinuousData
+        """
+        return ContinuousData(self.values[np.asarray(rows)], self.names, self.name)
+
+    def to_dataframe(self):
+        """The task as a pandas DataFrame (one float column per variable).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self.values, columns=list(self.names))
+
+
+def _check_columns(values, names, task):
+    """One-line errors for what a Gaussian network cannot use (see the module's docstring)."""
+    n = values.shape[0]
+    if n < 3:
+        raise error("continuous-too-few-rows", task=task, n=n)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row, column = (int(a[0]) for a in np.nonzero(bad))
+        raise error("continuous-not-finite", task=task, column=names[column], row=row + 1)
+    for j, column in enumerate(names):
+        col = values[:, j]
+        if np.all(col == col[0]):
+            raise error("continuous-constant", task=task, column=column, value=float(col[0]))
+        if n >= 20 and np.all(col == np.round(col)):
+            low, high = col.min(), col.max()
+            if high - low + 1 == n and len(np.unique(col)) == n:
+                raise error("continuous-identifier", task=task, column=column, low=int(low), high=int(high))
+    corr = np.corrcoef(values, rowvar=False)
+    np.fill_diagonal(corr, 0.0)
+    close = np.argwhere(np.abs(corr) > 1 - 1e-10)
+    if len(close):
+        i, j = sorted(int(x) for x in close[0])
+        raise error("continuous-collinear", task=task, first=names[i], second=names[j], correlation=float(corr[i, j]))
+
+
+def continuous_from_dataframe(df, name="data"):
+    """A :class:`ContinuousData` from a DataFrame of numeric columns.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        One column per variable; every column numeric (int, float or bool).
+    name : str, default "data"
+        The task's name, used in messages.
+
+    Returns
+    -------
+    ContinuousData
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=50)
+    >>> d = continuous_from_dataframe(pd.DataFrame({"x": x, "y": 2 * x + rng.normal(size=50)}), name="site")
+    >>> d.n_samples, d.names
+    (50, ('x', 'y'))
+    >>> continuous_from_dataframe(pd.DataFrame({"x": x, "z": np.ones(50)}), name="site")
+    Traceback (most recent call last):
+    ...
+    mtbn.exceptions.InvalidDataError: task 'site': column 'z' has one value (1.0) in every row.
+    """
+    import pandas as pd
+
+    columns = []
+    for column in df.columns:
+        series = df[column]
+        if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
+            value = next((v for v in series if not isinstance(v, (int, float, np.number))), series.iloc[0])
+            raise error("continuous-not-numeric", task=name, column=str(column), value=value)
+        columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
+    values = np.column_stack(columns) if columns else np.empty((len(df), 0))
+    return ContinuousData(values, [str(c) for c in df.columns], name)

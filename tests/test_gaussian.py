@@ -119,11 +119,93 @@ def test_the_joint_search_couples_continuous_tasks_as_it_couples_discrete_ones()
     none = learn_gaussian_structures(tasks, prior="none", penalty=0.9, random_state=0)
     shared = learn_gaussian_structures(tasks, penalty=1.0, random_state=0)
     # penalty 0 is independent learning; penalty 1 forces one structure on every task
-    assert [g.parents for g in alone.values()] == [g.parents for g in none.values()]
-    assert len({tuple(map(frozenset, g.parents)) for g in shared.values()}) == 1
+    assert [g.parents for g in alone.graphs] == [g.parents for g in none.graphs]
+    assert len({tuple(map(frozenset, g.parents)) for g in shared.graphs}) == 1
     skeleton = {frozenset((f"v{u}", f"v{w}")) for u, w in edges}
-    found = {frozenset(e) for e in shared["t0"].edges(names=True)}
+    found = {frozenset(e) for e in shared.graphs[0].edges(names=True)}
     assert len(found & skeleton) >= 5
+    assert alone.transfer is None and alone.penalty_path == []
+
+
+GRID = [0.0, 0.9, 0.999, 1.0]
+
+
+@pytest.mark.slow
+def test_the_default_transfers_between_related_tasks_and_refuses_relabelled_ones():
+    # Related: ECOLI70 samples (the same network). Unrelated: every task but the first with its columns
+    # relabelled (same names, independent structures). Cross-validation prefers a penalty on both (on the
+    # unrelated tasks as mere regularisation); the guard's relatedness test tells them apart.
+    from mtbn.networks.gaussian import load_gaussian_network
+
+    net = load_gaussian_network("ecoli70")
+    related = {f"t{i}": net.sample(60, random_state=i, name=f"t{i}") for i in range(3)}
+    res = learn_gaussian_structures(related, penalty_grid=GRID, cv=3, n_restarts=1, n_joint_restarts=1)
+    assert res.transfer["status"] == "accepted" and res.penalty > 0
+    assert [p for p, _, _ in res.penalty_path] == GRID
+    # Samples of one network: sharing their parameters helps on held-out rows, and the networks returned are
+    # the fit at the chosen strength towards all tasks' rows pooled.
+    from mtbn.learn.gaussian import SHARING_STRENGTHS
+    from mtbn.networks.gaussian import fit_linear_gaussian
+
+    assert res.sharing_strength in SHARING_STRENGTHS and res.sharing_strength > 0
+    assert res.transfer["sharing"]["strength"] == res.sharing_strength
+    pooled = ContinuousData(np.vstack([d.values for d in related.values()]), net.names, "pooled")
+    again = fit_linear_gaussian([sorted(p) for p in res.graphs[1].parents], related["t1"], pooled=pooled,
+                                strength=res.sharing_strength)
+    assert all(np.array_equal(a, b) for a, b in zip(again.coefficients, res.networks[1].coefficients))
+    rng = np.random.default_rng(1)
+    unrelated = {}
+    for i, (name, d) in enumerate(related.items()):
+        perm = np.arange(d.n_vars) if i == 0 else rng.permutation(d.n_vars)
+        unrelated[name] = ContinuousData(d.values[:, perm], d.names, name)
+    res = learn_gaussian_structures(unrelated, penalty_grid=GRID, cv=3, n_restarts=1, n_joint_restarts=1)
+    assert res.transfer["status"] in ("rejected", "none") and res.penalty == 0.0
+    alone = learn_gaussian_structures(unrelated, penalty=0.0, n_restarts=1, n_joint_restarts=1)
+    assert [g.parents for g in res.graphs] == [g.parents for g in alone.graphs]
+
+
+def test_linear_gaussian_parameters_are_least_squares_and_score_rows_as_normal_densities():
+    from scipy.stats import norm
+
+    from mtbn.networks.gaussian import fit_linear_gaussian, to_pgmpy_gaussian
+
+    d = _data(seed=7, n_rows=80, n_vars=3)
+    parents = [(), (0,), (0, 1)]
+    net = fit_linear_gaussian(parents, d)
+    x = d.values
+    for v, ps in enumerate(parents):
+        design = np.column_stack([np.ones(len(x))] + [x[:, p] for p in ps])
+        beta, *_ = np.linalg.lstsq(design, x[:, v], rcond=None)
+        rss = float(np.sum((x[:, v] - design @ beta) ** 2))
+        assert net.intercepts[v] == pytest.approx(beta[0]) and np.allclose(net.coefficients[v], beta[1:])
+        assert net.variances[v] == pytest.approx(rss / len(x))
+    by_hand = sum(norm.logpdf(x[:, v], net.intercepts[v] + x[:, list(ps)] @ net.coefficients[v],
+                              np.sqrt(net.variances[v])).sum() for v, ps in enumerate(parents))
+    assert net.log_likelihood(d) == pytest.approx(by_hand, rel=1e-12)
+    model = to_pgmpy_gaussian(net)
+    cpd = model.get_cpds("v2")
+    assert list(cpd.evidence) == ["v0", "v1"] and np.allclose(cpd.beta, [net.intercepts[2], *net.coefficients[2]])
+    # shrinking towards the pooled fit: strength 0 is the task's own fit, inf the pooled one
+    other = _data(seed=8, n_rows=80, n_vars=3)
+    pooled = ContinuousData(np.vstack([d.values, other.values]), d.names, "pooled")
+    assert np.allclose(fit_linear_gaussian(parents, d, pooled=pooled, strength=0.0).coefficients[2], net.coefficients[2])
+    inf = fit_linear_gaussian(parents, d, pooled=pooled, strength=np.inf)
+    assert np.allclose(inf.coefficients[2], fit_linear_gaussian(parents, pooled).coefficients[2])
+    near = fit_linear_gaussian(parents, d, pooled=pooled, strength=1e9).coefficients[2]
+    assert np.allclose(near, inf.coefficients[2], atol=1e-6)  # a large strength is the pooled fit
+
+
+def test_a_shipped_gaussian_network_samples_what_it_says():
+    from mtbn.networks.gaussian import fit_linear_gaussian, load_gaussian_network
+
+    # Fitted on 20,000 sampled rows, the network's own structure gets back its variances (within 5%) and, on
+    # fresh rows, the log-likelihood of the network that generated them (within 0.01 nats per row).
+    net = load_gaussian_network("magic-niab")
+    fit = fit_linear_gaussian(net.parents, net.sample(20000, random_state=0))
+    assert np.allclose(fit.variances, net.variances, rtol=0.05)
+    test = net.sample(20000, random_state=1)
+    assert abs(net.log_likelihood(test) - fit.log_likelihood(test)) / 20000 < 0.01
+    assert (net.n_vars, len(net.edges)) == (44, 66)
 
 
 def test_the_gaussian_learner_refuses_discrete_scores_and_differing_columns():
@@ -133,3 +215,24 @@ def test_the_gaussian_learner_refuses_discrete_scores_and_differing_columns():
     tasks["t1"] = tasks["t1"].rename(columns={"v5": "w5"})
     with pytest.raises(InvalidDataError, match="task 't1' has the columns"):
         learn_gaussian_structures(tasks, penalty=0.5)
+
+
+def test_gaussian_problems_delete_edges_spread_weights_and_relabel_unrelated_tasks():
+    from mtbn.benchmarks import make_gaussian_problem
+    from mtbn.networks.gaussian import load_gaussian_network
+
+    base = load_gaussian_network("ecoli70")
+    nets = make_gaussian_problem("ecoli70", n_tasks=4, p_del=0.2, weight_sd=0.2, random_state=0)
+    base_edges = set(base.edges)
+    for net in nets:
+        assert set(net.edges) <= base_edges and len(net.edges) < len(base_edges)  # deletions only
+        assert np.allclose(net.variances, base.variances)
+    assert len({frozenset(n.edges) for n in nets}) == 4  # each task its own deletions
+    # Unrelated: tasks 1.. are the base network with its variables relabelled; sampling one and relabelling
+    # the columns back gives the base's own likelihood structure (its edges, mapped).
+    unrelated = make_gaussian_problem("ecoli70-unrelated", n_tasks=3, p_del=0.0, weight_sd=0.0, random_state=1)
+    assert set(unrelated[0].edges) == base_edges
+    moved = unrelated[1]
+    assert set(moved.edges) != base_edges and len(moved.edges) == len(base_edges)
+    assert sorted(len(p) for p in moved.parents) == sorted(len(p) for p in base.parents)
+    assert sorted(np.round(moved.variances, 6)) == sorted(np.round(base.variances, 6))

@@ -46,7 +46,7 @@ def cmd_relatedness(args):
 
     def compute(tasks, progress, rel):
         if rel is not None:
-            from mtbn.relatedness.measures import check_relatedness
+            from mtbn.relatedness.result import check_relatedness
 
             return check_relatedness(rel, [t.name for t in tasks], args.measure or rel.measure, "--measure")
         progress(f"{args.measure} relatedness of {len(tasks)} task(s)")

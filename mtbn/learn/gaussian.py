@@ -1,11 +1,16 @@
-"""Continuous tasks learned jointly as Gaussian networks at a given penalty (issue 49, first part).
+"""Continuous tasks learned jointly as linear Gaussian networks (issue 49).
 
 The multitask prior and the joint search are those of the discrete learner, unchanged: only the score differs
-(:mod:`mtbn.score.gaussian`, through the score protocol). Each task's structure search starts from its
-single-task structure and from the empty graph; the joint search then climbs with the Edit or Paired prior.
-What the discrete default adds (the penalty chosen by cross-validation, the negative-transfer guard, parameter
-sharing) is not here yet: the penalty is given.
+(:mod:`mtbn.score.gaussian`, through the score protocol). Each task's search starts from its single-task
+structure and from the empty graph. ``penalty="auto"`` (the default) chooses the penalty as the discrete
+default does: K-fold cross-validation over the grid, each point scored by the held-out Gaussian log-likelihood
+of linear Gaussian networks fitted on the training rows, the one-standard-error rule, then the negative-transfer
+guard (the chosen penalty must beat delta = 0 by more than a paired standard error, and the tasks' dependences
+must be more alike than under relabelling; :func:`mtbn.learn.guard.check_transfer`). Parameter sharing (the
+coefficients shrunk towards the pooled estimate, strength chosen on held-out rows) is not chosen here yet.
 """
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -13,13 +18,17 @@ from mtbn._validation import check_random_state
 from mtbn.data.continuous import ContinuousData, continuous_from_dataframe
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.graph import DAG
+from mtbn.heldout import ValidationScores, kfold_splits
 from mtbn.joint import multitask_hill_climb
+from mtbn.learn.grid import DEFAULT_PENALTY_GRID
+from mtbn.learn.guard import check_transfer
 from mtbn.messages import error, register
+from mtbn.networks.gaussian import fit_linear_gaussian
 from mtbn.priors import make_prior
 from mtbn.score import make_scorer
 from mtbn.search import hill_climb
 
-__all__ = ["learn_gaussian_structures"]
+__all__ = ["learn_gaussian_structures", "GaussianResult", "SHARING_STRENGTHS"]
 
 register("gaussian-columns-differ", InvalidDataError,
          "task {task!r} has the columns {got}; the first task has {expected} (continuous tasks share their columns).",
@@ -31,17 +40,116 @@ register("gaussian-score", InvalidParameterError,
          fix="Choose score='bge' (the default) or 'bic-g', or discretise the tasks and learn a discrete network.")
 
 
-def learn_gaussian_structures(tasks, *, penalty, prior="paired", score="bge", max_parents=None, n_restarts=5,
-                              n_joint_restarts=5, random_state=0):
-    """Learn the Gaussian network structure of every continuous task jointly, at a given penalty.
+@dataclass(frozen=True)
+class GaussianResult:
+    """What :func:`learn_gaussian_structures` returns.
+
+    Parameters
+    ----------
+    task_names : tuple of str
+        The tasks, in the order of the lists below.
+    graphs : list of DAG
+        Each task's structure.
+    networks : list of LinearGaussianNetwork
+        Each task's linear Gaussian network, fitted on all its rows.
+    penalty : float
+        The penalty the structures were learned at (0.0 when the guard rejected transfer).
+    penalty_path : list of tuple
+        ``(penalty, mean held-out log-likelihood per row, SE of the difference from the best)`` per grid
+        point (empty for a given penalty).
+    transfer : TransferVerdict or None
+        The guard's verdict (None for a given penalty); with ``parameter_sharing="auto"`` its ``"sharing"``
+        entry holds the strengths' held-out path.
+    sharing_strength : float or None
+        The pseudo-rows of the pooled fit each task's parameters were shrunk with (None: none).
+    """
+
+    task_names: tuple
+    graphs: list
+    networks: list
+    penalty: float
+    penalty_path: list = field(default_factory=list)
+    transfer: object = None
+    sharing_strength: object = None
+
+
+#: The strengths (pseudo-rows of the pooled fit) ``parameter_sharing="auto"`` chooses among, simplest first.
+SHARING_STRENGTHS = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, float("inf"))
+
+
+def _stacked(datas, variables, rows=None):
+    """All tasks' rows (``rows[t]``: task t's rows kept) stacked into one ContinuousData."""
+    values = [d.values if rows is None else d.values[rows[t]] for t, d in enumerate(datas)]
+    return ContinuousData(np.vstack(values), variables, "pooled")
+
+
+def _choose_strength(datas, folds, graphs_per_fold, rule):
+    """The sharing strength chosen on the folds (structures learned on each fold's training rows)."""
+    variables = list(datas[0].names)
+    rows = [[[] for _ in datas] for _ in SHARING_STRENGTHS]
+    for f, graphs in enumerate(graphs_per_fold):
+        trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
+        tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
+        pooled = _stacked(trains, variables)
+        for c, strength in enumerate(SHARING_STRENGTHS):
+            for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
+                net = fit_linear_gaussian([sorted(p) for p in g.parents], train, pooled=pooled, strength=strength)
+                rows[c][t].append(net.log_likelihood(test, per_row=True))
+    scores = ValidationScores([[np.concatenate(r) for r in cand] for cand in rows])
+    chosen = scores.choose(rule)
+    return SHARING_STRENGTHS[chosen], {"strength": SHARING_STRENGTHS[chosen], "rule": rule,
+                                       "path": scores.curve(SHARING_STRENGTHS)}
+
+
+def _tasks(tasks):
+    names = list(tasks)
+    datas = [d if isinstance(d, ContinuousData) else continuous_from_dataframe(d, name=str(n))
+             for n, d in zip(names, (tasks[n] for n in names))]
+    variables = list(datas[0].names)
+    for d in datas[1:]:
+        if sorted(d.names) != sorted(variables):
+            raise error("gaussian-columns-differ", task=d.name, got=list(d.names), expected=variables)
+    datas = [d if list(d.names) == variables else ContinuousData(d.values[:, [d.index(v) for v in variables]],
+                                                                 variables, d.name) for d in datas]
+    return names, variables, datas
+
+
+def _singles(scorers, variables, settings, seed):
+    """Each task's single-task structure (tabu climbs with restarts from the empty graph): parent sets."""
+    rng = np.random.default_rng([seed, 1])
+    n = len(variables)
+    return [[set(p) for p in hill_climb(s, [set() for _ in range(n)], max_parents=settings["max_parents"],
+                                        n_restarts=settings["n_restarts"], tabu_length=10, max_tabu_iter=10,
+                                        rng=rng, names=variables).graph.parents] for s in scorers]
+
+
+def _joint(scorers, singles, penalty, prior, variables, settings, seed):
+    """The joint search at ``penalty`` from the single-task structures and from the empty graph."""
+    k, n = len(scorers), len(variables)
+    if penalty == 0.0 or prior == "none":
+        return [DAG([set(p) for p in ps], variables) for ps in singles]
+    empty_start = [[set() for _ in range(n)] for _ in range(k)]
+    res = multitask_hill_climb(scorers, singles, make_prior(prior, penalty, k), extra_starts=[empty_start],
+                               local_index=np.tile(np.arange(n), (k, 1)), max_parents=settings["max_parents"],
+                               tabu_length=10, max_tabu_iter=10, n_restarts=settings["n_joint_restarts"],
+                               rng=[np.random.default_rng([seed, 2, i]) for i in range(2)])
+    return [DAG([set(p) for p in g.parents], variables) for g in res.graphs]
+
+
+def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="bge", max_parents=None, n_restarts=5,
+                              n_joint_restarts=5, cv=5, penalty_grid=None, selection_rule="one-se",
+                              force_transfer=False, parameter_sharing="auto", random_state=0):
+    """Learn the linear Gaussian network of every continuous task jointly.
 
     Parameters
     ----------
     tasks : dict of str -> pandas.DataFrame or ContinuousData
         The tasks, each with the same real-valued columns (checked: missing values, constant, identifier-like
         and collinear columns are refused with one line naming them).
-    penalty : float
-        The multitask penalty delta in [0, 1] (0: each task alone; 1: one structure for all).
+    penalty : float or "auto", default "auto"
+        The multitask penalty delta in [0, 1] (0: each task alone; 1: one structure for all), or ``"auto"``:
+        chosen by ``cv``-fold cross-validation on held-out Gaussian log-likelihood, then checked by the
+        negative-transfer guard (see the module's docstring).
     prior : str, default "paired"
         The multitask prior (``"paired"``, ``"edit"``, ``"none"`` or a registered one).
     score : {"bge", "bic-g"}, default "bge"
@@ -52,13 +160,26 @@ def learn_gaussian_structures(tasks, *, penalty, prior="paired", score="bge", ma
         Random restarts of each task's single-task search (its start for the joint search).
     n_joint_restarts : int, default 5
         Random restarts of the joint search per start.
-    random_state : int or numpy.random.Generator, default 0
-        Seed of every random choice.
+    cv : int, default 5
+        Folds of the penalty's cross-validation (``penalty="auto"``).
+    penalty_grid : sequence of float, optional
+        The penalties cross-validated (default: the discrete learner's grid); 0.0 is always among them.
+    selection_rule : {"one-se", "max"}, default "one-se"
+        How the grid point is chosen from the held-out scores.
+    force_transfer : bool, default False
+        Keep the chosen penalty even when the guard rejects it.
+    parameter_sharing : "auto", None or float, default "auto"
+        Each task's regression coefficients shrunk towards the tasks' pooled fit by this many pseudo-rows
+        (:func:`~mtbn.networks.gaussian.fit_linear_gaussian`; ``inf``: the pooled fit). ``"auto"`` (with
+        ``penalty="auto"``): the strength chosen among :data:`SHARING_STRENGTHS` by the same folds, each scored
+        on rows that neither its structures (learned on the fold's training rows) nor its fit saw, with the
+        one-standard-error rule toward no sharing; with a given penalty ``"auto"`` is no sharing.
+    random_state : int, default 0
+        Seed of every random choice (folds, restarts, the relatedness test).
 
     Returns
     -------
-    dict of str -> DAG
-        Each task's structure, in the order of ``tasks``.
+    GaussianResult
 
     Examples
     --------
@@ -70,33 +191,58 @@ def learn_gaussian_structures(tasks, *, penalty, prior="paired", score="bge", ma
     >>> def site(b1, b2, n=150):
     ...     x = rng.normal(size=n); y = b1 * x + rng.normal(size=n); z = b2 * y + rng.normal(size=n)
     ...     return pd.DataFrame({"x": x, "y": y, "z": z})
-    >>> graphs = learn_gaussian_structures({"a": site(1.0, 0.8), "b": site(0.7, 1.2), "c": site(1.3, 0.6)},
-    ...                                    penalty=0.9)
-    >>> sorted({frozenset(e) for e in graphs["a"].edges(names=True)}, key=sorted) == [{"x", "y"}, {"y", "z"}]
+    >>> res = learn_gaussian_structures({"a": site(1.0, 0.8), "b": site(0.7, 1.2), "c": site(1.3, 0.6)},
+    ...                                 penalty=0.9)
+    >>> sorted({frozenset(e) for e in res.graphs[0].edges(names=True)}, key=sorted) == [{"x", "y"}, {"y", "z"}]
     True
+    >>> res.penalty, type(res.networks[1]).__name__
+    (0.9, 'LinearGaussianNetwork')
     """
     from mtbn.score import SCORES, GaussianScore
 
     if score not in SCORES or not issubclass(SCORES[score], GaussianScore):
         raise error("gaussian-score", score=score)
-    names = list(tasks)
-    datas = [d if isinstance(d, ContinuousData) else continuous_from_dataframe(d, name=str(n))
-             for n, d in zip(names, (tasks[n] for n in names))]
-    variables = list(datas[0].names)
-    for d in datas[1:]:
-        if sorted(d.names) != sorted(variables):
-            raise error("gaussian-columns-differ", task=d.name, got=list(d.names), expected=variables)
-    datas = [d if list(d.names) == variables else ContinuousData(d.values[:, [d.index(v) for v in variables]],
-                                                                 variables, d.name) for d in datas]
-    rng = check_random_state(random_state)
+    names, variables, datas = _tasks(tasks)
+    seed = int(check_random_state(random_state).integers(2**31))
+    settings = {"max_parents": max_parents, "n_restarts": n_restarts, "n_joint_restarts": n_joint_restarts}
     scorers = [make_scorer(d, score) for d in datas]
-    k, n = len(datas), len(variables)
-    singles = [hill_climb(s, [set() for _ in range(n)], max_parents=max_parents, n_restarts=n_restarts,
-                          tabu_length=10, max_tabu_iter=10, rng=rng, names=variables) for s in scorers]
-    single_start = [[set(p) for p in r.graph.parents] for r in singles]
-    empty_start = [[set() for _ in range(n)] for _ in range(k)]
-    res = multitask_hill_climb(scorers, single_start, make_prior(prior, penalty, k), extra_starts=[empty_start],
-                               local_index=np.tile(np.arange(n), (k, 1)), max_parents=max_parents, tabu_length=10,
-                               max_tabu_iter=10, n_restarts=n_joint_restarts,
-                               rng=[np.random.default_rng([int(rng.integers(2**31)), i]) for i in range(2)])
-    return {name: DAG([set(p) for p in g.parents], variables) for name, g in zip(names, res.graphs)}
+    path, transfer, sharing = [], None, None
+    if penalty == "auto":
+        grid = sorted(set(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid) | {0.0})
+        rows = [[[] for _ in datas] for _ in grid]
+        folds = [kfold_splits(d.n_samples, cv, np.random.default_rng([seed, 3, t])) for t, d in enumerate(datas)]
+        fold_graphs = []  # per fold, per grid point: the structures learned on that fold's training rows
+        for f in range(cv):
+            trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
+            tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
+            fold_scorers = [make_scorer(d, score) for d in trains]
+            singles = _singles(fold_scorers, variables, settings, seed + f)
+            fold_graphs.append([])
+            for c, point in enumerate(grid):
+                graphs = _joint(fold_scorers, singles, point, prior, variables, settings, seed + f)
+                fold_graphs[-1].append(graphs)
+                for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
+                    net = fit_linear_gaussian([sorted(p) for p in g.parents], train)
+                    rows[c][t].append(net.log_likelihood(test, per_row=True))
+        scores = ValidationScores([[np.concatenate(r) for r in cand] for cand in rows])
+        chosen = scores.choose(selection_rule)
+        path = scores.curve(grid)
+        transfer, penalty = check_transfer(scores, grid, chosen, tuple(names), rule=selection_rule, n_folds=cv,
+                                           force=force_transfer, scorers=scorers,
+                                           local_index=np.tile(np.arange(len(variables)), (len(datas), 1)),
+                                           seed=seed)
+        if parameter_sharing == "auto" and len(datas) > 1:
+            used = grid.index(float(penalty))
+            parameter_sharing, sharing = _choose_strength(datas, folds, [g[used] for g in fold_graphs],
+                                                          selection_rule)
+    elif parameter_sharing == "auto":
+        parameter_sharing = None  # a given penalty: nothing held out to choose a strength on
+    graphs = _joint(scorers, _singles(scorers, variables, settings, seed), float(penalty), prior, variables,
+                    settings, seed)
+    pooled = _stacked(datas, variables) if parameter_sharing else None
+    networks = [fit_linear_gaussian([sorted(p) for p in g.parents], d, pooled=pooled,
+                                    strength=float(parameter_sharing or 0.0)) for g, d in zip(graphs, datas)]
+    if transfer is not None and sharing is not None:
+        transfer["sharing"] = sharing
+    return GaussianResult(tuple(names), graphs, networks, float(penalty), path, transfer,
+                          None if not parameter_sharing else float(parameter_sharing))

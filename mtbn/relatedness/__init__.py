@@ -33,15 +33,8 @@ choose by the held-out protocol of :mod:`mtbn.heldout`.
 """
 
 from mtbn.relatedness.clustering import ClusteringResult, average_link_clusters, cluster_tasks
-from mtbn.relatedness.measures import (
-    MEASURES,
-    RelatednessResult,
-    direct_relatedness,
-    gap_size,
-    indirect_relatedness,
-    noise_floor,
-    relatedness,
-)
+from mtbn.relatedness.measures import direct_relatedness, gap_size, indirect_relatedness, noise_floor, relatedness
+from mtbn.relatedness.result import MEASURES, RelatednessResult
 from mtbn.relatedness.selection import SelectionResult, select_tasks
 
 __all__ = [

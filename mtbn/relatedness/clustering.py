@@ -16,7 +16,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
-from mtbn.relatedness.measures import RelatednessResult, check_relatedness, direct_relatedness
+from mtbn.relatedness.measures import direct_relatedness
+from mtbn.relatedness.result import RelatednessResult, check_relatedness
 from mtbn.heldout import RULES, fit_networks, heldout_scores, hold_out
 
 register("n-clusters-value", InvalidParameterError, "n_clusters must be 'auto' or an integer in [1, {k}]; got {value!r}.",

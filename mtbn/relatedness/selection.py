@@ -19,14 +19,8 @@ from mtbn.messages import error, register
 from mtbn.networks import fit_parameters
 from mtbn.progress import reporter
 from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
-from mtbn.relatedness.measures import (
-    MEASURES,
-    RelatednessResult,
-    check_relatedness,
-    direct_relatedness,
-    gap_size,
-    indirect_relatedness,
-)
+from mtbn.relatedness.measures import direct_relatedness, gap_size, indirect_relatedness
+from mtbn.relatedness.result import MEASURES, RelatednessResult, check_relatedness
 from mtbn.heldout import RULES, heldout_scores, hold_out
 
 register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",

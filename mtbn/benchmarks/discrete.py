@@ -534,6 +534,17 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
     ``kind="perfect"``: the target loses its parents and gets one
     Dirichlet(1, ..., 1) distribution. Every other CPT is the network's.
 
+    Parameters
+    ----------
+    network : BayesianNetwork
+        The system every condition shares.
+    n_interventions : int, default 6
+        How many single-variable interventions (one task each).
+    kind : {"mechanism", "perfect"}, default "mechanism"
+        What an intervention does to its target (see above).
+    random_state : int or numpy.random.Generator, optional
+        Seed of the targets and the new distributions.
+
     Returns
     -------
     list of (name, targets, BayesianNetwork)

@@ -158,8 +158,30 @@ def test_relatedness_takes_discretize_and_continuous_data_without_it_is_refused(
     assert main(["relatedness", *continuous_csvs, "--measure", "direct", "--noise-floor", "0", "--restarts", "0",
                  "--discretize", "interval:4", "--out", str(out)]) == 0
     assert json.loads((out / "discretization.json").read_text())["method"] == "interval"
-    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--out", str(tmp_path / "x")))
+    line = _assert_one_line_error(_run_cli("relatedness", *continuous_csvs, "--measure", "direct",
+                                           "--out", str(tmp_path / "x")))
     assert "looks continuous" in line and "--discretize quantile" in line
     line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--discretize", "median",
                                            "--out", str(tmp_path / "y")))
     assert "discretize must be METHOD" in line
+
+
+def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tmp_path, continuous_csvs, capsys):
+    # Every column a number, some continuous, no --discretize: Gaussian networks (issue 49), the chain found in
+    # each task, each variable's regression written; the discrete learner's options it does not take refused.
+    out = tmp_path / "G"
+    assert main(["learn", *continuous_csvs, "--restarts", "1", "--joint-restarts", "1", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "as Gaussian networks (bge" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["kind"] == "gaussian" and summary["score"] == "bge" and summary["transfer"] is not None
+    for stem in ("cond0", "cond1"):
+        edges = pd.read_csv(out / f"{stem}.edges.csv")
+        assert {frozenset(r) for r in edges[["source", "target"]].itertuples(index=False)} == {
+            frozenset("xy"), frozenset("yz")}
+        params = json.loads((out / f"{stem}.gaussian.json").read_text())["variables"]
+        assert set(params) == set("xyz") and all(v["variance"] > 0 for v in params.values())
+    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--bootstrap", "5",
+                                           "--out", str(tmp_path / "G2")))
+    assert line == ("mtbn: error: --bootstrap is not available for continuous tasks (learned as Gaussian "
+                    "networks); drop it, or give --discretize to learn discrete networks")

@@ -8,6 +8,7 @@ from collections import namedtuple
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
 from mtbn.cli.files import read_constraints, read_taskset
+from mtbn.cli.gaussian import cmd_learn_gaussian, continuous_frames
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
@@ -22,7 +23,9 @@ LEARN_FILES = (
     "DIR/report.md; with --export: DIR/<task>.<format>; with --bootstrap: DIR/bootstrap/edges.csv, "
     "<task>.strength.csv and <task>.averaged.edges.csv (and mechanisms.csv with --interventions); with "
     "--interventions: DIR/interventions/causal.bifxml, causal.edges.csv and mechanisms.csv (with --predict: "
-    "predicted.bifxml and predicted.edges.csv)")
+    "predicted.bifxml and predicted.edges.csv). Continuous tasks (every column a number, some continuous, no "
+    "--discretize) are learned as linear Gaussian networks: DIR/<task>.edges.csv, DIR/<task>.gaussian.json (each "
+    "variable's parents, intercept, coefficients, residual variance) and DIR/summary.json")
 
 
 def add_parser(sub):
@@ -117,7 +120,12 @@ BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength,
 
 
 def cmd_learn(args):
-    """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``)."""
+    """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``); continuous tasks
+    (every column a number, some continuous, no ``--discretize``) as Gaussian networks (:mod:`mtbn.cli.gaussian`)."""
+    if files.discretize_option(args) is None and args.task_column is None:
+        frames = continuous_frames(args.csv)
+        if frames is not None:
+            return cmd_learn_gaussian(args, frames)
     return _run_in_out_folder(args, lambda progress: _learn(args, progress),
                               lambda done, out, progress: _write_learned(args, done, out), _print_learned,
                               plots=args.report)

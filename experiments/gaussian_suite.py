@@ -11,7 +11,8 @@ is a file under out/gaussian/; ``MTBN_JOBS`` processes). Per trial, ``--tasks`` 
   below, the one-SE rule, the guard).
 
 Measured per task against its own true network: the directed edit distance (a reversal counts one) and the mean
-held-out log-likelihood per test row; averaged over the tasks of a trial. The table gives the means over trials
+held-out log-likelihood per test row, and the CPDAG SHD (:func:`mtbn.metrics.cpdag_distance`); averaged over the
+tasks of a trial. The table gives the means over trials
 and the paired comparison of the default with single-task learning and with pooling (t-test, Holm over every row).
 """
 
@@ -26,6 +27,7 @@ from _common import OUT, run_resumable, write_out
 from mtbn.benchmarks import make_gaussian_problem
 from mtbn.data import ContinuousData
 from mtbn.graph import DAG, edit_distance
+from mtbn.metrics import cpdag_distance
 from mtbn.learn.gaussian import learn_gaussian_structures
 from mtbn.networks.gaussian import fit_linear_gaussian
 from mtbn.stats import holm, paired_comparison
@@ -50,8 +52,10 @@ def run_trial(problem, rows, trial, n_tasks):
 
     def record(method, graphs, networks, penalty=np.nan, status=""):
         ed = [edit_distance(g, _true_dag(n)) for g, n in zip(graphs, nets)]
+        shd = [cpdag_distance(g, _true_dag(n)) for g, n in zip(graphs, nets)]
         ll = [net.log_likelihood(t) / t.n_samples for net, t in zip(networks, test)]
         out.append({"problem": problem, "rows": rows, "trial": trial, "method": method, "ed": float(np.mean(ed)),
+                    "shd": float(np.mean(shd)),
                     "heldout_ll": float(np.mean(ll)), "penalty": penalty, "status": status})
 
     stl = learn_gaussian_structures(train, penalty=0.0, random_state=seed)
@@ -66,19 +70,19 @@ def run_trial(problem, rows, trial, n_tasks):
 
 
 def table(frame):
-    lines = ["| problem | rows | trials | method | ED (mean) | held-out LL per row | default's penalty (median) | "
-             "guard accepted |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| problem | rows | trials | method | ED (mean) | CPDAG SHD | held-out LL per row | default's penalty "
+             "(median) | guard accepted |", "|---|---|---|---|---|---|---|---|---|"]
     tests = []
     for (problem, rows), cell in frame.groupby(["problem", "rows"], sort=False):
         for method, m in cell.groupby("method", sort=False):
             extra = ("", "")
             if method == "default":
                 extra = (f"{m['penalty'].median():.4g}", f"{int((m['status'] == 'accepted').sum())}/{len(m)}")
-            lines.append(f"| {problem} | {rows} | {len(m)} | {method} | {m['ed'].mean():.2f} | "
+            lines.append(f"| {problem} | {rows} | {len(m)} | {method} | {m['ed'].mean():.2f} | {m['shd'].mean():.2f} | "
                          f"{m['heldout_ll'].mean():.3f} | {extra[0]} | {extra[1]} |")
         wide = {k: v.sort_values("trial") for k, v in cell.groupby("method")}
         for base in ("stl", "pooled"):
-            for metric in ("ed", "heldout_ll"):
+            for metric in ("ed", "shd", "heldout_ll"):
                 a, b = wide["default"][metric].to_numpy(), wide[base][metric].to_numpy()
                 if len(a) >= 2:
                     tests.append((problem, rows, base, metric, paired_comparison(a, b)))

@@ -43,7 +43,7 @@ from mtbn._validation import check_n_jobs
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["dask_engine", "job", "parallel", "run_jobs", "Shared", "usable_cores", "worker_count"]
+__all__ = ["dask_engine", "job", "parallel", "run_jobs", "tracing", "Shared", "usable_cores", "worker_count"]
 
 register("dask-missing", InvalidParameterError,
          "{what} needs dask.distributed, which is not installed: pip install \"mtbn[dask]\"",
@@ -280,12 +280,67 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
     """
     calls = list(calls)
     out = [None] * len(calls)
-    indexed = ((_Job(f.function, f.parent, i), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
+    traced = _TRACE.get("path") is not None
+    indexed = ((_Job(f.function, f.parent, i, traced), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
+    start, jobs = time.perf_counter(), []
     for i, result in parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed):
+        if traced:
+            result, timing = result
+            jobs.append(dict(timing, index=i, sent=_pickled_size(calls[i][1:]), received=_pickled_size(result)))
         out[i] = result
         if tick is not None:
             tick() if sizes is None else tick(sizes[i])
+    if traced:
+        _write_trace({"section": getattr(calls[0][0], "__name__", "?") if calls else "?", "start": start,
+                      "end": time.perf_counter(), "n_jobs": local_workers(n_jobs, len(calls)), "jobs": jobs})
     return out
+
+
+#: Where :func:`tracing` writes, while it is active (one JSON line per :func:`run_jobs` call).
+_TRACE: dict = {"path": None}
+
+
+@contextlib.contextmanager
+def tracing(path):
+    """Record every :func:`run_jobs` call made inside the block as one JSON line of ``path``.
+
+    A line holds the section (the job function's name), its start and end (``time.perf_counter`` of the
+    process that made the jobs), the workers, and per job its start, end, process id, and the pickled size
+    of its arguments and of its result (bytes; joblib's memory mapping of large arrays may send less). For
+    measuring where parallel time goes (``benchmarks/bench_parallel_trace.py``); the results are the same.
+
+    Parameters
+    ----------
+    path : str
+        The file the lines are appended to.
+
+    Yields
+    ------
+    str
+        ``path``.
+    """
+    previous = _TRACE["path"]
+    _TRACE["path"] = str(path)
+    try:
+        yield path
+    finally:
+        _TRACE["path"] = previous
+
+
+def _pickled_size(value):
+    import pickle
+
+    try:
+        return len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # an unpicklable result cannot have come from another process anyway
+        return None
+
+
+def _write_trace(record):
+    import json
+
+    with open(_TRACE["path"], "a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
 
 
 class _Job:
@@ -306,15 +361,19 @@ class _Job:
     ``index`` (:func:`run_jobs`): return ``(index, result)``.
     """
 
-    def __init__(self, function, parent, index=None):
+    def __init__(self, function, parent, index=None, traced=False):
         self.function = function
         self.parent = parent
         self.index = index
+        self.traced = traced
         self.__name__ = getattr(function, "__name__", type(function).__name__)  # joblib and Dask name jobs by it
 
     def __call__(self, *args, **kwargs):
         _watch_parent(self.parent)
+        start = time.perf_counter()
         result = self.function(*args, **kwargs)
+        if self.traced:  # clocks of one machine: perf_counter is CLOCK_MONOTONIC, shared by its processes
+            result = (result, {"start": start, "end": time.perf_counter(), "pid": os.getpid()})
         return result if self.index is None else (self.index, result)
 
 

@@ -132,3 +132,26 @@ def test_shared_data_is_what_joblib_scatters():
     assert sizeof(shared) >= sum(d.codes.size * np.dtype(np.intp).itemsize for d in train) > 1e3
     with pytest.raises(TypeError, match="cannot create weak reference"):
         weakref.ref(list(shared))  # a plain list would be shipped with every job
+
+
+def _square(x):
+    return x * x
+
+
+def test_tracing_records_each_job_and_changes_no_result(tmp_path):
+    import json
+
+    from mtbn.engine import job, run_jobs, tracing
+
+    plain = run_jobs((job(_square)(i) for i in range(5)), n_jobs=1)
+    path = tmp_path / "trace.jsonl"
+    with tracing(str(path)):
+        traced = run_jobs((job(_square)(i) for i in range(5)), n_jobs=1)
+    run_jobs((job(_square)(i) for i in range(3)), n_jobs=1)  # after the block: not recorded
+    assert traced == plain == [0, 1, 4, 9, 16]
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert len(lines) == 1 and lines[0]["section"] == "_square"
+    jobs = lines[0]["jobs"]
+    assert sorted(j["index"] for j in jobs) == [0, 1, 2, 3, 4]
+    assert all(lines[0]["start"] <= j["start"] <= j["end"] <= lines[0]["end"] for j in jobs)
+    assert all(j["sent"] > 0 and j["received"] > 0 for j in jobs)

@@ -5,8 +5,11 @@ numbers. It is the data kind of :class:`mtbn.score.GaussianBICScore` and
 :class:`mtbn.score.BGeScore` (``LocalScore.data_kind``). What a Gaussian
 network cannot use is refused with one line naming the column: a missing or
 infinite value, a column that is not numeric, a constant column, a column that
-looks like a row identifier, two columns that are exact linear copies of each
-other.
+looks like a row identifier (the integers 1 to n, each once: a rank transform
+is refused too, so give ranks as fractions), two columns that are exact linear
+copies of each other, columns of which one is an exact linear combination of
+others (checked when there are more rows than columns). Folds of a checked task
+(:meth:`ContinuousData.take`) are not checked again.
 """
 
 from __future__ import annotations
@@ -40,6 +43,14 @@ register("continuous-collinear", D,
          "{correlation:.6f}).",
          cause="Two perfectly collinear columns make every covariance matrix holding both singular.",
          fix="Keep one of the two columns.")
+register("continuous-dependent", D,
+         "task {task!r}: columns {columns} are linearly dependent (one is an exact linear combination of the "
+         "others).",
+         cause="With an exact linear combination among the columns every covariance matrix holding them is singular.",
+         fix="Drop one of the columns named (e.g. a total that is the sum of its parts).")
+register("continuous-no-columns", D, "task {task!r} has no columns.",
+         cause="A task needs at least one variable.",
+         fix="Give the task its columns.")
 register("continuous-too-few-rows", D, "task {task!r} has {n} row(s); a Gaussian network needs at least 3.",
          cause="Means and variances (and their held-out check) need more than two rows.",
          fix="Give the task more rows, or leave it out.")
@@ -64,11 +75,15 @@ class ContinuousData:
         The variables, one per column, unique.
     name : str, default "data"
         The task's name, used in messages.
+    checked : bool, default True
+        Check the values (see the module's docstring). :meth:`take` makes unchecked parts of a checked task
+        (cross-validation folds: a few held-out rows need no variance).
     """
 
     values: Any
     names: Any
     name: str = "data"
+    checked: bool = True
 
     def __post_init__(self):
         values = np.ascontiguousarray(np.asarray(self.values, dtype=np.float64))
@@ -80,7 +95,8 @@ class ContinuousData:
             if column in seen:
                 raise error("continuous-duplicate-column", task=self.name, column=column)
             seen.add(column)
-        _check_columns(values, names, self.name)
+        if self.checked:
+            _check_columns(values, names, self.name)
         object.__setattr__(self, "values", values)
         object.__setattr__(self, "names", names)
 
@@ -120,7 +136,7 @@ class ContinuousData:
         -------
         ContinuousData
         """
-        return ContinuousData(self.values[np.asarray(rows)], self.names, self.name)
+        return ContinuousData(self.values[np.asarray(rows)], self.names, self.name, checked=False)
 
     def to_dataframe(self):
         """The task as a pandas DataFrame (one float column per variable).
@@ -139,6 +155,8 @@ def _check_columns(values, names, task):
     n = values.shape[0]
     if n < 3:
         raise error("continuous-too-few-rows", task=task, n=n)
+    if not values.shape[1]:
+        raise error("continuous-no-columns", task=task)
     bad = ~np.isfinite(values)
     if bad.any():
         row, column = (int(a[0]) for a in np.nonzero(bad))
@@ -151,12 +169,20 @@ def _check_columns(values, names, task):
             low, high = col.min(), col.max()
             if high - low + 1 == n and len(np.unique(col)) == n:
                 raise error("continuous-identifier", task=task, column=column, low=int(low), high=int(high))
+    if values.shape[1] < 2:
+        return
     corr = np.corrcoef(values, rowvar=False)
-    np.fill_diagonal(corr, 0.0)
-    close = np.argwhere(np.abs(corr) > 1 - 1e-10)
+    off = corr - np.eye(len(names))
+    close = np.argwhere(np.abs(off) > 1 - 1e-10)
     if len(close):
         i, j = sorted(int(x) for x in close[0])
         raise error("continuous-collinear", task=task, first=names[i], second=names[j], correlation=float(corr[i, j]))
+    if n > len(names):  # with no more rows than columns every covariance is singular; BGe's prior copes
+        eigenvalues, vectors = np.linalg.eigh(corr)
+        if eigenvalues[0] < 1e-10:
+            weights = np.abs(vectors[:, 0])
+            involved = [names[k] for k in np.flatnonzero(weights > 0.05 * weights.max())]
+            raise error("continuous-dependent", task=task, columns=", ".join(map(repr, involved)))
 
 
 def continuous_from_dataframe(df, name="data"):
@@ -193,8 +219,11 @@ def continuous_from_dataframe(df, name="data"):
     for column in df.columns:
         series = df[column]
         if not (pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series)):
-            value = next((v for v in series if not isinstance(v, (int, float, np.number))), series.iloc[0])
-            raise error("continuous-not-numeric", task=name, column=str(column), value=value)
+            converted = pd.to_numeric(series, errors="coerce")  # numbers held as objects are numbers
+            bad = converted.isna() & series.notna()
+            if bad.any():
+                raise error("continuous-not-numeric", task=name, column=str(column), value=series[bad].iloc[0])
+            series = converted
         columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     values = np.column_stack(columns) if columns else np.empty((len(df), 0))
     return ContinuousData(values, [str(c) for c in df.columns], name)

@@ -6,8 +6,10 @@ structure and from the empty graph. ``penalty="auto"`` (the default) chooses the
 default does: K-fold cross-validation over the grid, each point scored by the held-out Gaussian log-likelihood
 of linear Gaussian networks fitted on the training rows, the one-standard-error rule, then the negative-transfer
 guard (the chosen penalty must beat delta = 0 by more than a paired standard error, and the tasks' dependences
-must be more alike than under relabelling; :func:`mtbn.learn.guard.check_transfer`). Parameter sharing (the
-coefficients shrunk towards the pooled estimate, strength chosen on held-out rows) is not chosen here yet.
+must be more alike than under relabelling; :func:`mtbn.learn.guard.check_transfer`). Parameter sharing (each
+task's coefficients shrunk towards the tasks' pooled within-task regression) is chosen on the same folds, each
+strength scored on rows that neither the fold's structures nor its fit saw; it is off when the guard's
+relatedness test finds the tasks unrelated or ``prior="none"``, as in the discrete default.
 """
 
 from dataclasses import dataclass, field
@@ -51,7 +53,8 @@ class GaussianResult:
     graphs : list of DAG
         Each task's structure.
     networks : list of LinearGaussianNetwork
-        Each task's linear Gaussian network, fitted on all its rows.
+        Each task's linear Gaussian network, fitted on all its rows (shrunk towards the pooled within-task
+        regression by ``sharing_strength`` pseudo-rows when that is not None).
     penalty : float
         The penalty the structures were learned at (0.0 when the guard rejected transfer).
     penalty_path : list of tuple
@@ -77,20 +80,13 @@ class GaussianResult:
 SHARING_STRENGTHS = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, float("inf"))
 
 
-def _stacked(datas, variables, rows=None):
-    """All tasks' rows (``rows[t]``: task t's rows kept) stacked into one ContinuousData."""
-    values = [d.values if rows is None else d.values[rows[t]] for t, d in enumerate(datas)]
-    return ContinuousData(np.vstack(values), variables, "pooled")
-
-
 def _choose_strength(datas, folds, graphs_per_fold, rule):
     """The sharing strength chosen on the folds (structures learned on each fold's training rows)."""
-    variables = list(datas[0].names)
     rows = [[[] for _ in datas] for _ in SHARING_STRENGTHS]
     for f, graphs in enumerate(graphs_per_fold):
         trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
         tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
-        pooled = _stacked(trains, variables)
+        pooled = trains  # the tasks' training rows: their within-task covariance is shared
         for c, strength in enumerate(SHARING_STRENGTHS):
             for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
                 net = fit_linear_gaussian([sorted(p) for p in g.parents], train, pooled=pooled, strength=strength)
@@ -170,10 +166,11 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         Keep the chosen penalty even when the guard rejects it.
     parameter_sharing : "auto", None or float, default "auto"
         Each task's regression coefficients shrunk towards the tasks' pooled fit by this many pseudo-rows
-        (:func:`~mtbn.networks.gaussian.fit_linear_gaussian`; ``inf``: the pooled fit). ``"auto"`` (with
-        ``penalty="auto"``): the strength chosen among :data:`SHARING_STRENGTHS` by the same folds, each scored
-        on rows that neither its structures (learned on the fold's training rows) nor its fit saw, with the
-        one-standard-error rule toward no sharing; with a given penalty ``"auto"`` is no sharing.
+        (:func:`~mtbn.networks.gaussian.fit_linear_gaussian`; ``inf``: the pooled within-task regression).
+        ``"auto"`` (with ``penalty="auto"``): the strength chosen among :data:`SHARING_STRENGTHS` by the same
+        folds, each scored on rows that neither its structures (learned on the fold's training rows) nor its fit
+        saw, with ``selection_rule`` (the one-standard-error rule leans toward no sharing); no sharing with a
+        given penalty, a single task, ``prior="none"``, or tasks the guard's relatedness test finds unrelated.
     random_state : int, default 0
         Seed of every random choice (folds, restarts, the relatedness test).
 
@@ -204,6 +201,8 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         raise error("gaussian-score", score=score)
     names, variables, datas = _tasks(tasks)
     seed = int(check_random_state(random_state).integers(2**31))
+    if len(datas) == 1:  # nothing to couple or share: the task learned alone
+        penalty, parameter_sharing = 0.0, None
     settings = {"max_parents": max_parents, "n_restarts": n_restarts, "n_joint_restarts": n_joint_restarts}
     scorers = [make_scorer(d, score) for d in datas]
     path, transfer, sharing = [], None, None
@@ -231,15 +230,17 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
                                            force=force_transfer, scorers=scorers,
                                            local_index=np.tile(np.arange(len(variables)), (len(datas), 1)),
                                            seed=seed)
-        if parameter_sharing == "auto" and len(datas) > 1:
+        related = transfer.get("relatedness") or {}
+        unrelated = related.get("p_value") is not None and related["p_value"] >= related["level"]
+        if parameter_sharing == "auto" and not unrelated and prior != "none":
             used = grid.index(float(penalty))
             parameter_sharing, sharing = _choose_strength(datas, folds, [g[used] for g in fold_graphs],
                                                           selection_rule)
-    elif parameter_sharing == "auto":
-        parameter_sharing = None  # a given penalty: nothing held out to choose a strength on
+    if parameter_sharing == "auto":
+        parameter_sharing = None  # a given penalty (nothing held out to choose on), unrelated tasks, no prior
     graphs = _joint(scorers, _singles(scorers, variables, settings, seed), float(penalty), prior, variables,
                     settings, seed)
-    pooled = _stacked(datas, variables) if parameter_sharing else None
+    pooled = datas if parameter_sharing else None
     networks = [fit_linear_gaussian([sorted(p) for p in g.parents], d, pooled=pooled,
                                     strength=float(parameter_sharing or 0.0)) for g, d in zip(graphs, datas)]
     if transfer is not None and sharing is not None:

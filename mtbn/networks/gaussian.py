@@ -137,10 +137,12 @@ class LinearGaussianNetwork:
 def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     """Fit each variable's regression on its parents by least squares (maximum likelihood).
 
-    With ``pooled`` (the same fit on all tasks' rows) and ``strength`` > 0, each family's sufficient
-    statistics are those of the task plus ``strength`` pseudo-rows of the pooled fit: the coefficients are
-    shrunk towards the pooled estimate (``strength = inf``: the pooled fit itself), as the discrete CPTs'
-    parameter sharing shrinks rows of counts.
+    With ``pooled`` (the tasks whose estimate is shared, this one among them) and ``strength`` > 0, each
+    family's scatter matrix is the task's own plus ``strength`` pseudo-rows of the tasks' pooled *within-task*
+    covariance (each task centred at its own mean, so differences between the tasks' means do not enter the
+    slopes): the coefficients and residual variances are shrunk towards the pooled within-task regression
+    (``strength = inf``: that regression itself), while the intercepts keep the task's own means. This is the
+    analogue of the discrete CPTs' parameter sharing.
 
     Parameters
     ----------
@@ -148,10 +150,10 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
         Each variable's parents (column indices of ``data``), a DAG.
     data : ContinuousData
         The task's rows.
-    pooled : ContinuousData, optional
-        All tasks' rows (same columns), the estimate shrunk towards.
+    pooled : sequence of ContinuousData, optional
+        The tasks whose within-task covariance is shrunk towards (same columns as ``data``).
     strength : float, default 0.0
-        Pseudo-rows of the pooled estimate (0: the task's own fit; inf: the pooled fit).
+        Pseudo-rows of the pooled covariance (0: the task's own fit; inf: the pooled regression).
     name : str, optional
         The network's name (default: the data's).
 
@@ -171,36 +173,31 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     (1.0, 2.0, 0.25)
     """
     parents = tuple(tuple(int(p) for p in ps) for ps in parents)
-
-    def moments(d):
-        x = d.values
-        return len(x), x.mean(axis=0), (x - x.mean(axis=0)).T @ (x - x.mean(axis=0))
-
-    n, mean, scatter = moments(data)
+    x = data.values
+    n, mean = len(x), x.mean(axis=0)
+    scatter = (x - mean).T @ (x - mean)
     if pooled is not None and strength > 0:
-        pn, pmean, pscatter = moments(pooled)
+        within = sum((d.values - d.values.mean(axis=0)).T @ (d.values - d.values.mean(axis=0)) for d in pooled)
+        cov = within / sum(d.n_samples for d in pooled)
         if np.isinf(strength):
-            n, mean, scatter = pn, pmean, pscatter
+            n, scatter = 1.0, cov
         else:
-            # The task's rows plus ``strength`` rows with the pooled mean and covariance: combined moments.
-            w = float(strength)
-            cov = pscatter / pn
-            total = n + w
-            new_mean = (n * mean + w * pmean) / total
-            d_task, d_pool = mean - new_mean, pmean - new_mean
-            scatter = scatter + n * np.outer(d_task, d_task) + w * cov + w * np.outer(d_pool, d_pool)
-            n, mean = total, new_mean
+            n, scatter = n + float(strength), scatter + float(strength) * cov
     intercepts, coefficients, variances = np.zeros(len(parents)), [], np.zeros(len(parents))
     for v, ps in enumerate(parents):
         p = list(ps)
         if p:
-            beta = np.linalg.solve(scatter[np.ix_(p, p)], scatter[p, v])
-            resid = scatter[v, v] - scatter[v, p] @ beta
+            block, cross = scatter[np.ix_(p, p)], scatter[p, v]
+            try:
+                beta = np.linalg.solve(block, cross)
+            except np.linalg.LinAlgError:
+                beta = np.linalg.lstsq(block, cross, rcond=None)[0]
+            resid = scatter[v, v] - cross @ beta
         else:
             beta, resid = np.zeros(0), scatter[v, v]
         coefficients.append(beta)
         intercepts[v] = mean[v] - (mean[p] @ beta if p else 0.0)
-        variances[v] = max(float(resid) / n, 1e-12)
+        variances[v] = max(float(resid) / n, 1e-12 * max(float(scatter[v, v]) / n, 1e-300))
     return LinearGaussianNetwork(tuple(data.names), parents, intercepts, tuple(coefficients), variances,
                                  data.name if name is None else name)
 

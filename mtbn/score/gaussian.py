@@ -27,16 +27,12 @@ import numpy as np
 from scipy.special import gammaln
 
 from mtbn.data.continuous import ContinuousData
-from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.score.base import LocalScore
 
 __all__ = ["GaussianScore", "GaussianBICScore", "BGeScore"]
 
-register("gaussian-singular", InvalidDataError,
-         "task {task!r}: {child!r} is a linear function of its parents {parents} (residual variance {value:.3g}).",
-         cause="The family's covariance matrix is singular: some columns are exact linear combinations of others.",
-         fix="Drop one of the columns involved, or learn with max_parents small enough to avoid the combination.")
 
 
 register("bge-prior", InvalidParameterError,
@@ -65,16 +61,24 @@ class GaussianScore(LocalScore):
         self.arities = np.ones(self.n_vars, dtype=np.int64)  # no states (see the module's docstring)
 
     def _residual(self, child, parents):
-        """``S_yy - S_yP S_PP^-1 S_Py`` of the scatter matrix (the residual sum of squares of the regression)."""
+        """``S_yy - S_yP S_PP^-1 S_Py`` of the scatter matrix (the residual sum of squares of the regression).
+
+        Floored at ``1e-12 S_yy`` (and at the smallest normal float): a family whose child is an exact linear
+        function of its parents (fewer rows than parents, a constant column in a fold) gets a large but finite
+        score, the same for every such family, so that the search compares finite numbers. Full tasks with such
+        columns are refused by :class:`~mtbn.data.ContinuousData` where the rows allow telling.
+        """
         s = self.scatter
         value = s[child, child]
         if parents:
             p = list(parents)
-            value = value - s[child, p] @ np.linalg.solve(s[np.ix_(p, p)], s[p, child])
-        if not value > 1e-12 * s[child, child]:
-            raise error("gaussian-singular", task=self.data.name, child=self.data.names[child],
-                        parents=[self.data.names[q] for q in parents], value=float(value))
-        return float(value)
+            block, cross = s[np.ix_(p, p)], s[p, child]
+            try:
+                beta = np.linalg.solve(block, cross)
+            except np.linalg.LinAlgError:  # an exactly singular block: the least-squares solution
+                beta = np.linalg.lstsq(block, cross, rcond=None)[0]
+            value = value - cross @ beta
+        return float(max(value, 1e-12 * s[child, child], np.finfo(float).tiny))
 
 
 class GaussianBICScore(GaussianScore):

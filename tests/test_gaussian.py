@@ -313,3 +313,16 @@ def test_one_task_a_small_task_and_a_dependent_set_of_columns():
         ContinuousData(np.empty((5, 0)), [], "s")
     single = ContinuousData(rng.normal(size=(10, 1)), ["x"], "s")  # one column is a task too
     assert single.n_vars == 1
+
+
+def test_gaussian_bic_equals_pgmpys_bicgauss():
+    # Another implementation on the same data and families: pgmpy's BICGauss (statsmodels' GLM fit).
+    pytest.importorskip("statsmodels")
+    from pgmpy.estimators import BICGauss
+
+    d = _data(seed=11, n_rows=60, n_vars=4)
+    theirs = BICGauss(d.to_dataframe())
+    ours = GaussianBICScore(d)
+    for child, parents in [(0, ()), (1, (0,)), (2, (0, 1)), (3, (0, 1, 2))]:
+        expected = theirs.local_score(d.names[child], [d.names[p] for p in parents])
+        assert ours.local_score(child, parents) == pytest.approx(expected, rel=1e-9, abs=1e-9)

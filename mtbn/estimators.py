@@ -351,12 +351,8 @@ class StructureLearner(_Estimator):
 
 
 def _array_tasks(tasks, task_column):
-    """The tasks of a DataFrame made from an array: one task ``"task0"``, or the groups of the column
-    ``task_column`` (an int: its position)."""
-    import pandas as pd
-
-    if not isinstance(tasks, pd.DataFrame) or not all(c == f"x{j}" for j, c in enumerate(tasks.columns)):
-        return tasks, task_column
+    """The tasks of a DataFrame made from an array (columns ``x0, x1, ...``): one task ``"task0"``, or the
+    groups of the column ``task_column`` (an int: its position). Called for arrays only."""
     if task_column is None:
         return {"task0": tasks}, None
     if isinstance(task_column, (int, np.integer)) and 0 <= task_column < tasks.shape[1]:
@@ -462,7 +458,9 @@ class MultitaskStructureLearner(_Estimator):
         params = self._fit_params(task_column=task_column, required_edges=required_edges,
                                   forbidden_edges=forbidden_edges, edge_penalty=edge_penalty)
         from_array = isinstance(tasks, np.ndarray)
-        tasks, params["task_column"] = _array_tasks(_array_frame(tasks, "fit"), params["task_column"])
+        tasks = _array_frame(tasks, "fit")  # refuses sparse input too
+        if from_array:
+            tasks, params["task_column"] = _array_tasks(tasks, params["task_column"])
         n_bootstrap = ESTIMATOR_ONLY["n_bootstrap"].checked(params.pop("n_bootstrap"))  # checked before the work
         params["score"] = params.pop("scoring")
         res = learn_structures(tasks, **params)

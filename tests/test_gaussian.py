@@ -326,3 +326,12 @@ def test_gaussian_bic_equals_pgmpys_bicgauss():
     for child, parents in [(0, ()), (1, (0,)), (2, (0, 1)), (3, (0, 1, 2))]:
         expected = theirs.local_score(d.names[child], [d.names[p] for p in parents])
         assert ours.local_score(child, parents) == pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def test_a_task_wider_than_the_bound_is_refused_before_any_matrix_is_built():
+    from mtbn.data.continuous import MAX_CONTINUOUS_VARIABLES
+
+    wide = np.zeros((3, MAX_CONTINUOUS_VARIABLES + 1))
+    with pytest.raises(InvalidDataError, match=f"has {MAX_CONTINUOUS_VARIABLES + 1} columns; a Gaussian network "
+                                               f"takes at most {MAX_CONTINUOUS_VARIABLES}"):
+        ContinuousData(wide, [f"v{i}" for i in range(wide.shape[1])], "wide")

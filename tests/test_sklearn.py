@@ -231,3 +231,13 @@ def test_an_integer_array_is_one_task_or_several_by_a_task_column(asia_frames):
     assert multi.n_features_in_ == codes.shape[1] + 1
     assert multi.score(both) == pytest.approx(as_dict.score(
         {"0": pd.DataFrame(codes, columns=names), "1": pd.DataFrame(codes_b, columns=names)}), rel=1e-12)
+
+
+def test_a_dataframe_is_never_read_as_an_array_of_tasks_whatever_its_column_names():
+    # Columns named like an array's (x0, x1, ...) do not make a DataFrame one task: without task_column= a single
+    # DataFrame is refused, as every DataFrame is.
+    import pandas as pd
+
+    frame = pd.DataFrame({"x0": ["a", "b", "a"], "x1": ["u", "v", "v"]})
+    with pytest.raises(ValueError, match="task_column"):
+        MultitaskStructureLearner(penalty=0.9, n_restarts=0).fit(frame)

@@ -25,7 +25,7 @@ from mtbn.joint import multitask_hill_climb
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID
 from mtbn.learn.guard import check_transfer
 from mtbn.messages import error, register
-from mtbn.networks.gaussian import fit_linear_gaussian
+from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
 from mtbn.priors import make_prior
 from mtbn.score import make_scorer
 from mtbn.search import hill_climb
@@ -86,7 +86,7 @@ def _choose_strength(datas, folds, graphs_per_fold, rule):
     for f, graphs in enumerate(graphs_per_fold):
         trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
         tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
-        pooled = trains  # the tasks' training rows: their within-task covariance is shared
+        pooled = within_covariance(trains)  # the tasks' training rows, once per fold
         for c, strength in enumerate(SHARING_STRENGTHS):
             for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
                 net = fit_linear_gaussian([sorted(p) for p in g.parents], train, pooled=pooled, strength=strength)
@@ -240,7 +240,7 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         parameter_sharing = None  # a given penalty (nothing held out to choose on), unrelated tasks, no prior
     graphs = _joint(scorers, _singles(scorers, variables, settings, seed), float(penalty), prior, variables,
                     settings, seed)
-    pooled = datas if parameter_sharing else None
+    pooled = within_covariance(datas) if parameter_sharing else None
     networks = [fit_linear_gaussian([sorted(p) for p in g.parents], d, pooled=pooled,
                                     strength=float(parameter_sharing or 0.0)) for g, d in zip(graphs, datas)]
     if transfer is not None and sharing is not None:

@@ -16,12 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from mtbn.data.continuous import ContinuousData
+from mtbn.data.continuous import ContinuousData, regression_from_scatter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
 
-__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "load_gaussian_network", "to_pgmpy_gaussian",
+__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "within_covariance", "load_gaussian_network",
+           "to_pgmpy_gaussian",
            "GAUSSIAN_NETWORKS"]
 
 #: The Gaussian networks pgmpy ships (``pgmpy/utils/example_models/<name>.json``).
@@ -150,8 +151,9 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
         Each variable's parents (column indices of ``data``), a DAG.
     data : ContinuousData
         The task's rows.
-    pooled : sequence of ContinuousData, optional
-        The tasks whose within-task covariance is shrunk towards (same columns as ``data``).
+    pooled : sequence of ContinuousData or ndarray, optional
+        The tasks whose within-task covariance is shrunk towards (same columns as ``data``), or that covariance
+        (:func:`within_covariance`) when several fits share it.
     strength : float, default 0.0
         Pseudo-rows of the pooled covariance (0: the task's own fit; inf: the pooled regression).
     name : str, optional
@@ -177,8 +179,7 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     n, mean = len(x), x.mean(axis=0)
     scatter = (x - mean).T @ (x - mean)
     if pooled is not None and strength > 0:
-        within = sum((d.values - d.values.mean(axis=0)).T @ (d.values - d.values.mean(axis=0)) for d in pooled)
-        cov = within / sum(d.n_samples for d in pooled)
+        cov = pooled if isinstance(pooled, np.ndarray) else within_covariance(pooled)
         if np.isinf(strength):
             n, scatter = 1.0, cov
         else:
@@ -186,20 +187,28 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     intercepts, coefficients, variances = np.zeros(len(parents)), [], np.zeros(len(parents))
     for v, ps in enumerate(parents):
         p = list(ps)
-        if p:
-            block, cross = scatter[np.ix_(p, p)], scatter[p, v]
-            try:
-                beta = np.linalg.solve(block, cross)
-            except np.linalg.LinAlgError:
-                beta = np.linalg.lstsq(block, cross, rcond=None)[0]
-            resid = scatter[v, v] - cross @ beta
-        else:
-            beta, resid = np.zeros(0), scatter[v, v]
+        beta, resid = regression_from_scatter(scatter, v, p)
         coefficients.append(beta)
         intercepts[v] = mean[v] - (mean[p] @ beta if p else 0.0)
         variances[v] = max(float(resid) / n, 1e-12 * max(float(scatter[v, v]) / n, 1e-300))
     return LinearGaussianNetwork(tuple(data.names), parents, intercepts, tuple(coefficients), variances,
                                  data.name if name is None else name)
+
+
+def within_covariance(tasks):
+    """The tasks' pooled within-task covariance: every task centred at its own mean, ``sum_t S_t / sum_t n_t``.
+
+    Parameters
+    ----------
+    tasks : sequence of ContinuousData
+        The tasks (same columns).
+
+    Returns
+    -------
+    ndarray of float, shape (n_vars, n_vars)
+    """
+    within = sum((d.values - d.values.mean(axis=0)).T @ (d.values - d.values.mean(axis=0)) for d in tasks)
+    return within / sum(d.n_samples for d in tasks)
 
 
 def load_gaussian_network(name):

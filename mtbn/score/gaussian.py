@@ -26,7 +26,7 @@ learned table's size never binds and the relatedness test's strata (variables of
 import numpy as np
 from scipy.special import gammaln
 
-from mtbn.data.continuous import ContinuousData
+from mtbn.data.continuous import ContinuousData, regression_from_scatter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.score.base import LocalScore
@@ -68,17 +68,8 @@ class GaussianScore(LocalScore):
         score, the same for every such family, so that the search compares finite numbers. Full tasks with such
         columns are refused by :class:`~mtbn.data.ContinuousData` where the rows allow telling.
         """
-        s = self.scatter
-        value = s[child, child]
-        if parents:
-            p = list(parents)
-            block, cross = s[np.ix_(p, p)], s[p, child]
-            try:
-                beta = np.linalg.solve(block, cross)
-            except np.linalg.LinAlgError:  # an exactly singular block: the least-squares solution
-                beta = np.linalg.lstsq(block, cross, rcond=None)[0]
-            value = value - cross @ beta
-        return float(max(value, 1e-12 * s[child, child], np.finfo(float).tiny))
+        _, value = regression_from_scatter(self.scatter, child, parents)
+        return float(max(value, 1e-12 * self.scatter[child, child], np.finfo(float).tiny))
 
 
 class GaussianBICScore(GaussianScore):

@@ -1248,6 +1248,15 @@ def sachs():
              "", "| comparison | mean difference [95% CI] | p (t) | p (Holm) |", "|---|---|---|---|"]
     text += [f"| {a.upper()} - {b.upper()} | {t['mean_diff']:+.4f} [{t['ci_low']:+.4f}, {t['ci_high']:+.4f}] | "
              f"{_p(t['p_t'])} | {_p(h)} |" for (a, b), t, h in zip(pairs, tests, adjusted)]
+    nested = tests[0]
+    if "in_selection_gain" in record:
+        text += ["", f"**Nested, and in-selection.** MTL - STL above is a nested estimate: in each outer fold the "
+                 "default chose its penalty, ran its guard and chose its sharing on that fold's training rows "
+                 f"alone, so the held-out rows made no choice: {nested['mean_diff']:+.4f} nats per row "
+                 f"[{nested['ci_low']:+.4f}, {nested['ci_high']:+.4f}]. The learner's own figure on all rows "
+                 f"(its guard's gain of the chosen penalty over independent learning) is in-selection, measured on "
+                 f"the rows that chose that penalty: {record['in_selection_gain']:+.4f} (SE "
+                 f"{record['in_selection_se']:.4f}); it is the optimistic one."]
     per = d.groupby("condition", sort=False)[["stl", "mtl", "pooled"]].mean()
     text += ["", "Per condition (mean over folds):", "", "| condition | STL | MTL | POOLED | MTL - STL |",
              "|---|---|---|---|---|"]

@@ -98,6 +98,7 @@ def main():
     progress("all rows")
     ts, cuts, stl, mtl, _ = _learn_all(tasks, args.bins, args.seed)
     record = {"penalty": mtl.penalty, "transfer": mtl.transfer["message"], "status": mtl.transfer["status"],
+              "in_selection_gain": mtl.transfer["gain"], "in_selection_se": mtl.transfer["se"],
               "discretization": cuts.to_dict(),
               "stl": {n: [list(e) for e in g.edges(names=True)] for n, g in zip(ts.names, stl.graphs)},
               "mtl": {n: [list(e) for e in g.edges(names=True)] for n, g in zip(ts.names, mtl.graphs)}}

@@ -466,10 +466,11 @@ def test_ctrl_c_of_a_parallel_learn_prints_no_worker_traceback(tmp_path, stage):
 def test_a_sharing_strength_of_zero_is_said_to_be_no_sharing():
     from mtbn.learn.sharing import _shared_text
 
-    assert _shared_text(0.0, "the single-task structures") == (
+    assert _shared_text(0.0, "the single-task structures", 5) == (
         "parameters not shared: strength 0 chosen (5-fold CV), each task's CPTs from its own rows")
-    assert _shared_text(300.0, "the single-task structures") == (
-        "the single-task structures' parameters shrunk toward the tasks' pooled CPTs at strength 300 (5-fold CV)")
+    assert _shared_text(300.0, "the single-task structures", 3) == (
+        "the single-task structures' parameters shrunk toward the tasks' pooled CPTs at strength 300 (3-fold CV)")
+    assert _shared_text(300.0, "its", 1).endswith("at strength 300 (held-out split)")
 
 
 def test_the_report_says_when_a_task_gains_but_is_not_shown_related():

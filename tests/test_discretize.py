@@ -185,3 +185,17 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
                                            "--out", str(tmp_path / "G2")))
     assert line == ("mtbn: error: --bootstrap is not available for continuous tasks (learned as Gaussian "
                     "networks); drop it, or give --discretize to learn discrete networks")
+
+
+def test_make_taskset_takes_the_columns_and_per_task_choice_in_one_dict():
+    rng = np.random.default_rng(4)
+    frames = {t: pd.DataFrame({"x": rng.normal(size=60).round(3), "y": rng.integers(0, 4, 60),
+                               "g": rng.choice(["a", "b"], 60)}) for t in ("p", "q")}
+    one = make_taskset(frames, discretize={"method": "interval:3", "columns": ["x"], "per_task": True})
+    done, cuts = discretize(frames, "interval:3", columns=["x"], per_task=True)
+    two = make_taskset(done)
+    assert one.variables == two.variables and one.states == two.states
+    assert all(np.array_equal(a.codes, b.codes) for a, b in zip(one.tasks, two.tasks))
+    assert one.discretization.to_dict() == cuts.to_dict()
+    with pytest.raises(InvalidParameterError, match=r"takes the keys 'method' \(required\).*got \['bins'\]"):
+        make_taskset(frames, discretize={"bins": 3})

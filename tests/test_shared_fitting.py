@@ -134,18 +134,58 @@ def test_learner_parameter_sharing_changes_the_cpts_not_the_structures(asia_task
         assert np.array_equal(_row_probabilities(net, d), _row_probabilities(ref, d))
     auto = learn_structures(asia_tasks, parameter_sharing="auto", **kw)
     assert [g.parents for g in auto.graphs] == [g.parents for g in alone.graphs]  # the CPTs change, not the structures
-    # The strength is the one the CV table ranks first (ties to less sharing), on the learner's own folds and seed.
-    from mtbn.learn.multitask import SHARING_FOLDS
-    from mtbn.networks.shared_fitting import choose_sharing_strength
-
-    base = int(np.random.default_rng(0).integers(0, 2**31 - 1))
-    strength, scores = choose_sharing_strength(auto.graphs, asia_tasks, n_folds=SHARING_FOLDS, random_state=[base, 6])
-    assert auto.sharing_strength == strength == max(STRENGTH_GRID, key=lambda g: (scores[g], -g))
+    # The strength is the one the learner's CV table ranks first (ties to less sharing).
+    table = {float(g): m for g, m in auto.sharing["heldout"].items()}
+    strength = max(STRENGTH_GRID, key=lambda g: (table[g], -g))
+    assert auto.sharing_strength == strength and auto.sharing["strength"] in (strength, "inf")
     for net, ref, d in zip(auto.networks, fit_shared_parameters(auto.graphs, asia_tasks, strength=strength),
                            asia_tasks.tasks):
         assert np.array_equal(_row_probabilities(net, d), _row_probabilities(ref, d))
     with pytest.raises(InvalidParameterError, match="parameter_sharing must be None, 'auto' or a strength"):
         learn_structures(asia_tasks, parameter_sharing=-2, **kw)
+
+
+def test_fixed_penalty_strength_is_scored_only_by_structures_that_never_saw_those_rows(asia_tasks, monkeypatch):
+    """Issue 47: with a given penalty, every structure that scores held-out rows for the strength's choice was
+    learned by a search whose scorers held that fold's training rows only (train + held-out = the task), and the
+    learner's table equals held-out log-likelihoods recomputed from those structures with fit_shared_parameters."""
+    import mtbn.learn.grid as grid
+    import mtbn.learn.sharing as sharing
+    from mtbn.learn import learn_structures
+    from mtbn.networks.shared_fitting import STRENGTH_GRID
+
+    searches, scored = [], []
+    real_run, real_rows = grid.run_penalties, sharing.heldout_rows_by_strength
+
+    def spy_run(scorers, *args, **kwargs):
+        found = real_run(scorers, *args, **kwargs)
+        searches.append(([s.data for s in scorers], [r.graphs for r in found]))
+        return found
+
+    def spy_rows(graphs, train, valid, *args):
+        scored.append((graphs, train, valid))
+        return real_rows(graphs, train, valid, *args)
+
+    monkeypatch.setattr(grid, "run_penalties", spy_run)
+    monkeypatch.setattr(sharing, "heldout_rows_by_strength", spy_rows)
+    res = learn_structures(asia_tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0, cv=4, n_jobs=1,
+                           random_state=3)
+    assert len(scored) == 4
+    per_task = [[] for _ in asia_tasks.tasks]
+    for graphs, train, valid in scored:
+        learned_on = [data for data, found in searches if any(g == graphs for g in found)]
+        assert learned_on and all(all(a is b for a, b in zip(data, train)) for data in learned_on)
+        for t, (tr, va, full) in enumerate(zip(train, valid, asia_tasks.tasks)):
+            assert tr.n_samples + va.n_samples == full.n_samples and va.n_samples > 0
+        for g in STRENGTH_GRID:
+            nets = fit_shared_parameters(graphs, list(train), strength=g)
+            for t, (net, va) in enumerate(zip(nets, valid)):
+                per_task[t].append((g, log_likelihood(net, va, per_row=True)))
+    for g in STRENGTH_GRID:
+        rows = [np.concatenate([ll for h, ll in task if h == g]) for task in per_task]
+        expected = np.mean([r.mean() for r in rows])
+        assert res.sharing["heldout"]["inf" if g == float("inf") else f"{g:g}"] == pytest.approx(expected, abs=1e-9)
+    assert res.transfer is None and res.sharing_strength is not None
 
 
 def test_cli_share_parameters(tmp_path, asia):

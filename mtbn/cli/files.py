@@ -168,33 +168,33 @@ def read_named_tasks(paths, dropna, progress=None, discretize=None):
     Returns the list of tasks and the :class:`~mtbn.data.discretization.Discretization` applied (None without
     ``discretize``, see :func:`discretize_option`).
     """
-    from mtbn.data import read_csv
+    from mtbn.data import make_taskset, read_csv
 
     names = _task_names(paths)
     if discretize is None:
         return [read_csv(p, dropna=dropna, progress=progress) for p in paths], None
-    ts = _discretized_taskset({n: _frame(p, n, progress) for n, p in zip(names, paths)}, dropna, discretize)
+    ts = make_taskset({n: _frame(p, n, progress) for n, p in zip(names, paths)}, dropna=dropna,
+                      discretize=discretize)
     return list(ts.tasks), ts.discretization
 
 
 def read_taskset(paths, *, dropna, task_column, progress=None, discretize=None):
-    """The tasks of ``mtbn learn``: one per CSV file, or one per value of ``task_column`` of one file."""
+    """The tasks of ``mtbn learn``: one per CSV file, or one per value of ``task_column`` of one file; one
+    :func:`~mtbn.data.make_taskset` call names, splits, discretises and aligns them."""
     from mtbn.data import make_taskset, read_csv
-    from mtbn.data.taskset import as_named_items
 
-    if task_column is None:
-        if discretize is None:
-            return make_taskset(read_named_tasks(paths, dropna, progress)[0])
-        return _discretized_taskset({n: _frame(p, n, progress) for n, p in zip(_task_names(paths), paths)}, dropna,
-                                    discretize)
-    if len(paths) != 1:
+    if task_column is not None and len(paths) != 1:
         raise _usage_error("task-column-one-file", n=len(paths))
-    if discretize is None:
-        return make_taskset(read_csv(paths[0], dropna=dropna, progress=progress).to_dataframe(),
-                            task_column=task_column)
-    stem = os.path.splitext(os.path.basename(paths[0]))[0]
-    return _discretized_taskset(dict(as_named_items(_frame(paths[0], stem, progress), task_column)), dropna,
-                                discretize)
+    names = _task_names(paths)
+
+    def read(path, name):
+        if discretize is not None:
+            return _frame(path, name, progress)  # the numbers as written, for the cut points
+        data = read_csv(path, dropna=dropna, progress=progress)  # coded chunk by chunk: bounded memory
+        return data if task_column is None else data.to_dataframe()
+
+    tasks = read(paths[0], names[0]) if task_column is not None else {n: read(p, n) for n, p in zip(names, paths)}
+    return make_taskset(tasks, dropna=dropna, task_column=task_column, discretize=discretize)
 
 
 def _frame(path, name, progress):
@@ -218,19 +218,7 @@ def discretize_option(args):
         except (OSError, ValueError) as exc:
             raise _usage_error("discretize-file", path=spec, reason=getattr(exc, "strerror", None) or exc) from None
     columns = [c.strip() for c in args.discretize_columns.split(",") if c.strip()] if args.discretize_columns else None
-    return spec, columns, args.discretize_per_task
-
-
-def _discretized_taskset(frames, dropna, option):
-    """The tasks of ``frames`` (name -> DataFrame of strings) with their columns discretised by ``option``."""
-    import dataclasses
-
-    from mtbn.data import make_taskset
-    from mtbn.data.discretization import apply_discretization
-
-    spec, columns, per_task = option
-    frames, result = apply_discretization(frames, spec, columns=columns, per_task=per_task)
-    return dataclasses.replace(make_taskset(frames, dropna=dropna), discretization=result)
+    return {"method": spec, "columns": columns, "per_task": args.discretize_per_task}
 
 
 def write_discretization(out, discretization):

@@ -40,10 +40,12 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
         Drop incomplete rows instead of raising.
     task_column : str, optional
         See ``tasks``.
-    discretize : str, tuple or Discretization, optional
+    discretize : str, tuple, dict or Discretization, optional
         Discretise continuous DataFrame columns first: ``"quantile"``,
         ``"interval:5"``, ``("quantile", 4)`` (cut points computed on all
-        tasks pooled, :func:`mtbn.data.discretize`), or the
+        tasks pooled, :func:`mtbn.data.discretize`), a dict ``{"method":
+        "quantile:4", "columns": [...], "per_task": False}`` (which columns,
+        and cut points per task), or the
         :class:`~mtbn.data.discretization.Discretization` of an earlier run (its
         cut points applied to these tasks). The cut points are kept in the
         result's ``discretization``.

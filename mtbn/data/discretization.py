@@ -66,6 +66,10 @@ register("discretize-column-not-numeric", InvalidDataError,
          "task {task!r}, column {column!r}: cannot discretise it, the cell {value!r} is not a number.",
          cause="A column asked to be discretised holds a value that does not read as a finite number.",
          fix="Correct the cell, or leave the column out of the columns to discretise.")
+register("discretize-options", P,
+         "discretize as a dict takes the keys 'method' (required), 'columns' and 'per_task'; got {keys}.",
+         cause="The discretisation was given as a dict with a key it does not have, or without its method.",
+         fix="Use e.g. {{'method': 'quantile:3', 'columns': ['x'], 'per_task': False}}, or the method alone.")
 register("discretize-record", P, "discretization record: {problem}.",
          cause="A discretization.json (or its dict) is incomplete or was edited by hand.",
          fix="Use the discretization.json an mtbn run wrote, unchanged.")
@@ -457,10 +461,11 @@ def apply_discretization(frames, spec, *, columns=None, per_task=False):
     ----------
     frames : dict of str to pandas.DataFrame
         The tasks' data by task name.
-    spec : Discretization, str or tuple
+    spec : Discretization, str, tuple or dict
         A :class:`Discretization` whose cut points are applied as they are (``columns`` and ``per_task`` are
-        then ignored), or a method as :func:`parse_discretize` reads it (``"quantile"``, ``"interval:5"``,
-        ``("quantile", 4)``).
+        then ignored), a method as :func:`parse_discretize` reads it (``"quantile"``, ``"interval:5"``,
+        ``("quantile", 4)``), or a dict ``{"method": ..., "columns": ..., "per_task": ...}`` (the method and,
+        optionally, the two arguments below).
     columns : list of str, optional
         With a method: the columns to discretise; None takes those that look continuous.
     per_task : bool, default False
@@ -473,6 +478,10 @@ def apply_discretization(frames, spec, *, columns=None, per_task=False):
     discretization : Discretization
         ``spec`` itself, or the cut points computed.
     """
+    if isinstance(spec, dict):
+        if "method" not in spec or set(spec) - {"method", "columns", "per_task"}:
+            raise error("discretize-options", keys=sorted(map(str, spec)))
+        spec, columns, per_task = spec["method"], spec.get("columns"), spec.get("per_task", False)
     if isinstance(spec, Discretization):
         return {name: spec.transform(frame, name) for name, frame in frames.items()}, spec
     return discretize(frames, spec, columns=columns, per_task=per_task)

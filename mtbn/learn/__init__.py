@@ -45,6 +45,7 @@ from mtbn.learn.multitask import learn_pooled_structures, learn_structures
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.single import learn_identical_structures, learn_structure
 from mtbn.learn.gaussian import learn_gaussian_structures
+from mtbn.learn import interventional as _interventional  # noqa: F401  (installs learn_structures(interventions=))
 
 __all__ = [
     "learn_structure",

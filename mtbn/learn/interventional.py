@@ -81,7 +81,10 @@ from mtbn._validation import check_random_state
 from mtbn.data import DiscreteData
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.graph import DAG
-from mtbn.learn.interventional_model import InterventionalModel
+from mtbn.learn.interventional_model import INTERVENTION_TYPES, InterventionalModel
+from mtbn.learn.multitask import INTERVENTIONAL_ENTRY, learn_structures
+from mtbn.learn.results import MultitaskResult
+from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
 from mtbn.networks.model import BayesianNetwork
@@ -89,9 +92,6 @@ from mtbn.progress import reporter
 from mtbn.score import LocalScore, make_scorer
 
 __all__ = ["INTERVENTION_TYPES", "InterventionalModel", "check_interventions", "learn_interventional"]
-
-#: ``intervention_type=``: changed mechanisms (JCI indicators) or perfect interventions (Cooper & Yoo).
-INTERVENTION_TYPES = ("mechanism", "perfect")
 
 P, D = InvalidParameterError, InvalidDataError
 register("interventions-type", P,
@@ -412,7 +412,6 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         under its network; ``penalty`` is NaN (no multitask prior).
     """
     from mtbn._validation import check_option
-    from mtbn.learn.results import MultitaskResult
 
     check_option("intervention_type", intervention_type, INTERVENTION_TYPES)
     check_option("skeleton", skeleton, SKELETONS)
@@ -507,8 +506,6 @@ def _shared_structure(taskset, settings, user, score, ess, base, n_jobs, res=Non
     import warnings
 
     from mtbn.exceptions import TransferWarning
-    from mtbn.learn.multitask import learn_structures
-    from mtbn.learn.results import MultitaskResult
 
     if res is None:
         with warnings.catch_warnings():
@@ -670,3 +667,17 @@ def _equal(a, b):
         return bool(a == b)
     except (TypeError, ValueError):
         return False
+
+
+def _learn_from_settings(args):
+    """``learn_structures(..., interventions=...)`` on its bound settings ``args``: one causal DAG and the changed
+    mechanisms (installed as :data:`mtbn.learn.multitask.INTERVENTIONAL_ENTRY`)."""
+    from mtbn.data import make_taskset
+
+    check_unused_settings(args, MULTITASK.defaults())
+    ts = make_taskset(args["tasks"], task_column=args["task_column"])
+    used = {k: args[k] for k in USED_SETTINGS if k not in ("tasks", "task_column", "interventions")}
+    return learn_interventional(ts, args["interventions"], **used)
+
+
+INTERVENTIONAL_ENTRY["learn"] = _learn_from_settings

@@ -10,7 +10,10 @@ from mtbn.graph import DAG
 from mtbn.messages import error, register
 from mtbn.networks.model import BayesianNetwork
 
-__all__ = ["InterventionalModel"]
+__all__ = ["INTERVENTION_TYPES", "InterventionalModel"]
+
+#: ``intervention_type=``: changed mechanisms (JCI indicators) or perfect interventions (Cooper & Yoo).
+INTERVENTION_TYPES = ("mechanism", "perfect")
 
 P = InvalidParameterError
 register("interventions-unknown-variable", P,

@@ -43,7 +43,6 @@ from mtbn.learn.grid import (
     run_penalty,
     search_grid,
 )
-from mtbn.learn.interventional import check_unused_settings, learn_interventional
 from mtbn.learn.guard import (
     RELATEDNESS_LEVEL,
     _relatedness_check,
@@ -54,10 +53,10 @@ from mtbn.learn.guard import (
 )
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
-from mtbn.learn.sharing import choose_sharing
+from mtbn.learn.sharing import choose_sharing, no_sharing
 from mtbn.learn.single import identical_search, pooled_search, single_task_starts
 from mtbn.messages import error, register
-from mtbn.networks.shared_fitting import choose_sharing_strength, fit_shared_parameters
+from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import make_scorer
@@ -105,10 +104,16 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     return _learn(dict(MULTITASK.bind("learn_structures", settings), tasks=tasks))
 
 
+#: ``interventions=`` is learned by :mod:`mtbn.learn.interventional`, a module above this one (it runs this
+#: learner for the adjacencies first). It installs its entry point here (``"learn"``: a function of the bound
+#: settings) when :mod:`mtbn.learn` is imported, so that no import goes upward.
+INTERVENTIONAL_ENTRY: dict = {}
+
+
 def _learn(args, base=None):
     """:func:`learn_structures` on its arguments ``args`` (a dict); ``base``: the base seed (else drawn)."""
     if args["interventions"] is not None:
-        return _learn_interventional(args)
+        return INTERVENTIONAL_ENTRY["learn"](args)
     sharing = args["parameter_sharing"]
     problem = _validate(args)
     per_task = _per_task(args, problem)
@@ -135,6 +140,9 @@ def _learn(args, base=None):
         choice = _choose_sharing(problem, seeds, folds, float(chosen), transfer, say)
         sharing = choice.strength if choice.shared else None
         transfer["sharing"] = choice.record
+    elif sharing == "auto":  # a given penalty: the strength on folds whose structures never saw their held-out rows
+        choice = _choose_sharing_fixed(problem, seeds, float(chosen), say)
+        sharing = choice.strength if choice.shared else None
     pooled = choice is not None and choice.pooled
     # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
     search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say)
@@ -144,24 +152,13 @@ def _learn(args, base=None):
         graphs = _pooled_structure(problem, seeds, ts.tasks, problem.n_restarts, [seeds.base, 7])
         task_lls = [scorers[t].score([set(p) for p in g.parents]) for t, g in enumerate(graphs)]
         log_score = float(sum(task_lls))  # identical structures: the multitask prior adds nothing
-    networks, strength, distances = _fit_cpts(graphs, ts, problem.ess, sharing, seeds, say)
+    networks, strength, distances = _fit_cpts(graphs, ts, problem.ess, sharing)
     return MultitaskResult(
         task_names=ts.names, graphs=graphs, networks=networks,
         penalty=float(chosen), log_score=log_score, task_log_likelihoods=task_lls,
         penalty_path=path, search=search, single_task=stl, transfer=transfer, sharing_strength=strength,
-        sharing_distances=distances,
+        sharing_distances=distances, sharing=None if choice is None else choice.record,
     )
-
-
-def _learn_interventional(args):
-    """``interventions=``: one causal DAG and the changed mechanisms (:mod:`mtbn.learn.interventional`)."""
-    check_unused_settings(args, MULTITASK.defaults())
-    ts = make_taskset(args["tasks"], task_column=args["task_column"])
-    used = {k: args[k] for k in ("score", "equivalent_sample_size", "max_parents", "required_edges",
-                                 "forbidden_edges", "tiers", "knowledge", "n_restarts", "tabu_length",
-                                 "max_tabu_iter", "max_iter", "random_state", "n_jobs", "progress",
-                                 "intervention_type", "further_changes")}
-    return learn_interventional(ts, args["interventions"], **used)
 
 
 def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
@@ -298,10 +295,13 @@ def _learn_apart(args, problem, seeds, split, say):
     excluded = [n for n in ts.names if n in nested or n in names]
     transfer = TransferVerdict(joint.transfer or {}, excluded=excluded,
                                message=(joint.transfer or {}).get("message", "") + "; " + message)
-    if transfer.get("sharing"):  # the joint part's choice: say whose rows and parameters it concerns
+    sharing = joint.sharing
+    if sharing:  # the joint part's choice: say whose rows and parameters it concerns
         joined = ", ".join(repr(ts.names[t]) for t in related)
-        transfer["sharing"] = dict(transfer["sharing"], message=f"tasks {joined}: " + transfer["sharing"][
-            "message"].replace("all tasks' rows", "their rows"))
+        sharing = dict(sharing, message=f"tasks {joined}: " + sharing["message"].replace("all tasks' rows",
+                                                                                          "their rows"))
+        if transfer.get("sharing"):
+            transfer["sharing"] = sharing
     transfer["tasks"] = dict(transfer.get("tasks") or {})
     for t in unrelated:
         transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",
@@ -311,29 +311,33 @@ def _learn_apart(args, problem, seeds, split, say):
         task_names=ts.names, graphs=merged("graphs"), networks=merged("networks"), penalty=joint.penalty,
         log_score=joint.log_score + alone.log_score, task_log_likelihoods=merged("task_log_likelihoods"),
         penalty_path=joint.penalty_path, search=joint.search, single_task=stl, transfer=transfer,
-        sharing_strength=joint.sharing_strength, sharing_distances=joint.sharing_distances,
+        sharing_strength=joint.sharing_strength, sharing_distances=joint.sharing_distances, sharing=sharing,
     )
 
 
-#: Folds of the sharing strength's choice with a given penalty (tasks with fewer than twice as many rows: no sharing).
-SHARING_FOLDS = 5
+def _choose_sharing_fixed(problem, seeds, penalty, say):
+    """``parameter_sharing="auto"`` with a given penalty: the structures each fold learns at that penalty on its
+    training rows (the selection's effort, the selection's folds), then the strength their held-out rows prefer
+    (:func:`mtbn.learn.sharing.choose_sharing`, no pooled candidate). The structures learned on all rows never
+    score a held-out row: they saw it. Tasks with fewer rows than twice the folds: nothing shared."""
+    if problem.validation is None and min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
+        return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on")
+    say("parameter sharing: the structures of every fold at the given penalty, then the strength")
+    trains, held_out = _split_rows(problem, seeds)
+    problems = _fold_problems(problem, seeds, trains, say)
+    per_fold = _search_points(problem, seeds, problems, [penalty], say)
+    return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess)
 
 
-def _fit_cpts(graphs, ts, ess, sharing, seeds, say):
-    """The CPTs of the final structures: each task alone, or shrunk toward the pooled CPTs
-    (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None, distances or None)``."""
+def _fit_cpts(graphs, ts, ess, sharing):
+    """The CPTs of the final structures: each task alone (``sharing`` None), or shrunk toward the pooled CPTs at
+    strength ``sharing`` (:mod:`mtbn.networks.shared_fitting`); returns ``(networks, strength or None,
+    distances or None)``."""
     if sharing is None:
         return fit_networks(graphs, ts.tasks, ess), None, None
-    strength = sharing
-    if sharing == "auto" and min(d.n_samples for d in ts.tasks) < 2 * SHARING_FOLDS:
-        return fit_networks(graphs, ts.tasks, ess), None, None  # too few rows to choose a strength on
-    if sharing == "auto":  # a fixed penalty: the strength for the final structures
-        say("parameter sharing: strength by 5-fold cross-validation")
-        strength, _ = choose_sharing_strength(graphs, ts, n_folds=SHARING_FOLDS, equivalent_sample_size=ess,
-                                              random_state=[seeds.base, 6])
-    networks, distances = fit_shared_parameters(graphs, ts, strength=strength, equivalent_sample_size=ess,
+    networks, distances = fit_shared_parameters(graphs, ts, strength=sharing, equivalent_sample_size=ess,
                                                 with_distances=True)
-    return networks, float(strength), distances
+    return networks, float(sharing), distances
 
 
 @dataclass(frozen=True, eq=False)

@@ -141,6 +141,15 @@ class MultitaskResult:
         With ``parameter_sharing``: per family shared by two or more tasks
         and per task, the KL divergence of the pooled CPT from the task's own
         (:func:`mtbn.networks.family_distances`).
+    sharing : dict or None
+        With ``parameter_sharing="auto"``: how the strength was chosen
+        (:class:`mtbn.learn.sharing.SharingChoice`'s record: ``strength``,
+        ``shared``, ``pooled``, ``message`` and ``heldout``, the mean
+        held-out log-likelihood per row of every strength, scored on
+        held-out rows that the structures scored were not learned from:
+        each fold's own structures; ``estimates`` says they are
+        in-selection, the rows that chose the strength). With ``penalty="auto"`` it is also
+        ``transfer["sharing"]``.
     interventions : InterventionalModel or None
         With ``interventions=``: the causal DAG shared by the tasks, the
         mechanisms that change in each task and the reference regime's
@@ -187,6 +196,7 @@ class MultitaskResult:
     sharing_strength: "float | None" = None
     sharing_distances: "list | None" = None
     interventions: Any = None
+    sharing: "dict | None" = None
 
     def __post_init__(self):
         # Each learned network carries its task's name (written to its XMLBIF and BIF files, pgmpy's model.name).

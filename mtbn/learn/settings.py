@@ -44,7 +44,7 @@ from mtbn.graph import REVERSAL_COSTS
 from mtbn.heldout import RULES, SEARCHES
 from mtbn.joint import SOLVERS
 from mtbn.learn.checks import check_counts, check_cv, check_grid, check_sharing, check_validation
-from mtbn.learn.interventional import INTERVENTION_TYPES
+from mtbn.learn.interventional_model import INTERVENTION_TYPES
 from mtbn.messages import error, register
 from mtbn.priors import PRIORS
 from mtbn.score import SCORES
@@ -609,8 +609,9 @@ MULTITASK = Settings((
             "penalty=\"auto\", the strength is chosen on the penalty's cross-validation folds, and one structure "
             "learned from all tasks' rows pooled replaces the multitask structures when it beats them there by "
             "more than a standard error (mtbn.learn.sharing); nothing is shared when the guard finds the tasks "
-            "unrelated. With a given penalty, \"auto\" chooses the strength for the final structures by 5-fold "
-            "cross-validation (mtbn.networks.choose_sharing_strength).",
+            "unrelated. With a given penalty, \"auto\" chooses the strength on the same folds: each fold's structures "
+            "learned at that penalty on its training rows score its held-out rows (never the final structures, "
+            "which saw them); the record is in the result's sharing.",
             check=lambda value, name: check_sharing(value), flag="--share-parameters", kind="sharing",
             metavar="auto|none|STRENGTH",
             cli_help="shrink each task's CPTs toward the pooled CPT of the tasks sharing each family: 'auto' "

@@ -29,7 +29,7 @@ from mtbn.heldout import ValidationScores
 from mtbn.networks import fits_in_tables
 from mtbn.networks.shared_fitting import STRENGTH_GRID, heldout_rows_by_strength
 
-__all__ = ["SharingChoice", "choose_sharing"]
+__all__ = ["SharingChoice", "choose_sharing", "no_sharing"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,11 @@ class SharingChoice:
         return self.record.get("shared", True)
 
 
+#: What the sharing record's ``heldout`` means (and ``pooled_gain``): scores on the rows that made the choice.
+ESTIMATES = ("in-selection: each fold's held-out rows, scored by structures learned on the other folds' rows; "
+             "these rows chose the strength, so the best value is optimistic for a new sample")
+
+
 def _strength_scores(fold_graphs, trains, held_out, ess):
     """:class:`ValidationScores` of every strength (from 0 up) for the structures each fold learned, or None when a
     family's table would be too large to build."""
@@ -76,9 +81,10 @@ def _strength_scores(fold_graphs, trains, held_out, ess):
                              for g in STRENGTH_GRID])
 
 
-def _shared_text(strength, what, cv=True):
-    """What the sharing step did with the parameters of ``what`` (a strength of 0 is no sharing at all)."""
-    how = " (5-fold CV)" if cv else ""
+def _shared_text(strength, what, n_folds=0):
+    """What the sharing step did with the parameters of ``what`` (a strength of 0 is no sharing at all);
+    ``n_folds``: the folds it was chosen on (0: not said)."""
+    how = "" if not n_folds else " (held-out split)" if n_folds == 1 else f" ({n_folds}-fold CV)"
     if strength == 0:
         return f"parameters not shared: strength 0 chosen{how}, each task's CPTs from its own rows"
     owner = "its" if what == "its" else f"{what}'"
@@ -92,6 +98,23 @@ def _strength_text(strength):
 def _json_strength(strength):
     """A strength for JSON (which has no infinity)."""
     return "inf" if strength == float("inf") else float(strength)
+
+
+def no_sharing(reason):
+    """The choice to share nothing (each task's CPTs from its own rows), for ``reason``.
+
+    Parameters
+    ----------
+    reason : str
+        Why nothing is shared, as the message ends ("parameters not shared: " + reason).
+
+    Returns
+    -------
+    SharingChoice
+        Strength 0, not pooled, ``shared`` False.
+    """
+    return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
+                                      "message": f"parameters not shared: {reason}"})
 
 
 def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False,
@@ -126,17 +149,16 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
         The strength, whether the pooled structure replaces ``fold_graphs``' kind, and the record.
     """
     if unrelated:
-        return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
-                                          "message": "parameters not shared: the tasks look unrelated"})
+        return no_sharing("the tasks look unrelated")
     own = _strength_scores(fold_graphs, trains, held_out, ess)
     if own is None:
-        return SharingChoice(0.0, False, {"shared": False, "strength": 0.0, "pooled": False,
-                                          "message": "parameters not shared: a family's table is too large"})
+        return no_sharing("a family's table is too large")
     best = own.best()
     strength = STRENGTH_GRID[best]
     record = {"strength": _json_strength(strength), "pooled": False,
-              "heldout": {_strength_text(g): float(m) for g, m in zip(STRENGTH_GRID, own.means)}}
-    message = _shared_text(strength, what)
+              "heldout": {_strength_text(g): float(m) for g, m in zip(STRENGTH_GRID, own.means)},
+              "estimates": ESTIMATES}
+    message = _shared_text(strength, what, len(trains))
     if pooled_learner is not None:
         pooled_graphs = [pooled_learner(train) for train in trains]
         pooled = _strength_scores(pooled_graphs, trains, held_out, ess)
@@ -152,7 +174,7 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
                 record["strength"] = _json_strength(strength)
                 message = (f"one structure learned from all tasks' rows pooled replaces {what}: it beats them "
                            f"by {gain:.4g} nats per held-out row (SE {se:.2g}; in-selection); "
-                           + _shared_text(strength, "its", cv=False))
+                           + _shared_text(strength, "its"))
             else:
                 message += (f"; the pooled structure does not beat {what} by more than one "
                             f"standard error (gain {gain:.4g}, SE {se:.2g}; in-selection)")

@@ -29,7 +29,7 @@ def trial(problem, rows, t):
     tests = [sample(n, 5000, random_state=rng) for n in nets]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        graphs = learn_structures(train, penalty=0.99, n_restarts=5, random_state=t).graphs
+        graphs = learn_structures(train, penalty=0.99, n_restarts=5, random_state=t, parameter_sharing=None).graphs
     chosen, _ = choose_sharing_strength(graphs, train, random_state=t)
     out = {}
     for label, strength in (("alone", 0.0), ("chosen", chosen), ("pooled", float("inf"))):

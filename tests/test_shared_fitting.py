@@ -260,3 +260,24 @@ def test_fit_with_distances_gives_the_same_networks_and_family_distances(asia, a
     alone = fit_shared_parameters(g, asia_tasks, strength=10.0)
     assert all(np.array_equal(a, b) for n, m in zip(nets, alone) for a, b in zip(n.cpts, m.cpts))
     assert dist == family_distances(g, asia_tasks)
+
+
+def test_evidence_by_strength_by_hand_with_the_other_tasks_centre():
+    """Two tasks, one binary variable (counts 3:1 and 1:3), ess 2: the centre of task a is task b's BDeu
+    posterior mean (1 + 1) / (4 + 2) = 1/3 for the first state, and vice versa; Dirichlet-multinomial by hand."""
+    from math import lgamma, log
+
+    from mtbn.networks.shared_fitting import evidence_by_strength
+
+    tasks = {"a": pd.DataFrame({"x": list("uuuv")}), "b": pd.DataFrame({"x": list("uvvv")})}
+    g = [DAG.empty(["x"])] * 2
+
+    def task(n, centre, s):
+        a = [1.0 + s * c for c in centre]
+        return lgamma(sum(a)) - lgamma(sum(a) + sum(n)) + sum(lgamma(ai + ni) - lgamma(ai) for ai, ni in zip(a, n))
+
+    ev = evidence_by_strength(g, tasks, grid=[0.0, 3.0, float("inf")], equivalent_sample_size=2.0)
+    for s in (0.0, 3.0):
+        expected = task((3, 1), (1 / 3, 2 / 3), s) + task((1, 3), (2 / 3, 1 / 3), s)
+        assert ev[s] == pytest.approx(expected, rel=1e-12)
+    assert ev[float("inf")] == pytest.approx(2 * (3 * log(1 / 3) + log(2 / 3)), rel=1e-12)

@@ -278,7 +278,8 @@ def _run_fixed_penalties(run, methods, stl_graphs):
         if delta is None:
             continue
         t0 = time.perf_counter()
-        res = learn_structures(run.train, penalty=delta, start=stl_graphs, equivalent_sample_size=run.ess)
+        res = learn_structures(run.train, penalty=delta, start=stl_graphs, equivalent_sample_size=run.ess,
+                               parameter_sharing=None)  # the structures are recorded (and fitted) on their own
         run.record_fitted(method, res.graphs, time.perf_counter() - t0, delta)
 
 

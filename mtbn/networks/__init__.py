@@ -43,7 +43,12 @@ from mtbn.networks.convert import from_pgmpy, to_pgmpy
 from mtbn.networks.fitting import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood, sample
 from mtbn.networks.io import SHIPPED_NETWORKS, example_tasks, load_network, read_network
 from mtbn.networks.model import BayesianNetwork
-from mtbn.networks.shared_fitting import choose_sharing_strength, family_distances, fit_shared_parameters
+from mtbn.networks.shared_fitting import (
+    choose_sharing_strength,
+    evidence_by_strength,
+    family_distances,
+    fit_shared_parameters,
+)
 from mtbn.networks.xmlbif import check_xmlbif_text, write_xmlbif
 
 __all__ = [
@@ -52,6 +57,7 @@ __all__ = [
     "fit_shared_parameters",
     "family_distances",
     "choose_sharing_strength",
+    "evidence_by_strength",
     "log_likelihood",
     "heldout_log_likelihood",
     "fits_in_tables",

@@ -43,7 +43,8 @@ from mtbn._validation import check_n_jobs
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["dask_engine", "job", "parallel", "run_jobs", "tracing", "Shared", "usable_cores", "worker_count"]
+__all__ = ["dask_engine", "job", "parallel", "run_jobs", "tracing", "Shared", "usable_cores", "warm_workers",
+           "worker_count"]
 
 register("dask-missing", InvalidParameterError,
          "{what} needs dask.distributed, which is not installed: pip install \"mtbn[dask]\"",
@@ -208,6 +209,11 @@ def parallel(n_jobs, n_items, *, return_as="list"):
     joblib.Parallel
         The configured ``Parallel`` object, to call on an iterable of jobs made by :func:`job`.
     """
+    _wait_for_warm_workers()
+    return _parallel(n_jobs, n_items, return_as)
+
+
+def _parallel(n_jobs, n_items, return_as):
     from joblib import Parallel
     from joblib.parallel import get_active_backend
 
@@ -217,6 +223,51 @@ def parallel(n_jobs, n_items, *, return_as="list"):
     if _runs_locally(backend):
         n_jobs = worker_count(n_jobs, n_items)
     return Parallel(n_jobs=n_jobs, return_as=return_as)
+
+
+#: The thread of :func:`warm_workers` while it runs (joined before any parallel section starts).
+_WARMING: dict = {"thread": None}
+
+
+def warm_workers(n_jobs):
+    """Start the local worker processes for ``n_jobs`` in the background, so that the first parallel section
+    does not wait for them to start.
+
+    A thread runs one empty job per worker while the caller goes on with
+    its serial work (e.g. the relatedness test); :func:`parallel` waits for
+    that thread before it hands out any job, so the sections find the
+    workers running. Nothing happens with one worker or a backend that runs
+    elsewhere (Dask). Results never depend on it.
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The workers the coming sections ask for, as for :func:`parallel`.
+    """
+    workers = local_workers(n_jobs, usable_cores())
+    if workers is None or workers < 2 or _WARMING["thread"] is not None:
+        return
+    thread = threading.Thread(target=_warm, args=(n_jobs, workers), name="mtbn-warm-workers", daemon=True)
+    _WARMING["thread"] = thread
+    thread.start()
+
+
+def _warm(n_jobs, workers):
+    try:
+        _parallel(n_jobs, workers, "list")(job(_no_work)() for _ in range(workers))
+    except Exception:  # noqa: BLE001 - a failure to start workers is reported by the section that needs them
+        pass
+
+
+def _no_work():
+    return None
+
+
+def _wait_for_warm_workers():
+    thread = _WARMING["thread"]
+    if thread is not None and thread is not threading.current_thread():
+        thread.join()
+        _WARMING["thread"] = None
 
 
 def job(function):

@@ -8,6 +8,7 @@ and continuation must never score below; runs repeated with the same seed
 and other job counts.
 """
 
+import functools
 import itertools
 
 import networkx as nx
@@ -553,3 +554,61 @@ def test_count_windows_with_missing_variables_and_edge_penalties(monkeypatch):
     assert [(s["pair"], tuple(s["states"]), s["gain"]) for s in fast.steps] == \
         [(s["pair"], tuple(s["states"]), s["gain"]) for s in full.steps]
     assert fast.log_score == full.log_score
+
+
+@pytest.mark.parametrize("prior_name, penalty, seed", [("paired", 0.9, 1), ("edit", 0.99, 2), ("paired", 1.0, 3)])
+def test_chains_run_apart_and_merged_are_the_joint_call(prior_name, penalty, seed):
+    """merge_chains of one call per start (each with its own stream) equals the call with every start: the
+    configuration, the scores, the trace, the start scores and every step (pair, states, gain, round)."""
+    from mtbn.joint import merge_chains
+
+    ts = make_taskset(_tasks(("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp"), k=3, n=150,
+                             seed=seed))
+    prior = make_prior(prior_name, penalty, ts.n_tasks)
+    rng = np.random.default_rng(seed)
+    empty = [[set() for _ in range(d.n_vars)] for d in ts.tasks]
+    chain = [[set(np.flatnonzero(rng.random(v) < 0.3).tolist()) for v in range(d.n_vars)] for d in ts.tasks]
+    single = learn_structures(ts, prior="none", n_restarts=1, random_state=seed).graphs
+    starts = [[set(p) for p in g.parents] for g in single], empty, chain
+    kw = dict(local_index=ts.local_index, tabu_length=5, max_tabu_iter=5, n_restarts=3)
+
+    def streams(labels):
+        return [np.random.default_rng([seed, label]) for label in labels]
+
+    whole = multitask_hill_climb([BDeuScore(d) for d in ts.tasks], starts[0], prior, extra_starts=starts[1:],
+                                 rng=streams(range(3)), **kw)
+    apart = [multitask_hill_climb([BDeuScore(d) for d in ts.tasks], s, prior, rng=streams([c]), **kw)
+             for c, s in enumerate(starts)]
+    merged = merge_chains(apart)
+    assert [g.parents for g in merged.graphs] == [g.parents for g in whole.graphs]
+    assert (merged.log_score, merged.log_likelihoods, merged.log_prior) == (whole.log_score, whole.log_likelihoods,
+                                                                           whole.log_prior)
+    assert merged.trace == whole.trace and merged.start_scores == whole.start_scores
+    assert merged.n_iter == whole.n_iter and merged.converged == whole.converged
+    key = ("pair", "states", "gain", "round")
+    assert [tuple(np.asarray(s[k]).tolist() for k in key) for s in merged.steps] == \
+        [tuple(np.asarray(s[k]).tolist() for k in key) for s in whole.steps]
+    assert {s["round"] for s in whole.steps} <= set(range(4))
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_start_searches_return_each_task_its_own_result_whatever_order_they_ran_in(n_jobs):
+    """Tasks of unequal sizes (the jobs run longest first): every single-task result is the one its own task's
+    search gives alone, and the other searches' results come back in their order."""
+    from mtbn.learn.single import _single_task_search, start_searches
+
+    tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either"), k=3, n=200, seed=4)
+    ts = make_taskset([d.take(np.arange(60 + 60 * i)) for i, d in enumerate(tasks.values())])
+    n = ts.n_variables
+    none = np.zeros((n, n), dtype=bool)
+    seeds = [11, 12, 13]
+    kw = dict(max_parents=None, required=none, forbidden=none, seeds=seeds, local_index=ts.local_index)
+    parts = [([BDeuScore(d) for d in ts.tasks], 1, [functools.partial(int, "7"), functools.partial(int, "8")]),
+             ([BDeuScore(d) for d in reversed(ts.tasks)], 0, [])]
+    found = start_searches(parts, n_jobs=n_jobs, **kw)
+    for (scorers, restarts, _), (stl, others) in zip(parts, found):
+        alone = [_single_task_search(BDeuScore(sc.data), ts.local_index[t], None, none, none, restarts, seeds[t])
+                 for t, sc in enumerate(scorers)]
+        assert [r.graph.parents for r in stl] == [r.graph.parents for r in alone]
+        assert [r.log_score for r in stl] == [r.log_score for r in alone]
+    assert found[0][1] == [7, 8] and found[1][1] == []

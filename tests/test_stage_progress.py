@@ -57,8 +57,11 @@ def test_every_counted_stage_of_learn_ticks_once_per_job(bars, n_jobs):
     # 3 points), each ticking the searches it ran
     assert len(grid) == 1 and grid[0].kwargs["total"] == 6 and grid[0].n == 6
     assert grid[0].updates == (6 if n_jobs == 1 else 4)
-    # the single-task starts of both folds and of the final search: one bar each, ticked per task
-    assert [(b.kwargs["desc"], b.n) for b in bars if b is not grid[0]] == [("single-task searches", 2)] * 3
+    # the start searches of both folds (2 single-task, 1 identical-structure each) and the final search's
+    # single-task searches: one bar, ticked per search; then the final search's three chains, one tick each
+    chains = [("multitask search chains", 3)] if res.penalty > 0 else []
+    assert [(b.kwargs["desc"], b.n) for b in bars if b is not grid[0]] == \
+        [("single-task and identical-structure searches", 8)] + chains
     assert all(b.closed and b.n == b.kwargs["total"] for b in bars)
     assert res.penalty in KW["penalty_grid"]
 

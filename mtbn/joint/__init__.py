@@ -52,7 +52,7 @@ from mtbn.joint.configuration import (
     best_configuration,
 )
 from mtbn.joint.gains import _edged_pairs, _IncrementalGains, _one_pair_gains, _pair_gains, _TaskView, local_constraints
-from mtbn.joint.hill_climb import multitask_hill_climb
+from mtbn.joint.hill_climb import merge_chains, multitask_hill_climb
 from mtbn.joint.result import MultitaskSearchResult
 from mtbn.joint.state import MOVING_BATCH, _moving_bound
 from mtbn.search import TIE_TOLERANCE
@@ -60,6 +60,7 @@ from mtbn.search import TIE_TOLERANCE
 __all__ = [
     "MultitaskSearchResult",
     "multitask_hill_climb",
+    "merge_chains",
     "best_values",
     "solve_pairs",
     "solve_branch_and_bound",

@@ -6,20 +6,22 @@ perturb-and-climb) and returns the best chain's configuration. The tasks are
 searched on their own when the prior couples no pair.
 """
 
+import dataclasses
+
 import numpy as np
 
 from mtbn._validation import check_option
 from mtbn.graph import DAG
 from mtbn.joint.gains import _pair_gains, _task_views
 from mtbn.joint.independent import _independent_search
-from mtbn.joint.restarts import _Chains
+from mtbn.joint.restarts import _Chains, best_chain
 from mtbn.joint.result import MultitaskSearchResult, _cache_counts
 from mtbn.joint.solvers import resolve_solver
 from mtbn.joint.state import _JointSearch
 from mtbn.messages import error, register
 from mtbn.search import TIE_TOLERANCE
 
-__all__ = ["multitask_hill_climb"]
+__all__ = ["multitask_hill_climb", "merge_chains"]
 
 
 register("joint-rng-count", ValueError, "rng: one generator per start ({n_starts}) expected, got {n_rngs}",
@@ -146,6 +148,48 @@ def multitask_hill_climb(
     for _ in range(n_restarts):
         chains.restart(rngs, n_moves)
     return _search_result(search, scorers, chains, cache_before, n_restarts)
+
+
+def merge_chains(results, tol=TIE_TOLERANCE):
+    """What one :func:`multitask_hill_climb` call with several starts returns, from one call per start.
+
+    Chains do not interact: each start heads its own chain with its own
+    random stream (``rng`` a sequence), so its climbs are the same whether
+    it runs alone or beside the others. Given the result of each start's call
+    alone (same scorers, prior, settings and stream), this is the result of
+    the call with all of them, the starts in the order of ``results``: the
+    best chain's configuration and scores (ties within ``tol``: the earlier
+    start), the climbs' counts summed, the steps in the order the joint call
+    takes them (the starts' climbs, then each round of restarts, chain by
+    chain), the trace and the start scores. Only the cache and evaluation
+    counts differ (each call fills its own caches).
+
+    Parameters
+    ----------
+    results : sequence of MultitaskSearchResult
+        One per start, each from a call with that start alone and one random stream.
+    tol : float, default :data:`mtbn.search.TIE_TOLERANCE`
+        The joint call's ``tol``.
+
+    Returns
+    -------
+    MultitaskSearchResult
+        The joint call's result.
+    """
+    results = list(results)
+    if len(results) == 1:
+        return results[0]
+    best = results[best_chain([r.trace[-1] for r in results], tol)]
+    trace = [results[best_chain([r.trace[i] for r in results], tol)].trace[i] for i in range(len(best.trace))]
+    steps = sorted(((step.get("round", 0), c, i, step) for c, r in enumerate(results) for i, step in enumerate(r.steps)),
+                   key=lambda item: item[:3])
+    stopped = [r for r in results if not r.converged]
+    return dataclasses.replace(
+        best, n_iter=sum(r.n_iter for r in results), n_evaluations=sum(r.n_evaluations for r in results),
+        cache_hits=sum(r.cache_hits for r in results), cache_misses=sum(r.cache_misses for r in results),
+        steps=[item[3] for item in steps], converged=not stopped,
+        message=stopped[0].message if stopped else best.message, trace=trace,
+        start_scores=[x for r in results for x in r.start_scores])
 
 
 def _chain_rngs(rng, n_starts):

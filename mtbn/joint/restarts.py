@@ -75,9 +75,13 @@ class _Chains:
         self.steps, self.start_scores, self.trace = [], [], []
         self.n_iter = 0
         self.hit_max = False
+        self.round = 0  # 0: the climbs from the starts; r: the r-th round of restarts
 
     def _climb(self):
+        first = len(self.steps)
         config, score, n_iter, hit_max = _joint_climb(self.search, steps=self.steps, **self.climb_options)
+        for step in self.steps[first:]:
+            step["round"] = self.round
         self.n_iter += n_iter
         self.hit_max = self.hit_max or hit_max
         return config, score
@@ -96,6 +100,7 @@ class _Chains:
 
     def restart(self, rngs, n_moves):
         """One round of restarts: perturb each chain's best by ``n_moves`` moves and climb again."""
+        self.round += 1
         for c, rng in enumerate(rngs):
             self.search.set_config(self.configs[c])
             _perturb_joint(self.search, rng, n_moves)
@@ -106,8 +111,13 @@ class _Chains:
 
     def best(self):
         """The index of the best chain (ties within the tolerance: the earlier start)."""
-        b = 0
-        for c in range(1, len(self.scores)):
-            if self.scores[c] > self.scores[b] + self.search.tol:
-                b = c
-        return b
+        return best_chain(self.scores, self.search.tol)
+
+
+def best_chain(scores, tol):
+    """The index of the highest of ``scores`` (one per chain); scores within ``tol`` of it: the earliest."""
+    b = 0
+    for c in range(1, len(scores)):
+        if scores[c] > scores[b] + tol:
+            b = c
+    return b

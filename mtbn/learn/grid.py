@@ -14,7 +14,7 @@ import numpy as np
 import zlib
 
 from mtbn.engine import job, local_workers, run_jobs
-from mtbn.joint import multitask_hill_climb
+from mtbn.joint import merge_chains, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.progress import reporter
 from mtbn.search import TIE_TOLERANCE
@@ -106,6 +106,38 @@ def run_penalty(scorers, starts, prior, penalty, settings, *, base=0, starts_are
         solver=s.solver, max_iter=s.max_iter, tabu_length=s.tabu_length, max_tabu_iter=s.max_tabu_iter,
         n_restarts=s.n_restarts,
     )
+
+
+def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, starts_are_optima=False, n_jobs=None,
+                       say=None):
+    """:func:`run_penalty` with each start's chain (its climbs and restarts) a parallel job of its own.
+
+    A start may be given as ``(label, make)`` with ``make()`` returning its
+    configuration (e.g. the identical-structure search): it runs in that
+    start's job, beside the other chains. Chains do not interact
+    (:func:`mtbn.joint.merge_chains`), so the answer is :func:`run_penalty`'s
+    at any ``n_jobs``; with one worker, or a search that couples no pair, it
+    is :func:`run_penalty` itself.
+    """
+    coupled = settings.edge_log_prior is not None or prior.at(penalty).is_coupled(settings.local_index.shape[1])
+    if not coupled or len(starts) < 2:
+        return run_penalty(scorers, [(label, start() if callable(start) else start) for label, start in starts],
+                           prior, penalty, settings, base=base, starts_are_optima=starts_are_optima)
+    with reporter(say).stage("multitask search chains", len(starts), "chain", "chains") as tick:
+        if local_workers(n_jobs, len(starts)) == 1:  # in this process, one chain after the other
+            found = []
+            for label, start in starts:
+                found.append(_chain(scorers, label, start, prior, penalty, settings, base))
+                tick()
+        else:
+            found = run_jobs((job(_chain)(scorers, label, start, prior, penalty, settings, base)
+                              for label, start in starts), n_jobs=n_jobs, tick=tick)
+    return merge_chains(found)
+
+
+def _chain(scorers, label, start, prior, penalty, settings, base):
+    """One start's chain at ``penalty`` (a job of :func:`run_penalty_chains`)."""
+    return run_penalty(scorers, [(label, start() if callable(start) else start)], prior, penalty, settings, base=base)
 
 
 def _configs(result):

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 import zlib
 from dataclasses import dataclass, replace
@@ -23,7 +24,7 @@ import numpy as np
 
 from mtbn._validation import check_random_state, format_penalty
 from mtbn.data import TaskSet, make_taskset
-from mtbn.engine import Shared
+from mtbn.engine import Shared, warm_workers
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
     as_parent_sets,
@@ -40,7 +41,7 @@ from mtbn.learn.grid import (
     SELECTION_RESTARTS,
     PriorSpec,
     SearchSettings,
-    run_penalty,
+    run_penalty_chains,
     search_grid,
 )
 from mtbn.learn.guard import (
@@ -54,7 +55,7 @@ from mtbn.learn.guard import (
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing, no_sharing
-from mtbn.learn.single import identical_search, pooled_search, single_task_starts
+from mtbn.learn.single import identical_search, pooled_search, start_searches
 from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
@@ -116,6 +117,7 @@ def _learn(args, base=None):
         return INTERVENTIONAL_ENTRY["learn"](args)
     sharing = args["parameter_sharing"]
     problem = _validate(args)
+    warm_workers(problem.n_jobs)  # the workers start while the relatedness test runs
     per_task = _per_task(args, problem)
     seeds = _seed(problem, base)
     say = reporter(args["progress"])
@@ -127,11 +129,15 @@ def _learn(args, base=None):
         split = _unrelated_tasks(problem, related)
         if split is not None:
             return _learn_apart(args, problem, seeds, split, say)
-    path, transfer, chosen, folds = [], None, problem.penalty, None
+    path, transfer, chosen, folds, stl = [], None, problem.penalty, None, None
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
-        path, scores, best, folds, searched = _choose_penalty(problem, seeds, say)
+        # The sharing step's pooled candidates, searched beside the folds' starts when the relatedness test has
+        # already passed (else only if it does, after the guard).
+        pool = (sharing == "auto" and PRIORS[args["prior"]].has_penalty and _poolable(problem)
+                and isinstance(related, dict) and related["p_value"] < related["level"])
+        path, scores, best, folds, searched, stl = _choose_penalty(problem, seeds, say, scorers, pool)
         transfer, chosen = _guard(problem, seeds, scorers, scores, best, len(folds.trains), searched, say, related)
     choice = None
     if sharing == "auto" and (not PRIORS[args["prior"]].has_penalty or ts.n_tasks < 2):
@@ -145,7 +151,7 @@ def _learn(args, base=None):
         sharing = choice.strength if choice.shared else None
     pooled = choice is not None and choice.pooled
     # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
-    search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say)
+    search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say, stl)
     graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
     if pooled:
         say("one structure from all tasks' rows pooled")
@@ -167,10 +173,13 @@ def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
     say("parameter sharing: strength and the pooled structure on the selection's folds")
     related = transfer.get("relatedness")
     unrelated = related is not None and not related["p_value"] < related["level"]
-    poolable = (problem.shared_variables and isinstance(problem.start, str) and problem.prior.plain
-                and problem.settings.edge_log_prior is None)
     learner = None
-    if poolable:
+    if folds.pooled is not None:  # searched beside the folds' starts
+        pooled = iter(folds.pooled)
+
+        def learner(train):
+            return next(pooled)
+    elif _poolable(problem):
         def learner(train):
             return _pooled_structure(problem, seeds, train, min(problem.n_restarts, SELECTION_RESTARTS),
                                      [seeds.base, 7])
@@ -180,11 +189,27 @@ def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
 
 def _pooled_structure(problem, seeds, datasets, restarts, key):
     """One structure learned from ``datasets`` (one per task) stacked, as each task's DAG."""
+    return _pooled_maker(problem, datasets, restarts, key)()
+
+
+def _pooled_maker(problem, datasets, restarts, key):
+    """A function (picklable, a job's) that gives :func:`_pooled_structure`."""
     s = problem.settings
     seed = int(np.random.SeedSequence(key).generate_state(1)[0])
-    return pooled_search(make_taskset(list(datasets)), ess=problem.ess, score=problem.score,
-                         max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, n_restarts=restarts,
-                         seed=seed)
+    return functools.partial(_pooled_graphs, list(datasets), problem.ess, problem.score, s.max_parents, s.required,
+                             s.forbidden, restarts, seed)
+
+
+def _pooled_graphs(datasets, ess, score, max_parents, required, forbidden, restarts, seed):
+    return pooled_search(make_taskset(datasets), ess=ess, score=score, max_parents=max_parents, required=required,
+                         forbidden=forbidden, n_restarts=restarts, seed=seed)
+
+
+def _poolable(problem):
+    """Whether the pooled structure is a candidate of the sharing step (same variables, plain prior, no given
+    starts or edge priors)."""
+    return (problem.shared_variables and isinstance(problem.start, str) and problem.prior.plain
+            and problem.settings.edge_log_prior is None)
 
 
 def learn_pooled_structures(tasks: Any, **settings: Any) -> list:
@@ -428,6 +453,7 @@ class _Folds:
     trains: list
     held_out: list
     graphs: dict
+    pooled: Any = None  # each fold's pooled structure, when searched beside the folds' starts
 
 
 @dataclass(frozen=True)
@@ -446,9 +472,10 @@ class _Seeds:
         """Task ``t``'s row split (CV folds or the validation split)."""
         return np.random.default_rng([self.base, self.task_keys[t], 1])
 
-    @property
-    def identical(self):
-        return np.random.default_rng([self.base, 4])
+    @staticmethod
+    def identical_rng(base):
+        """The identical-structure (TSK) search's stream."""
+        return np.random.default_rng([base, 4])
 
     @property
     def relatedness(self):
@@ -463,32 +490,71 @@ def _seed(problem, base=None):
     return _Seeds(base, keys, searches)
 
 
-def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True):
+def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True, defer=False, stl=None):
     """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start).
 
     ``coupled=False`` (a search that couples no pair): ``start="auto"`` gives the single-task start alone,
-    the one such a search uses.
+    the one such a search uses. ``defer``: the identical-structure start as a function that computes it (run
+    by :func:`mtbn.learn.grid.run_penalty_chains` in that start's own job). ``stl``: the single-task results,
+    if already searched.
     """
+    return _starts_of(problem, seeds, [_StartPart(datasets, scorers, restarts, stl)], say, coupled, defer)[0][:2]
+
+
+@dataclass(frozen=True)
+class _StartPart:
+    """One search whose starts :func:`_starts_of` computes: its tasks, their scorers, the restarts of its start
+    searches, its single-task results if already searched, and whether it takes the identical-structure start."""
+
+    datasets: Sequence
+    scorers: Sequence
+    restarts: int
+    stl: Any = None
+    identical: bool = True
+    extra: tuple = ()  # further searches of the same section (picklable functions), their results returned
+
+
+def _starts_of(problem, seeds, parts, say, coupled=True, defer=False):
+    """:func:`_starts` of several searches (:class:`_StartPart` each), their single-task and identical-structure
+    searches (and the parts' ``extra`` searches) all in one parallel section
+    (:func:`mtbn.learn.single.start_searches`); per part ``(starts, single-task results, extra results)``."""
     start = problem.start
-    if not isinstance(start, str):
-        return [("given", _given_starts(problem, datasets))], None
-    if start == "empty":
-        return [("empty", _empty_starts(problem, datasets))], None
-    out, stl = [], None
-    if start in ("auto", "single-task"):
-        s = problem.settings
-        stl = single_task_starts(scorers, max_parents=s.max_parents, required=s.required, forbidden=s.forbidden,
-                                 n_restarts=restarts, seeds=seeds.searches, local_index=s.local_index,
-                                 n_jobs=problem.n_jobs, say=say)
-        out.append(("single-task", [[set(p) for p in r.graph.parents] for r in stl]))
-    if start == "auto" and not coupled:
-        return out, stl
-    if start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1:
-        say("identical-structure (TSK) search")
-        out.append(("identical", _identical_start(problem, seeds, datasets, restarts)))
-    if start == "auto":
-        out.append(("empty", _empty_starts(problem, datasets)))
-    return out, stl
+    if not isinstance(start, str) or start == "empty":
+        given = "given" if not isinstance(start, str) else "empty"
+        found = _extra_searches(problem, parts, say)
+        return [([(given, (_given_starts if given == "given" else _empty_starts)(problem, part.datasets))], None,
+                 extra) for part, extra in zip(parts, found)]
+    single = start in ("auto", "single-task")
+    identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
+                 and (coupled or start != "auto"))
+    makers = [_identical_maker(problem, seeds, part.datasets, part.restarts) if identical and part.identical
+              else None for part in parts]
+    s = problem.settings
+    found = start_searches([(part.scorers if single and part.stl is None else None, part.restarts,
+                             ([m] if m is not None and not defer else []) + list(part.extra))
+                            for part, m in zip(parts, makers)],
+                           max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, seeds=seeds.searches,
+                           local_index=s.local_index, n_jobs=problem.n_jobs, say=say)
+    out = []
+    for part, maker, (stl, others) in zip(parts, makers, found):
+        stl = part.stl if single and part.stl is not None else stl
+        starts = [] if stl is None else [("single-task", [[set(p) for p in r.graph.parents] for r in stl])]
+        if maker is not None and not defer:
+            starts.append(("identical", others.pop(0)))
+        elif maker is not None:
+            starts.append(("identical", maker))
+        if start == "auto" and coupled:
+            starts.append(("empty", _empty_starts(problem, part.datasets)))
+        out.append((starts, stl, others))
+    return out
+
+
+def _extra_searches(problem, parts, say):
+    """The parts' ``extra`` searches alone (starts that need no search): per part, their results."""
+    s = problem.settings
+    return [others for _, others in start_searches(
+        [(None, part.restarts, list(part.extra)) for part in parts], max_parents=s.max_parents, required=s.required,
+        forbidden=s.forbidden, seeds=(), local_index=s.local_index, n_jobs=problem.n_jobs, say=say)]
 
 
 def _task_start(problem, parents, t, data, what):
@@ -509,27 +575,39 @@ def _empty_starts(problem, datasets):
             for t, d in enumerate(datasets)]
 
 
-def _identical_start(problem, seeds, datasets, restarts):
-    """The TSK solution on ``datasets`` (tasks over the same variables), once per task."""
-    s, names = problem.settings, problem.taskset.variables
+def _identical_maker(problem, seeds, datasets, restarts):
+    """A function (picklable, a job's) that gives the TSK solution on ``datasets`` (tasks over the same
+    variables), once per task."""
+    s = problem.settings
+    return functools.partial(_identical_start, list(datasets), problem.taskset.variables, problem.score, problem.ess,
+                             s.max_parents, s.required, s.forbidden, restarts, seeds.base)
+
+
+def _identical_start(datasets, names, score, ess, max_parents, required, forbidden, restarts, base):
+    """The TSK solution on ``datasets`` (tasks over the same variables ``names``), once per task."""
     sub = make_taskset(datasets)
     order = [names.index(v) for v in sub.variables]
-    shared, _ = identical_search(sub, ess=sub.n_tasks * problem.ess, score=problem.score, max_parents=s.max_parents,
-                                 required=s.required[np.ix_(order, order)], forbidden=s.forbidden[np.ix_(order, order)],
-                                 n_restarts=restarts, rng=seeds.identical)
+    shared, _ = identical_search(sub, ess=sub.n_tasks * ess, score=score, max_parents=max_parents,
+                                 required=required[np.ix_(order, order)], forbidden=forbidden[np.ix_(order, order)],
+                                 n_restarts=restarts, rng=_Seeds.identical_rng(base))
     return [as_parent_sets(shared, d.names) for d in datasets]
 
 
-def _choose_penalty(problem, seeds, say):
+def _choose_penalty(problem, seeds, say, scorers, pooled=False):
     """Step 3: grid points learned on every fold's training rows, scored on its held-out rows, and chosen.
 
     Which points are searched is :func:`mtbn.heldout.search_candidates`'s
     (``penalty_search``; every point with ``warm_start``). Returns ``(path,
-    scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched)``,
-    indices into the penalties searched.
+    scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched, the single-task
+    results on all rows)``, indices into the penalties searched; those single-task searches (on ``scorers``,
+    all rows) run beside the folds' start searches, and with ``pooled`` each fold's pooled structure (kept in
+    the folds for the sharing step).
     """
     trains, held_out = _split_rows(problem, seeds)
-    problems = _fold_problems(problem, seeds, trains, say)
+    *problems, stl = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
+    fold_pooled = None
+    if pooled:
+        fold_pooled, stl = stl, problems.pop()
     grid, found, fold_graphs = problem.grid, {}, {}
 
     def score(points):
@@ -545,8 +623,8 @@ def _choose_penalty(problem, seeds, say):
     path = [PenaltyPathPoint(delta, float(m), found[i].graphs, found[i].log_score, found[i].n_iter,
                              validation_se=float(se), se_vs_best=se_best)
             for delta, i, m, se, se_best in zip(searched, done, scores.means, scores.ses, scores.ses_vs_best())]
-    folds = _Folds(trains, held_out, fold_graphs)
-    return path, scores, scores.choose(problem.rule), folds, searched
+    folds = _Folds(trains, held_out, fold_graphs, fold_pooled)
+    return path, scores, scores.choose(problem.rule), folds, searched, stl
 
 
 def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say, related=False):
@@ -575,20 +653,34 @@ def _split_rows(problem, seeds):
             [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
 
 
-def _fold_problems(problem, seeds, trains, say):
-    """Every fold's scorers and starts (with the selection's effort): ``(scorers, starts, starts_are_optima)``.
+def _fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False):
+    """Every fold's scorers and starts (with the selection's effort): ``(scorers, starts, starts_are_optima)``,
+    all folds' start searches in one parallel section; with ``refit_scorers`` (all rows), the final search's
+    single-task searches too (they do not depend on the penalty), returned as a last item (None when the
+    start takes none); with ``pooled``, each fold's pooled structure (the sharing step's candidate) too,
+    returned as the very last item (a list per fold).
 
     The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
     """
+    fold_scorers = [Shared(make_scorer(d, problem.score, problem.ess) for d in train) for train in trains]
+    restarts = min(problem.n_restarts, SELECTION_RESTARTS)
+    parts = [_StartPart(train, sc, restarts,
+                        extra=(_pooled_maker(problem, train, restarts, [seeds.base, 7]),) if pooled else ())
+             for train, sc in zip(trains, fold_scorers)]
+    if refit_scorers is not None:
+        parts.append(_StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts, identical=False))
+    say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
+        + (" and of the search on all rows" if refit_scorers is not None else ""))
+    found = _starts_of(problem, seeds, parts, say)
     problems = []
-    for f, train in enumerate(trains):
-        if len(trains) > 1:
-            say(f"fold {f + 1}/{len(trains)}: starts")
-        scorers = Shared(make_scorer(d, problem.score, problem.ess) for d in train)
-        starts, stl = _starts(problem, seeds, train, scorers, min(problem.n_restarts, SELECTION_RESTARTS), say)
+    for scorers, (starts, stl, _) in zip(fold_scorers, found):
         if len(starts) > 1:
             starts = [s for s in starts if s[0] != "empty"]
         problems.append((scorers, starts, stl is not None))
+    if refit_scorers is not None:
+        problems.append(found[-1][1])
+    if pooled:
+        problems.append([extra[0] for _, _, extra in found[:len(trains)]])
     return problems
 
 
@@ -599,12 +691,14 @@ def _search_points(problem, seeds, problems, penalties, say):
                        warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say)
 
 
-def _refit(problem, seeds, scorers, penalty, say):
-    """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results)."""
+def _refit(problem, seeds, scorers, penalty, say, stl=None):
+    """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results).
+    ``stl``: the single-task results on all rows, if already searched."""
     s = problem.settings
     coupled = s.edge_log_prior is not None or problem.prior.at(penalty).is_coupled(s.local_index.shape[1])
-    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled)
+    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled,
+                          defer=True, stl=stl)
     say(f"multitask search at penalty {format_penalty(penalty)} on all rows")
-    search = run_penalty(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
-                         starts_are_optima=stl is not None)
+    search = run_penalty_chains(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
+                                starts_are_optima=stl is not None, n_jobs=problem.n_jobs, say=say)
     return search, stl

@@ -110,22 +110,68 @@ def single_task_starts(scorers, *, max_parents, required, forbidden, n_restarts,
     ``required`` / ``forbidden`` are over the global variables; task ``t``
     searches with the random stream ``seeds[t]``.
     """
-    args = [(scorer, local_index[t], max_parents, required, forbidden, n_restarts, seeds[t])
-            for t, scorer in enumerate(scorers)]
-    with reporter(say).stage("single-task searches", len(args), "task") as tick:
-        if n_jobs == 1 or len(scorers) < 2:  # in this process: the scorers keep their caches
-            out = []
-            for a in args:
-                out.append(_single_task_search(*a))
+    return start_searches([(scorers, n_restarts, ())], max_parents=max_parents, required=required,
+                          forbidden=forbidden, seeds=seeds, local_index=local_index, n_jobs=n_jobs, say=say)[0][0]
+
+
+def start_searches(parts, *, max_parents, required, forbidden, seeds, local_index, n_jobs=None, say=None):
+    """The searches that start several multitask searches, all in one parallel section (they are independent).
+
+    ``parts``: per multitask search, ``(scorers, n_restarts, others)``:
+    each task's single-task search on ``scorers[t]`` (stream ``seeds[t]``;
+    ``scorers`` None: none), and ``others``, functions (picklable) whose
+    results are further starts (e.g. the identical-structure search). In
+    worker processes the single-task searches send the local scores they
+    computed back into ``scorers``, for the searches that follow; in this
+    process (one worker) the scorers fill their caches themselves. Returns
+    per part ``(single-task results or None, [each other function's result])``,
+    the same at any ``n_jobs``.
+    """
+    work = []  # (part, task or None for an "other", its index)
+    for p, (scorers, restarts, others) in enumerate(parts):
+        work += [(p, t, None) for t in range(len(scorers or ()))] + [(p, None, i) for i in range(len(others))]
+    if not work:
+        return [(None if scorers is None else [], []) for scorers, _, _ in parts]
+
+    def cost(item):  # the longest jobs first, so that no worker is left with a long one at the end
+        p, t, _ = item
+        scorers, restarts, _ = parts[p]
+        rows = sum(sc.data.n_samples for sc in scorers) if t is None and scorers else (
+            scorers[t].data.n_samples if t is not None else 0)
+        return -(restarts + 1) * rows * (2 if t is None else 1)
+
+    work.sort(key=cost)
+
+    def stl_args(p, t):
+        scorers, restarts, _ = parts[p]
+        return scorers[t], local_index[t], max_parents, required, forbidden, restarts, seeds[t]
+
+    local = n_jobs == 1 or len(work) < 2
+    kinds = "single-task and identical-structure searches" if any(o for *_, o in parts) else "single-task searches"
+    with reporter(say).stage(kinds, len(work), "search", "searches") as tick:
+        if local:  # in this process: the scorers keep their caches
+            done = []
+            for p, t, i in work:
+                done.append(_single_task_search(*stl_args(p, t)) if t is not None else parts[p][2][i]())
                 tick()
-            return out
-        out = []
-        for t, (r, cache) in enumerate(run_jobs((job(_single_task_search_keeping_cache)(*a) for a in args),
-                                                n_jobs=n_jobs, tick=tick)):
-            # The worker's local scores come back: the joint search reuses them.
-            scorers[t].merge_cache(cache)
-            out.append(r)
-        return out
+        else:
+            done = run_jobs((job(_single_task_search_keeping_cache)(*stl_args(p, t)) if t is not None
+                             else job(_call)(parts[p][2][i]) for p, t, i in work), n_jobs=n_jobs, tick=tick)
+    out = [(None if scorers is None else [None] * len(scorers), [None] * len(others)) for scorers, _, others in parts]
+    for (p, t, i), result in zip(work, done):  # in the parts' order, whatever order the jobs ran in
+        if t is None:
+            out[p][1][i] = result
+            continue
+        if not local:
+            result, cache = result
+            parts[p][0][t].merge_cache(cache)  # the worker's local scores come back: the joint search reuses them
+        out[p][0][t] = result
+    return out
+
+
+def _call(function):
+    """``function()`` (a job of :func:`start_searches`)."""
+    return function()
 
 
 def identical_search(ts, *, ess, score="bdeu", max_parents=None, required=None, forbidden=None, tabu_length=10,

@@ -332,12 +332,17 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
     calls = list(calls)
     out = [None] * len(calls)
     traced = _TRACE.get("path") is not None
+    # Bytes are measured only where something is sent: in one process, pickling to measure them would be the
+    # only cost of tracing (150 MB per default run).
+    shipped = traced and local_workers(n_jobs, len(calls)) != 1
     indexed = ((_Job(f.function, f.parent, i, traced), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
     start, jobs = time.perf_counter(), []
     for i, result in parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed):
         if traced:
             result, timing = result
-            jobs.append(dict(timing, index=i, sent=_pickled_size(calls[i][1:]), received=_pickled_size(result)))
+            jobs.append(dict(timing, index=i, size=1 if sizes is None else sizes[i],
+                             sent=_pickled_size(calls[i][1:]) if shipped else 0,
+                             received=_pickled_size(result) if shipped else 0))
         out[i] = result
         if tick is not None:
             tick() if sizes is None else tick(sizes[i])

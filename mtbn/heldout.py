@@ -42,7 +42,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, fits_in_tables, heldout_log_likelihood, log_likelihood
 
-__all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores",
+__all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores", "split_rows",
+           "scores_of_rows",
            "fit_networks", "SEARCHES", "search_candidates"]
 
 RULES = ("max", "one-se")
@@ -344,11 +345,47 @@ def heldout_scores(candidates, trains, held_out, ess):
     ValidationScores
         Per candidate and task, the held-out rows of every split in turn.
     """
-    rows = [[[_heldout_rows(g, tr, va, ess) for g, tr, va in zip(graphs, train, valid)]
-             for graphs in split] for split, train, valid in zip(candidates, trains, held_out)]
-    n_tasks = len(trains[0])
+    return scores_of_rows([split_rows(split, train, valid, ess)
+                           for split, train, valid in zip(candidates, trains, held_out)])
+
+
+def split_rows(candidates, train, valid, ess):
+    """The per-row held-out log-likelihoods of candidates learned on one split (one part of
+    :func:`heldout_scores`, e.g. computed in the job that learned them).
+
+    Parameters
+    ----------
+    candidates : list (candidates) of list (tasks) of DAG
+        ``candidates[c][t]``: task ``t``'s structure under candidate ``c``, learned on ``train``.
+    train, valid : list (tasks) of DiscreteData
+        The split's training and held-out rows of every task.
+    ess : float
+        Equivalent sample size of the parameter fit on the training rows.
+
+    Returns
+    -------
+    list (candidates) of list (tasks) of numpy.ndarray
+        Each held-out row's natural-log likelihood.
+    """
+    return [[_heldout_rows(g, tr, va, ess) for g, tr, va in zip(graphs, train, valid)] for graphs in candidates]
+
+
+def scores_of_rows(rows):
+    """:class:`ValidationScores` from :func:`split_rows` of every split (``rows[split][candidate][task]``).
+
+    Parameters
+    ----------
+    rows : list (splits) of list (candidates) of list (tasks) of numpy.ndarray
+        Every split's :func:`split_rows`.
+
+    Returns
+    -------
+    ValidationScores
+        Per candidate and task, the held-out rows of every split in turn.
+    """
+    n_tasks = len(rows[0][0])
     return ValidationScores([[np.concatenate([split[c][t] for split in rows]) for t in range(n_tasks)]
-                             for c in range(len(candidates[0]))])
+                             for c in range(len(rows[0]))])
 
 
 def search_candidates(n, score, rule="one-se", search="refine"):

@@ -14,6 +14,7 @@ import numpy as np
 import zlib
 
 from mtbn.engine import job, local_workers, run_jobs
+from mtbn.heldout import split_rows
 from mtbn.joint import merge_chains, multitask_hill_climb
 from mtbn.priors import make_prior
 from mtbn.progress import reporter
@@ -144,8 +145,12 @@ def _configs(result):
     return [[set(p) for p in g.parents] for g in result.graphs]
 
 
-def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, say):
+def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, say, held_out=None, ess=None):
     """The joint search at every penalty of ``grid`` (sorted increasing), for each problem.
+
+    With ``held_out`` (per problem, the held-out rows of each of its tasks) every search's structures are also
+    scored there, in the job that learned them (:func:`mtbn.heldout.split_rows`, parameters fitted on the
+    problem's scorers' rows with ``ess``): returns ``(results, rows)``, ``rows[problem][point][task]``.
 
     ``problems`` is a list of ``(scorers, starts, starts_are_optima)``, one
     per CV fold; returns one list of results (one per grid point) per
@@ -158,24 +163,30 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     keeps the best score it saw, so a warm point never scores below the
     cold search from ``starts``.
     """
+    valid = [None] * len(problems) if held_out is None else held_out
     if not warm_start:
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
         chunks = _chunks(len(grid), local_workers(n_jobs, len(grid) * len(problems)))
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
             done = run_jobs((job(run_penalties)(scorers, starts, prior, [grid[i] for i in points], settings,
-                                                base=base, starts_are_optima=optima)
-                             for scorers, starts, optima in problems for points in chunks), n_jobs=n_jobs,
-                            tick=tick, sizes=[len(points) for _ in problems for points in chunks])
-        out = []
+                                                base=base, starts_are_optima=optima, valid=v, ess=ess)
+                             for (scorers, starts, optima), v in zip(problems, valid) for points in chunks),
+                            n_jobs=n_jobs, tick=tick, sizes=[len(points) for _ in problems for points in chunks])
+        out, rows = [], []
         for p in range(len(problems)):
-            results = [None] * len(grid)
+            results, scored = [None] * len(grid), [None] * len(grid)
             for points, found in zip(chunks, done[p * len(chunks):(p + 1) * len(chunks)]):
-                for i, r in zip(points, found):
-                    results[i] = r
+                for k, i in enumerate(points):
+                    results[i] = found[0][k] if held_out is not None else found[k]
+                    scored[i] = found[1][k] if held_out is not None else None
             out.append(results)
+            rows.append(scored)
+        return out if held_out is None else (out, rows)
+    out = [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
+           for scorers, starts, optima in problems]
+    if held_out is None:
         return out
-    return [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
-            for scorers, starts, optima in problems]
+    return out, [_scored(results, scorers, v, ess) for results, (scorers, _, _), v in zip(out, problems, valid)]
 
 
 def _chunks(n_points, workers):
@@ -188,9 +199,16 @@ def _chunks(n_points, workers):
     return [list(range(i, n_points, workers)) for i in range(min(workers, n_points))]
 
 
-def run_penalties(scorers, starts, prior, penalties, settings, **kwargs):
-    """:func:`run_penalty` at each of ``penalties`` in turn, on the same scorers (one job of :func:`search_grid`)."""
-    return [run_penalty(scorers, starts, prior, delta, settings, **kwargs) for delta in penalties]
+def run_penalties(scorers, starts, prior, penalties, settings, valid=None, ess=None, **kwargs):
+    """:func:`run_penalty` at each of ``penalties`` in turn, on the same scorers (one job of :func:`search_grid`);
+    with ``valid`` (each task's held-out rows), also each result's held-out rows' log-likelihoods."""
+    results = [run_penalty(scorers, starts, prior, delta, settings, **kwargs) for delta in penalties]
+    return results if valid is None else (results, _scored(results, scorers, valid, ess))
+
+
+def _scored(results, scorers, valid, ess):
+    """Per result, per task: the held-out rows ``valid`` scored by its structure fitted on the scorer's rows."""
+    return split_rows([r.graphs for r in results], [s.data for s in scorers], valid, ess)
 
 
 def _warm_grid(scorers, starts, grid, prior, settings, *, base, starts_are_optima, say):

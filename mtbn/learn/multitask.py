@@ -24,7 +24,7 @@ import numpy as np
 
 from mtbn._validation import check_random_state, format_penalty
 from mtbn.data import TaskSet, make_taskset
-from mtbn.engine import Shared, warm_workers
+from mtbn.engine import Shared, local_workers, warm_workers
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
     as_parent_sets,
@@ -61,7 +61,7 @@ from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import make_scorer
-from mtbn.heldout import fit_networks, heldout_scores, holdout_splits, kfold_splits, search_candidates
+from mtbn.heldout import fit_networks, holdout_splits, kfold_splits, scores_of_rows, search_candidates
 
 
 
@@ -129,7 +129,7 @@ def _learn(args, base=None):
         split = _unrelated_tasks(problem, related)
         if split is not None:
             return _learn_apart(args, problem, seeds, split, say)
-    path, transfer, chosen, folds, stl = [], None, problem.penalty, None, None
+    path, transfer, chosen, folds, prepared = [], None, problem.penalty, None, None
     if problem.penalty == "auto" and ts.n_tasks == 1:
         transfer, chosen = one_task_verdict(problem.rule), 0.0
     elif problem.penalty == "auto":
@@ -137,7 +137,7 @@ def _learn(args, base=None):
         # already passed (else only if it does, after the guard).
         pool = (sharing == "auto" and PRIORS[args["prior"]].has_penalty and _poolable(problem)
                 and isinstance(related, dict) and related["p_value"] < related["level"])
-        path, scores, best, folds, searched, stl = _choose_penalty(problem, seeds, say, scorers, pool)
+        path, scores, best, folds, searched, prepared = _choose_penalty(problem, seeds, say, scorers, pool)
         transfer, chosen = _guard(problem, seeds, scorers, scores, best, len(folds.trains), searched, say, related)
     choice = None
     if sharing == "auto" and (not PRIORS[args["prior"]].has_penalty or ts.n_tasks < 2):
@@ -147,11 +147,11 @@ def _learn(args, base=None):
         sharing = choice.strength if choice.shared else None
         transfer["sharing"] = choice.record
     elif sharing == "auto":  # a given penalty: the strength on folds whose structures never saw their held-out rows
-        choice = _choose_sharing_fixed(problem, seeds, float(chosen), say)
+        choice, prepared = _choose_sharing_fixed(problem, seeds, float(chosen), say, scorers)
         sharing = choice.strength if choice.shared else None
     pooled = choice is not None and choice.pooled
     # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
-    search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say, stl)
+    search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say, prepared)
     graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
     if pooled:
         say("one structure from all tasks' rows pooled")
@@ -340,18 +340,19 @@ def _learn_apart(args, problem, seeds, split, say):
     )
 
 
-def _choose_sharing_fixed(problem, seeds, penalty, say):
+def _choose_sharing_fixed(problem, seeds, penalty, say, scorers):
     """``parameter_sharing="auto"`` with a given penalty: the structures each fold learns at that penalty on its
     training rows (the selection's effort, the selection's folds), then the strength their held-out rows prefer
     (:func:`mtbn.learn.sharing.choose_sharing`, no pooled candidate). The structures learned on all rows never
-    score a held-out row: they saw it. Tasks with fewer rows than twice the folds: nothing shared."""
+    score a held-out row: they saw it. Tasks with fewer rows than twice the folds: nothing shared. Returns the
+    choice and what :func:`_fold_problems` prepared (the final search's start searches ran beside the folds')."""
     if problem.validation is None and min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
-        return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on")
+        return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on"), None
     say("parameter sharing: the structures of every fold at the given penalty, then the strength")
     trains, held_out = _split_rows(problem, seeds)
-    problems = _fold_problems(problem, seeds, trains, say)
-    per_fold = _search_points(problem, seeds, problems, [penalty], say)
-    return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess)
+    prepared = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers)
+    per_fold = _search_points(problem, seeds, prepared.problems, [penalty], say)
+    return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess), prepared
 
 
 def _fit_cpts(graphs, ts, ess, sharing):
@@ -490,15 +491,16 @@ def _seed(problem, base=None):
     return _Seeds(base, keys, searches)
 
 
-def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True, defer=False, stl=None):
+def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True, defer=False, stl=None, identical=None):
     """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start).
 
     ``coupled=False`` (a search that couples no pair): ``start="auto"`` gives the single-task start alone,
     the one such a search uses. ``defer``: the identical-structure start as a function that computes it (run
-    by :func:`mtbn.learn.grid.run_penalty_chains` in that start's own job). ``stl``: the single-task results,
-    if already searched.
+    by :func:`mtbn.learn.grid.run_penalty_chains` in that start's own job). ``stl``, ``identical``: the
+    single-task results and the identical-structure start, if already searched.
     """
-    return _starts_of(problem, seeds, [_StartPart(datasets, scorers, restarts, stl)], say, coupled, defer)[0][:2]
+    part = _StartPart(datasets, scorers, restarts, stl, done_identical=identical)
+    return _starts_of(problem, seeds, [part], say, coupled, defer)[0][:2]
 
 
 @dataclass(frozen=True)
@@ -512,6 +514,7 @@ class _StartPart:
     stl: Any = None
     identical: bool = True
     extra: tuple = ()  # further searches of the same section (picklable functions), their results returned
+    done_identical: Any = None  # the identical-structure start, if already searched
 
 
 def _starts_of(problem, seeds, parts, say, coupled=True, defer=False):
@@ -527,8 +530,8 @@ def _starts_of(problem, seeds, parts, say, coupled=True, defer=False):
     single = start in ("auto", "single-task")
     identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
                  and (coupled or start != "auto"))
-    makers = [_identical_maker(problem, seeds, part.datasets, part.restarts) if identical and part.identical
-              else None for part in parts]
+    makers = [_identical_maker(problem, seeds, part.datasets, part.restarts)
+              if identical and part.identical and part.done_identical is None else None for part in parts]
     s = problem.settings
     found = start_searches([(part.scorers if single and part.stl is None else None, part.restarts,
                              ([m] if m is not None and not defer else []) + list(part.extra))
@@ -539,7 +542,9 @@ def _starts_of(problem, seeds, parts, say, coupled=True, defer=False):
     for part, maker, (stl, others) in zip(parts, makers, found):
         stl = part.stl if single and part.stl is not None else stl
         starts = [] if stl is None else [("single-task", [[set(p) for p in r.graph.parents] for r in stl])]
-        if maker is not None and not defer:
+        if identical and part.done_identical is not None:
+            starts.append(("identical", part.done_identical))
+        elif maker is not None and not defer:
             starts.append(("identical", others.pop(0)))
         elif maker is not None:
             starts.append(("identical", maker))
@@ -598,24 +603,22 @@ def _choose_penalty(problem, seeds, say, scorers, pooled=False):
 
     Which points are searched is :func:`mtbn.heldout.search_candidates`'s
     (``penalty_search``; every point with ``warm_start``). Returns ``(path,
-    scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched, the single-task
-    results on all rows)``, indices into the penalties searched; those single-task searches (on ``scorers``,
-    all rows) run beside the folds' start searches, and with ``pooled`` each fold's pooled structure (kept in
+    scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched, what
+    :func:`_fold_problems` prepared)``, indices into the penalties searched; the final search's start searches
+    (on ``scorers``, all rows) run beside the folds', and with ``pooled`` each fold's pooled structure (kept in
     the folds for the sharing step).
     """
     trains, held_out = _split_rows(problem, seeds)
-    *problems, stl = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
-    fold_pooled = None
-    if pooled:
-        fold_pooled, stl = stl, problems.pop()
+    prepared = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
+    problems = prepared.problems
     grid, found, fold_graphs = problem.grid, {}, {}
 
-    def score(points):
-        per_fold = _search_points(problem, seeds, problems, [grid[i] for i in points], say)
+    def score(points):  # each search's structures are scored on its fold's held-out rows in its own job
+        per_fold, rows = _search_points(problem, seeds, problems, [grid[i] for i in points], say, held_out)
         found.update(zip(points, per_fold[0]))
         for j, i in enumerate(points):
             fold_graphs[grid[i]] = [fold[j].graphs for fold in per_fold]
-        return heldout_scores([[r.graphs for r in fold] for fold in per_fold], trains, held_out, problem.ess).rows
+        return scores_of_rows(rows).rows
 
     done, scores = search_candidates(len(grid), score, problem.rule,
                                      "grid" if problem.warm_start else problem.penalty_search)
@@ -623,8 +626,8 @@ def _choose_penalty(problem, seeds, say, scorers, pooled=False):
     path = [PenaltyPathPoint(delta, float(m), found[i].graphs, found[i].log_score, found[i].n_iter,
                              validation_se=float(se), se_vs_best=se_best)
             for delta, i, m, se, se_best in zip(searched, done, scores.means, scores.ses, scores.ses_vs_best())]
-    folds = _Folds(trains, held_out, fold_graphs, fold_pooled)
-    return path, scores, scores.choose(problem.rule), folds, searched, stl
+    folds = _Folds(trains, held_out, fold_graphs, prepared.pooled)
+    return path, scores, scores.choose(problem.rule), folds, searched, prepared
 
 
 def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say, related=False):
@@ -653,12 +656,42 @@ def _split_rows(problem, seeds):
             [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
 
 
+#: Where the final search's identical-structure (TSK) search runs: None decides by the workers (see
+#: :func:`_identical_beside_folds`); True or False fixes it (``benchmarks/bench_parallel_trace.py`` traces the
+#: schedule of 3 or more workers on 2 cores with it). Answers never depend on it.
+IDENTICAL_BESIDE_FOLDS = None
+
+
+def _identical_beside_folds(problem):
+    """Whether the final search's identical-structure search runs beside the folds' start searches (else in
+    its chain's job, once the penalty says it is needed). With fewer workers than the final search's three
+    chains, two chains share a worker and the TSK search fills the third's: moving it earlier only adds to
+    the start searches (measured with ``benchmarks/bench_parallel_trace.py``). With as many workers as chains
+    (or a cluster), the chains run side by side and the TSK search would lengthen the longest of them."""
+    if IDENTICAL_BESIDE_FOLDS is not None:
+        return IDENTICAL_BESIDE_FOLDS
+    workers = local_workers(problem.n_jobs, 3)
+    return workers is None or workers >= 3
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """What :func:`_fold_problems` prepares: every fold's ``(scorers, starts, starts_are_optima)``; the final
+    search's single-task results and identical-structure start, when searched beside them (else None); each
+    fold's pooled structure, when asked for."""
+
+    problems: list
+    refit_stl: Any = None
+    refit_identical: Any = None
+    pooled: Any = None
+
+
 def _fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False):
-    """Every fold's scorers and starts (with the selection's effort): ``(scorers, starts, starts_are_optima)``,
-    all folds' start searches in one parallel section; with ``refit_scorers`` (all rows), the final search's
-    single-task searches too (they do not depend on the penalty), returned as a last item (None when the
-    start takes none); with ``pooled``, each fold's pooled structure (the sharing step's candidate) too,
-    returned as the very last item (a list per fold).
+    """Every fold's scorers and starts (with the selection's effort), all folds' start searches in one
+    parallel section (:class:`_Prepared`). With ``refit_scorers`` (all rows) the final search's single-task
+    searches run there too (they do not depend on the penalty), and its identical-structure search when
+    :func:`_identical_beside_folds` says so; with ``pooled``, each fold's pooled structure (the sharing step's
+    candidate).
 
     The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
     """
@@ -668,7 +701,8 @@ def _fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False
                         extra=(_pooled_maker(problem, train, restarts, [seeds.base, 7]),) if pooled else ())
              for train, sc in zip(trains, fold_scorers)]
     if refit_scorers is not None:
-        parts.append(_StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts, identical=False))
+        parts.append(_StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts,
+                                identical=_identical_beside_folds(problem)))
     say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
         + (" and of the search on all rows" if refit_scorers is not None else ""))
     found = _starts_of(problem, seeds, parts, say)
@@ -677,27 +711,31 @@ def _fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False
         if len(starts) > 1:
             starts = [s for s in starts if s[0] != "empty"]
         problems.append((scorers, starts, stl is not None))
+    refit_stl = refit_identical = None
     if refit_scorers is not None:
-        problems.append(found[-1][1])
-    if pooled:
-        problems.append([extra[0] for _, _, extra in found[:len(trains)]])
-    return problems
+        starts, refit_stl, _ = found[-1]
+        refit_identical = next((c for label, c in starts if label == "identical"), None)
+    return _Prepared(problems, refit_stl, refit_identical,
+                     [extra[0] for _, _, extra in found[:len(trains)]] if pooled else None)
 
 
-def _search_points(problem, seeds, problems, penalties, say):
-    """The search of every (fold, penalty), with the selection's effort: one list of results per fold."""
+def _search_points(problem, seeds, problems, penalties, say, held_out=None):
+    """The search of every (fold, penalty), with the selection's effort: one list of results per fold (with
+    ``held_out``, and each search's held-out rows, :func:`mtbn.learn.grid.search_grid`)."""
     settings = replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))
     return search_grid(problems, penalties, problem.prior, settings, base=seeds.base,
-                       warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say)
+                       warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say, held_out=held_out,
+                       ess=problem.ess)
 
 
-def _refit(problem, seeds, scorers, penalty, say, stl=None):
+def _refit(problem, seeds, scorers, penalty, say, prepared=None):
     """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results).
-    ``stl``: the single-task results on all rows, if already searched."""
+    ``prepared``: :func:`_fold_problems`' result, whose start searches on all rows are not run again."""
     s = problem.settings
     coupled = s.edge_log_prior is not None or problem.prior.at(penalty).is_coupled(s.local_index.shape[1])
+    done = prepared if prepared is not None else _Prepared([])
     starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled,
-                          defer=True, stl=stl)
+                          defer=True, stl=done.refit_stl, identical=done.refit_identical)
     say(f"multitask search at penalty {format_penalty(penalty)} on all rows")
     search = run_penalty_chains(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,
                                 starts_are_optima=stl is not None, n_jobs=problem.n_jobs, say=say)

@@ -154,4 +154,10 @@ def test_tracing_records_each_job_and_changes_no_result(tmp_path):
     jobs = lines[0]["jobs"]
     assert sorted(j["index"] for j in jobs) == [0, 1, 2, 3, 4]
     assert all(lines[0]["start"] <= j["start"] <= j["end"] <= lines[0]["end"] for j in jobs)
-    assert all(j["sent"] > 0 and j["received"] > 0 for j in jobs)
+    # in one process nothing is sent: no bytes are measured (pickling only to measure them would cost time)
+    assert all(j["sent"] == 0 and j["received"] == 0 and j["size"] == 1 for j in jobs)
+    with tracing(str(tmp_path / "two.jsonl")):
+        assert run_jobs((job(_square)(i) for i in range(4)), n_jobs=2, sizes=[1, 2, 1, 3]) == [0, 1, 4, 9]
+    two = json.loads((tmp_path / "two.jsonl").read_text().splitlines()[0])["jobs"]
+    assert all(j["sent"] > 0 and j["received"] > 0 for j in two)
+    assert sorted((j["index"], j["size"]) for j in two) == [(0, 1), (1, 2), (2, 1), (3, 3)]

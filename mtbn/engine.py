@@ -229,9 +229,9 @@ def _parallel(n_jobs, n_items, return_as):
 _WARMING: dict = {"thread": None}
 
 
-def warm_workers(n_jobs):
+def warm_workers(n_jobs, modules=()):
     """Start the local worker processes for ``n_jobs`` in the background, so that the first parallel section
-    does not wait for them to start.
+    does not wait for them to start (nor for them to import ``modules``).
 
     A thread runs one empty job per worker while the caller goes on with
     its serial work (e.g. the relatedness test); :func:`parallel` waits for
@@ -243,24 +243,31 @@ def warm_workers(n_jobs):
     ----------
     n_jobs : int or None
         The workers the coming sections ask for, as for :func:`parallel`.
+    modules : sequence of str, default ()
+        Modules every worker imports meanwhile (those the coming jobs run).
     """
     workers = local_workers(n_jobs, usable_cores())
     if workers is None or workers < 2 or _WARMING["thread"] is not None:
         return
-    thread = threading.Thread(target=_warm, args=(n_jobs, workers), name="mtbn-warm-workers", daemon=True)
+    thread = threading.Thread(target=_warm, args=(n_jobs, workers, tuple(modules)), name="mtbn-warm-workers",
+                              daemon=True)
     _WARMING["thread"] = thread
     thread.start()
 
 
-def _warm(n_jobs, workers):
+def _warm(n_jobs, workers, modules):
     try:
-        _parallel(n_jobs, workers, "list")(job(_no_work)() for _ in range(workers))
+        _parallel(n_jobs, workers, "list")(job(_imports)(modules) for _ in range(workers))
     except Exception:  # noqa: BLE001 - a failure to start workers is reported by the section that needs them
         pass
 
 
-def _no_work():
-    return None
+def _imports(modules):
+    import importlib
+
+    for name in modules:
+        importlib.import_module(name)
+    time.sleep(0.05)  # long enough that each worker gets one of these jobs, not one worker all of them
 
 
 def _wait_for_warm_workers():

@@ -438,7 +438,7 @@ def test_worker_processes_leave_ctrl_c_to_the_parent():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("stage", ["identical-structure (TSK) search", "penalty grid x folds"])
+@pytest.mark.parametrize("stage", ["parameter sharing", "penalty grid x folds"])
 def test_ctrl_c_of_a_parallel_learn_prints_no_worker_traceback(tmp_path, stage):
     """Ctrl-C reaches every process of the terminal's group. Sent while the workers of a finished parallel
     stage sit idle (the parent works alone on ``stage``), they printed a KeyboardInterrupt traceback each."""

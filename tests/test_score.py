@@ -578,3 +578,22 @@ def test_pickled_scorer_scores_alike_and_keeps_one_copy_of_the_data(scorer_cls):
     assert copy.extension_scores(0, {1}, [2, 3, 4]).tolist() == want.tolist()
     assert copy.cache_info()["misses"] == scorer.cache_info()["misses"]  # served from the carried cache
     assert copy.local_score(5, {0, 2}) == scorer_cls(data).local_score(5, {0, 2})
+
+
+def test_cache_items_from_a_start_are_the_scores_cached_after_it():
+    from mtbn.networks import load_network, sample
+    from mtbn.score import BDeuScore
+
+    data = sample(load_network("asia"), 200, random_state=0)
+    scorer = BDeuScore(data)
+    scorer.local_score(0, ())
+    scorer.local_score(1, (0,))
+    mark = scorer.cache_info()["size"]
+    scorer.local_score(2, (0, 1))
+    scorer.local_score(0, ())  # a hit adds nothing
+    later = scorer.cache_items(mark)
+    assert list(later) == [(2, (0, 1))] and later[(2, (0, 1))] == scorer.local_score_uncached(2, (0, 1))
+    assert scorer.cache_items() == scorer.cache_items(0) and len(scorer.cache_items()) == 3
+    fresh = BDeuScore(data)
+    fresh.merge_cache(later)
+    assert fresh.cache_items() == later

@@ -159,7 +159,7 @@ def test_fixed_penalty_strength_is_scored_only_by_structures_that_never_saw_thos
 
     def spy_run(scorers, *args, **kwargs):
         found = real_run(scorers, *args, **kwargs)
-        searches.append(([s.data for s in scorers], [r.graphs for r in found]))
+        searches.append(([s.data for s in scorers], [r.graphs for r in found[0]]))
         return found
 
     def spy_rows(graphs, train, valid, *args):

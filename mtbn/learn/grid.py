@@ -166,19 +166,22 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     valid = [None] * len(problems) if held_out is None else held_out
     if not warm_start:
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
-        chunks = _chunks(len(grid), local_workers(n_jobs, len(grid) * len(problems)))
+        workers = local_workers(n_jobs, len(grid) * len(problems))
+        chunks = _chunks(len(grid), workers)
+        keep = workers != 1  # jobs in other processes send back the scores they computed, for the next rounds
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
             done = run_jobs((job(run_penalties)(scorers, starts, prior, [grid[i] for i in points], settings,
-                                                base=base, starts_are_optima=optima, valid=v, ess=ess)
+                                                base=base, starts_are_optima=optima, valid=v, ess=ess, keep=keep)
                              for (scorers, starts, optima), v in zip(problems, valid) for points in chunks),
                             n_jobs=n_jobs, tick=tick, sizes=[len(points) for _ in problems for points in chunks])
         out, rows = [], []
-        for p in range(len(problems)):
+        for p, (scorers, _, _) in enumerate(problems):
             results, scored = [None] * len(grid), [None] * len(grid)
-            for points, found in zip(chunks, done[p * len(chunks):(p + 1) * len(chunks)]):
+            for points, (found, found_rows, caches) in zip(chunks, done[p * len(chunks):(p + 1) * len(chunks)]):
                 for k, i in enumerate(points):
-                    results[i] = found[0][k] if held_out is not None else found[k]
-                    scored[i] = found[1][k] if held_out is not None else None
+                    results[i], scored[i] = found[k], found_rows[k] if found_rows is not None else None
+                for scorer, items in zip(scorers, caches or ()):
+                    scorer.merge_cache(items)
             out.append(results)
             rows.append(scored)
         return out if held_out is None else (out, rows)
@@ -199,11 +202,17 @@ def _chunks(n_points, workers):
     return [list(range(i, n_points, workers)) for i in range(min(workers, n_points))]
 
 
-def run_penalties(scorers, starts, prior, penalties, settings, valid=None, ess=None, **kwargs):
-    """:func:`run_penalty` at each of ``penalties`` in turn, on the same scorers (one job of :func:`search_grid`);
-    with ``valid`` (each task's held-out rows), also each result's held-out rows' log-likelihoods."""
+def run_penalties(scorers, starts, prior, penalties, settings, valid=None, ess=None, keep=False, **kwargs):
+    """:func:`run_penalty` at each of ``penalties`` in turn, on the same scorers (one job of :func:`search_grid`).
+
+    Returns ``(results, rows, caches)``: with ``valid`` (each task's held-out rows) ``rows`` holds each
+    result's held-out rows' log-likelihoods (else None); with ``keep``, ``caches`` holds the scores each
+    scorer cached during the job (else None).
+    """
+    marks = [s.cache_info()["size"] for s in scorers]
     results = [run_penalty(scorers, starts, prior, delta, settings, **kwargs) for delta in penalties]
-    return results if valid is None else (results, _scored(results, scorers, valid, ess))
+    rows = None if valid is None else _scored(results, scorers, valid, ess)
+    return results, rows, [s.cache_items(m) for s, m in zip(scorers, marks)] if keep else None
 
 
 def _scored(results, scorers, valid, ess):

@@ -117,7 +117,7 @@ def _learn(args, base=None):
         return INTERVENTIONAL_ENTRY["learn"](args)
     sharing = args["parameter_sharing"]
     problem = _validate(args)
-    warm_workers(problem.n_jobs)  # the workers start while the relatedness test runs
+    warm_workers(problem.n_jobs, ["mtbn.learn"])  # the workers start (and import) while the relatedness test runs
     per_task = _per_task(args, problem)
     seeds = _seed(problem, base)
     say = reporter(args["progress"])

@@ -11,6 +11,7 @@ the DAG total and the cache's exchange with worker processes.
 learner and to the ``mtbn`` command.
 """
 
+import itertools
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -177,15 +178,24 @@ class LocalScore(ABC):
         """
         return {"hits": self.hits, "misses": self.misses, "size": len(self._cache)}
 
-    def cache_items(self):
+    def cache_items(self, start=0):
         """The cached scores, ``{(child, parents): score}`` (to send back from a worker process).
+
+        Parameters
+        ----------
+        start : int, default 0
+            Only the scores cached after the first ``start`` ones (in the order they were cached; e.g. the
+            cache's ``size`` when a job began: what the job added).
 
         Returns
         -------
         dict
-            A shallow copy of the cache, ``{(child, parents): score}`` with ``parents`` a sorted tuple.
+            A shallow copy of the cache (from entry ``start`` on), ``{(child, parents): score}`` with ``parents``
+            a sorted tuple.
         """
-        return dict(self._cache)
+        if not start:
+            return dict(self._cache)
+        return dict(itertools.islice(self._cache.items(), start, None))
 
     def merge_cache(self, items):
         """Add scores computed elsewhere on the same data (e.g. by :meth:`cache_items` in a worker).

@@ -56,27 +56,29 @@ def main():
     print(f"| learn_structures() default (penalty {res.penalty:.10g}, guard: {res.transfer['status']}) "
           f"| {t_default:.1f} | {t_default / t_none:.2f} |")
     # Every message starts a stage that lasts until the next one; stages are summed by kind.
-    kinds = (("fold", "starts of the CV folds (single-task and TSK searches, 2 restarts)"),
-             ("single-task searches", None), ("identical-structure", None),
-             ("penalty grid", "joint searches of the penalty selection (all rounds), held-out scoring, the guard"),
+    kinds = (("starts of", "start searches: every fold's (single-task, TSK, pooled; 2 restarts) and the final "
+                           "search's single-task searches (full restarts)"),
+             ("single-task and identical-structure searches", None), ("single-task searches", None),
+             ("penalty grid", "joint searches of the penalty selection (all rounds) with their held-out scoring, "
+                              "the guard"),
+             ("chosen penalty", "the guard's verdict"),
              ("parameter sharing", "parameter sharing: strengths and the pooled structures on the folds"),
-             ("chosen penalty", "refit starts on all rows (single-task and TSK searches, full restarts)"),
-             ("multitask search", "final joint search on all rows"),
+             ("multitask search", "final joint search on all rows (its chains, the TSK start in one of them)"),
              ("one structure from all", "the pooled structure on all rows (when chosen)"))
     spent = {}
     last = None
     for (a, m), (b, _) in zip(stages, stages[1:]):
         kind = next((k for k, _ in kinds if m.startswith(k)), None)
-        if kind in ("single-task searches", "identical-structure"):
-            kind = last  # part of the fold's starts or of the refit's starts
-        last = kind if kind in ("fold", "chosen penalty") else last
+        if kind is not None and dict(kinds)[kind] is None:
+            kind = last  # a counted stage inside the one announced before it
+        last = kind if kind is not None else last
         spent[kind] = spent.get(kind, 0.0) + b - a
     for kind, label in kinds:
         if label and kind in spent:
             print(f"| &nbsp; {label} | {spent[kind]:.1f} | {spent[kind] / t_none:.2f} |")
     other = sum(v for k, v in spent.items() if k not in dict(kinds) or not dict(kinds)[k])
     if other > 0.05:
-        print(f"| &nbsp; other (CPTs) | {other:.1f} | {other / t_none:.2f} |")
+        print(f"| &nbsp; other (the relatedness test, the folds, the CPTs) | {other:.1f} | {other / t_none:.2f} |")
 
 
 if __name__ == "__main__":

@@ -34,13 +34,13 @@ from mtbn.learn import learn_structures  # noqa: E402
 def traced_learn(tasks, jobs, wide=False):
     """The default learner on ``tasks`` with ``jobs`` workers, traced; ``wide``: the schedule it uses with 3
     or more workers (the final search's identical-structure search beside the folds' start searches)."""
-    from mtbn.learn import multitask
+    from mtbn.learn import starts
 
-    multitask.IDENTICAL_BESIDE_FOLDS = True if wide else None
+    starts.IDENTICAL_BESIDE_FOLDS = True if wide else None
     try:
         return _traced_learn(tasks, jobs)
     finally:
-        multitask.IDENTICAL_BESIDE_FOLDS = None
+        starts.IDENTICAL_BESIDE_FOLDS = None
 
 
 def _traced_learn(tasks, jobs):

@@ -14,6 +14,8 @@ module:
   multitask search;
 * :mod:`~mtbn.learn.multitask`: the driver :func:`learn_structures` (validate,
   seed, choose the penalty, guard, refit on all rows);
+* :mod:`~mtbn.learn.starts`: the searches that start the joint searches
+  (every fold's and the final one's), in one parallel section;
 * :mod:`~mtbn.learn.grid`: the joint search at one penalty or along the grid;
 * :mod:`~mtbn.learn.guard`: the negative-transfer guard;
 * :mod:`~mtbn.learn.results`: what the driver returns.

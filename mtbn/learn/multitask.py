@@ -14,26 +14,23 @@
 
 from __future__ import annotations
 
-import functools
 import warnings
 import zlib
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from mtbn._validation import check_random_state, format_penalty
 from mtbn.data import TaskSet, make_taskset
-from mtbn.engine import Shared, local_workers, warm_workers
+from mtbn.engine import Shared, warm_workers
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
-    as_parent_sets,
     check_task_overlap,
     check_task_rows,
     constraint_matrices,
     edge_log_prior_array,
     edge_penalty_matrix,
-    task_start,
 )
 from mtbn.learn.grid import (
     DEFAULT_PENALTY_GRID,
@@ -55,7 +52,7 @@ from mtbn.learn.guard import (
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing, no_sharing
-from mtbn.learn.single import identical_search, pooled_search, start_searches
+from mtbn.learn.starts import Prepared, checked_start, fold_problems, given_starts, pooled_maker, search_starts
 from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
@@ -189,20 +186,7 @@ def _choose_sharing(problem, seeds, folds, chosen, transfer, say):
 
 def _pooled_structure(problem, seeds, datasets, restarts, key):
     """One structure learned from ``datasets`` (one per task) stacked, as each task's DAG."""
-    return _pooled_maker(problem, datasets, restarts, key)()
-
-
-def _pooled_maker(problem, datasets, restarts, key):
-    """A function (picklable, a job's) that gives :func:`_pooled_structure`."""
-    s = problem.settings
-    seed = int(np.random.SeedSequence(key).generate_state(1)[0])
-    return functools.partial(_pooled_graphs, list(datasets), problem.ess, problem.score, s.max_parents, s.required,
-                             s.forbidden, restarts, seed)
-
-
-def _pooled_graphs(datasets, ess, score, max_parents, required, forbidden, restarts, seed):
-    return pooled_search(make_taskset(datasets), ess=ess, score=score, max_parents=max_parents, required=required,
-                         forbidden=forbidden, n_restarts=restarts, seed=seed)
+    return pooled_maker(problem, datasets, restarts, key)()
 
 
 def _poolable(problem):
@@ -345,12 +329,12 @@ def _choose_sharing_fixed(problem, seeds, penalty, say, scorers):
     training rows (the selection's effort, the selection's folds), then the strength their held-out rows prefer
     (:func:`mtbn.learn.sharing.choose_sharing`, no pooled candidate). The structures learned on all rows never
     score a held-out row: they saw it. Tasks with fewer rows than twice the folds: nothing shared. Returns the
-    choice and what :func:`_fold_problems` prepared (the final search's start searches ran beside the folds')."""
+    choice and what :func:`fold_problems` prepared (the final search's start searches ran beside the folds')."""
     if problem.validation is None and min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
         return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on"), None
     say("parameter sharing: the structures of every fold at the given penalty, then the strength")
     trains, held_out = _split_rows(problem, seeds)
-    prepared = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers)
+    prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers)
     per_fold = _search_points(problem, seeds, prepared.problems, [penalty], say)
     return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess), prepared
 
@@ -441,9 +425,9 @@ def _check_start(problem):
     elif len(start) != k:
         raise error("start-count", k=k, n=len(start))
     else:
-        _given_starts(problem, problem.taskset.tasks)
+        given_starts(problem, problem.taskset.tasks)
     for t, d in enumerate(problem.taskset.tasks):
-        _task_start(problem, [set() for _ in range(d.n_vars)], t, d, f"task {d.name!r}")
+        checked_start(problem, [set() for _ in range(d.n_vars)], t, d, f"task {d.name!r}")
 
 
 @dataclass(frozen=True)
@@ -473,11 +457,6 @@ class _Seeds:
         """Task ``t``'s row split (CV folds or the validation split)."""
         return np.random.default_rng([self.base, self.task_keys[t], 1])
 
-    @staticmethod
-    def identical_rng(base):
-        """The identical-structure (TSK) search's stream."""
-        return np.random.default_rng([base, 4])
-
     @property
     def relatedness(self):
         return np.random.SeedSequence([self.base, 5])
@@ -491,125 +470,18 @@ def _seed(problem, base=None):
     return _Seeds(base, keys, searches)
 
 
-def _starts(problem, seeds, datasets, scorers, restarts, say, coupled=True, defer=False, stl=None, identical=None):
-    """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start).
-
-    ``coupled=False`` (a search that couples no pair): ``start="auto"`` gives the single-task start alone,
-    the one such a search uses. ``defer``: the identical-structure start as a function that computes it (run
-    by :func:`mtbn.learn.grid.run_penalty_chains` in that start's own job). ``stl``, ``identical``: the
-    single-task results and the identical-structure start, if already searched.
-    """
-    part = _StartPart(datasets, scorers, restarts, stl, done_identical=identical)
-    return _starts_of(problem, seeds, [part], say, coupled, defer)[0][:2]
-
-
-@dataclass(frozen=True)
-class _StartPart:
-    """One search whose starts :func:`_starts_of` computes: its tasks, their scorers, the restarts of its start
-    searches, its single-task results if already searched, and whether it takes the identical-structure start."""
-
-    datasets: Sequence
-    scorers: Sequence
-    restarts: int
-    stl: Any = None
-    identical: bool = True
-    extra: tuple = ()  # further searches of the same section (picklable functions), their results returned
-    done_identical: Any = None  # the identical-structure start, if already searched
-
-
-def _starts_of(problem, seeds, parts, say, coupled=True, defer=False):
-    """:func:`_starts` of several searches (:class:`_StartPart` each), their single-task and identical-structure
-    searches (and the parts' ``extra`` searches) all in one parallel section
-    (:func:`mtbn.learn.single.start_searches`); per part ``(starts, single-task results, extra results)``."""
-    start = problem.start
-    if not isinstance(start, str) or start == "empty":
-        given = "given" if not isinstance(start, str) else "empty"
-        found = _extra_searches(problem, parts, say)
-        return [([(given, (_given_starts if given == "given" else _empty_starts)(problem, part.datasets))], None,
-                 extra) for part, extra in zip(parts, found)]
-    single = start in ("auto", "single-task")
-    identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
-                 and (coupled or start != "auto"))
-    makers = [_identical_maker(problem, seeds, part.datasets, part.restarts)
-              if identical and part.identical and part.done_identical is None else None for part in parts]
-    s = problem.settings
-    found = start_searches([(part.scorers if single and part.stl is None else None, part.restarts,
-                             ([m] if m is not None and not defer else []) + list(part.extra))
-                            for part, m in zip(parts, makers)],
-                           max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, seeds=seeds.searches,
-                           local_index=s.local_index, n_jobs=problem.n_jobs, say=say)
-    out = []
-    for part, maker, (stl, others) in zip(parts, makers, found):
-        stl = part.stl if single and part.stl is not None else stl
-        starts = [] if stl is None else [("single-task", [[set(p) for p in r.graph.parents] for r in stl])]
-        if identical and part.done_identical is not None:
-            starts.append(("identical", part.done_identical))
-        elif maker is not None and not defer:
-            starts.append(("identical", others.pop(0)))
-        elif maker is not None:
-            starts.append(("identical", maker))
-        if start == "auto" and coupled:
-            starts.append(("empty", _empty_starts(problem, part.datasets)))
-        out.append((starts, stl, others))
-    return out
-
-
-def _extra_searches(problem, parts, say):
-    """The parts' ``extra`` searches alone (starts that need no search): per part, their results."""
-    s = problem.settings
-    return [others for _, others in start_searches(
-        [(None, part.restarts, list(part.extra)) for part in parts], max_parents=s.max_parents, required=s.required,
-        forbidden=s.forbidden, seeds=(), local_index=s.local_index, n_jobs=problem.n_jobs, say=say)]
-
-
-def _task_start(problem, parents, t, data, what):
-    s = problem.settings
-    return task_start(parents, data, s.local_index[t], s.required, s.forbidden, s.max_parents, what)
-
-
-def _given_starts(problem, datasets):
-    out = []
-    for t, (g, d) in enumerate(zip(problem.start, datasets)):
-        what = f"start graph of task {d.name!r}"
-        out.append(_task_start(problem, as_parent_sets(g, d.names, what), t, d, what))
-    return out
-
-
-def _empty_starts(problem, datasets):
-    return [_task_start(problem, [set() for _ in range(d.n_vars)], t, d, "empty start")
-            for t, d in enumerate(datasets)]
-
-
-def _identical_maker(problem, seeds, datasets, restarts):
-    """A function (picklable, a job's) that gives the TSK solution on ``datasets`` (tasks over the same
-    variables), once per task."""
-    s = problem.settings
-    return functools.partial(_identical_start, list(datasets), problem.taskset.variables, problem.score, problem.ess,
-                             s.max_parents, s.required, s.forbidden, restarts, seeds.base)
-
-
-def _identical_start(datasets, names, score, ess, max_parents, required, forbidden, restarts, base):
-    """The TSK solution on ``datasets`` (tasks over the same variables ``names``), once per task."""
-    sub = make_taskset(datasets)
-    order = [names.index(v) for v in sub.variables]
-    shared, _ = identical_search(sub, ess=sub.n_tasks * ess, score=score, max_parents=max_parents,
-                                 required=required[np.ix_(order, order)], forbidden=forbidden[np.ix_(order, order)],
-                                 n_restarts=restarts, rng=_Seeds.identical_rng(base))
-    return [as_parent_sets(shared, d.names) for d in datasets]
-
-
 def _choose_penalty(problem, seeds, say, scorers, pooled=False):
     """Step 3: grid points learned on every fold's training rows, scored on its held-out rows, and chosen.
 
     Which points are searched is :func:`mtbn.heldout.search_candidates`'s
     (``penalty_search``; every point with ``warm_start``). Returns ``(path,
     scores, index of the chosen point, the folds (:class:`_Folds`), penalties searched, what
-    :func:`_fold_problems` prepared)``, indices into the penalties searched; the final search's start searches
+    :func:`fold_problems` prepared)``, indices into the penalties searched; the final search's start searches
     (on ``scorers``, all rows) run beside the folds', and with ``pooled`` each fold's pooled structure (kept in
     the folds for the sharing step).
     """
     trains, held_out = _split_rows(problem, seeds)
-    prepared = _fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
+    prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
     problems = prepared.problems
     grid, found, fold_graphs = problem.grid, {}, {}
 
@@ -656,69 +528,6 @@ def _split_rows(problem, seeds):
             [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
 
 
-#: Where the final search's identical-structure (TSK) search runs: None decides by the workers (see
-#: :func:`_identical_beside_folds`); True or False fixes it (``benchmarks/bench_parallel_trace.py`` traces the
-#: schedule of 3 or more workers on 2 cores with it). Answers never depend on it.
-IDENTICAL_BESIDE_FOLDS = None
-
-
-def _identical_beside_folds(problem):
-    """Whether the final search's identical-structure search runs beside the folds' start searches (else in
-    its chain's job, once the penalty says it is needed). With fewer workers than the final search's three
-    chains, two chains share a worker and the TSK search fills the third's: moving it earlier only adds to
-    the start searches (measured with ``benchmarks/bench_parallel_trace.py``). With as many workers as chains
-    (or a cluster), the chains run side by side and the TSK search would lengthen the longest of them."""
-    if IDENTICAL_BESIDE_FOLDS is not None:
-        return IDENTICAL_BESIDE_FOLDS
-    workers = local_workers(problem.n_jobs, 3)
-    return workers is None or workers >= 3
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """What :func:`_fold_problems` prepares: every fold's ``(scorers, starts, starts_are_optima)``; the final
-    search's single-task results and identical-structure start, when searched beside them (else None); each
-    fold's pooled structure, when asked for."""
-
-    problems: list
-    refit_stl: Any = None
-    refit_identical: Any = None
-    pooled: Any = None
-
-
-def _fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False):
-    """Every fold's scorers and starts (with the selection's effort), all folds' start searches in one
-    parallel section (:class:`_Prepared`). With ``refit_scorers`` (all rows) the final search's single-task
-    searches run there too (they do not depend on the penalty), and its identical-structure search when
-    :func:`_identical_beside_folds` says so; with ``pooled``, each fold's pooled structure (the sharing step's
-    candidate).
-
-    The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
-    """
-    fold_scorers = [Shared(make_scorer(d, problem.score, problem.ess) for d in train) for train in trains]
-    restarts = min(problem.n_restarts, SELECTION_RESTARTS)
-    parts = [_StartPart(train, sc, restarts,
-                        extra=(_pooled_maker(problem, train, restarts, [seeds.base, 7]),) if pooled else ())
-             for train, sc in zip(trains, fold_scorers)]
-    if refit_scorers is not None:
-        parts.append(_StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts,
-                                identical=_identical_beside_folds(problem)))
-    say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
-        + (" and of the search on all rows" if refit_scorers is not None else ""))
-    found = _starts_of(problem, seeds, parts, say)
-    problems = []
-    for scorers, (starts, stl, _) in zip(fold_scorers, found):
-        if len(starts) > 1:
-            starts = [s for s in starts if s[0] != "empty"]
-        problems.append((scorers, starts, stl is not None))
-    refit_stl = refit_identical = None
-    if refit_scorers is not None:
-        starts, refit_stl, _ = found[-1]
-        refit_identical = next((c for label, c in starts if label == "identical"), None)
-    return _Prepared(problems, refit_stl, refit_identical,
-                     [extra[0] for _, _, extra in found[:len(trains)]] if pooled else None)
-
-
 def _search_points(problem, seeds, problems, penalties, say, held_out=None):
     """The search of every (fold, penalty), with the selection's effort: one list of results per fold (with
     ``held_out``, and each search's held-out rows, :func:`mtbn.learn.grid.search_grid`)."""
@@ -730,11 +539,11 @@ def _search_points(problem, seeds, problems, penalties, say, held_out=None):
 
 def _refit(problem, seeds, scorers, penalty, say, prepared=None):
     """Step 5: the search at ``penalty`` on all rows with full settings; returns (search, single-task results).
-    ``prepared``: :func:`_fold_problems`' result, whose start searches on all rows are not run again."""
+    ``prepared``: :func:`fold_problems`' result, whose start searches on all rows are not run again."""
     s = problem.settings
     coupled = s.edge_log_prior is not None or problem.prior.at(penalty).is_coupled(s.local_index.shape[1])
-    done = prepared if prepared is not None else _Prepared([])
-    starts, stl = _starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled,
+    done = prepared if prepared is not None else Prepared([])
+    starts, stl = search_starts(problem, seeds, problem.taskset.tasks, scorers, problem.n_restarts, say, coupled,
                           defer=True, stl=done.refit_stl, identical=done.refit_identical)
     say(f"multitask search at penalty {format_penalty(penalty)} on all rows")
     search = run_penalty_chains(scorers, starts, problem.prior, penalty, problem.settings, base=seeds.base,

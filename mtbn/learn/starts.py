@@ -1,0 +1,213 @@
+"""The searches that start the multitask searches of :func:`mtbn.learn.learn_structures`, and their schedule.
+
+A joint search starts from one or more configurations (``start``): the
+single-task solutions, the identical-structure (TSK) solution, the empty
+graphs, or the user's. :func:`starts_of` computes those of several searches
+(every CV fold, and the final search on all rows) in one parallel section
+(:func:`mtbn.learn.single.start_searches`), together with other searches that
+do not depend on the penalty (each fold's pooled structure, the sharing step's
+candidate); :func:`fold_problems` builds every fold's problem from them.
+Where a search runs never changes its result: each one draws from its own
+random stream.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from mtbn.data import make_taskset
+from mtbn.engine import Shared, local_workers
+from mtbn.learn.checks import as_parent_sets, task_start
+from mtbn.learn.grid import SELECTION_RESTARTS
+from mtbn.learn.single import identical_search, pooled_search, start_searches
+from mtbn.score import make_scorer
+
+__all__: list = []  # used by mtbn.learn.multitask only
+
+def search_starts(problem, seeds, datasets, scorers, restarts, say, coupled=True, defer=False, stl=None, identical=None):
+    """Start configurations (first = primary) on ``datasets``, and the single-task results (None: not a start).
+
+    ``coupled=False`` (a search that couples no pair): ``start="auto"`` gives the single-task start alone,
+    the one such a search uses. ``defer``: the identical-structure start as a function that computes it (run
+    by :func:`mtbn.learn.grid.run_penalty_chains` in that start's own job). ``stl``, ``identical``: the
+    single-task results and the identical-structure start, if already searched.
+    """
+    part = StartPart(datasets, scorers, restarts, stl, done_identical=identical)
+    return starts_of(problem, seeds, [part], say, coupled, defer)[0][:2]
+
+
+@dataclass(frozen=True)
+class StartPart:
+    """One search whose starts :func:`starts_of` computes: its tasks, their scorers, the restarts of its start
+    searches, its single-task results if already searched, and whether it takes the identical-structure start."""
+
+    datasets: Sequence
+    scorers: Sequence
+    restarts: int
+    stl: Any = None
+    identical: bool = True
+    extra: tuple = ()  # further searches of the same section (picklable functions), their results returned
+    done_identical: Any = None  # the identical-structure start, if already searched
+
+
+def starts_of(problem, seeds, parts, say, coupled=True, defer=False):
+    """:func:`search_starts` of several searches (:class:`StartPart` each), their single-task and identical-structure
+    searches (and the parts' ``extra`` searches) all in one parallel section
+    (:func:`mtbn.learn.single.start_searches`); per part ``(starts, single-task results, extra results)``."""
+    start = problem.start
+    if not isinstance(start, str) or start == "empty":
+        given = "given" if not isinstance(start, str) else "empty"
+        found = extra_searches(problem, parts, say)
+        return [([(given, (given_starts if given == "given" else empty_starts)(problem, part.datasets))], None,
+                 extra) for part, extra in zip(parts, found)]
+    single = start in ("auto", "single-task")
+    identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
+                 and (coupled or start != "auto"))
+    makers = [identical_maker(problem, seeds, part.datasets, part.restarts)
+              if identical and part.identical and part.done_identical is None else None for part in parts]
+    s = problem.settings
+    found = start_searches([(part.scorers if single and part.stl is None else None, part.restarts,
+                             ([m] if m is not None and not defer else []) + list(part.extra))
+                            for part, m in zip(parts, makers)],
+                           max_parents=s.max_parents, required=s.required, forbidden=s.forbidden, seeds=seeds.searches,
+                           local_index=s.local_index, n_jobs=problem.n_jobs, say=say)
+    out = []
+    for part, maker, (stl, others) in zip(parts, makers, found):
+        stl = part.stl if single and part.stl is not None else stl
+        starts = [] if stl is None else [("single-task", [[set(p) for p in r.graph.parents] for r in stl])]
+        if identical and part.done_identical is not None:
+            starts.append(("identical", part.done_identical))
+        elif maker is not None and not defer:
+            starts.append(("identical", others.pop(0)))
+        elif maker is not None:
+            starts.append(("identical", maker))
+        if start == "auto" and coupled:
+            starts.append(("empty", empty_starts(problem, part.datasets)))
+        out.append((starts, stl, others))
+    return out
+
+
+def extra_searches(problem, parts, say):
+    """The parts' ``extra`` searches alone (starts that need no search): per part, their results."""
+    s = problem.settings
+    return [others for _, others in start_searches(
+        [(None, part.restarts, list(part.extra)) for part in parts], max_parents=s.max_parents, required=s.required,
+        forbidden=s.forbidden, seeds=(), local_index=s.local_index, n_jobs=problem.n_jobs, say=say)]
+
+
+def checked_start(problem, parents, t, data, what):
+    s = problem.settings
+    return task_start(parents, data, s.local_index[t], s.required, s.forbidden, s.max_parents, what)
+
+
+def given_starts(problem, datasets):
+    out = []
+    for t, (g, d) in enumerate(zip(problem.start, datasets)):
+        what = f"start graph of task {d.name!r}"
+        out.append(checked_start(problem, as_parent_sets(g, d.names, what), t, d, what))
+    return out
+
+
+def empty_starts(problem, datasets):
+    return [checked_start(problem, [set() for _ in range(d.n_vars)], t, d, "empty start")
+            for t, d in enumerate(datasets)]
+
+
+def identical_maker(problem, seeds, datasets, restarts):
+    """A function (picklable, a job's) that gives the TSK solution on ``datasets`` (tasks over the same
+    variables), once per task."""
+    s = problem.settings
+    return functools.partial(identical_start, list(datasets), problem.taskset.variables, problem.score, problem.ess,
+                             s.max_parents, s.required, s.forbidden, restarts, seeds.base)
+
+
+def identical_start(datasets, names, score, ess, max_parents, required, forbidden, restarts, base):
+    """The TSK solution on ``datasets`` (tasks over the same variables ``names``), once per task."""
+    sub = make_taskset(datasets)
+    order = [names.index(v) for v in sub.variables]
+    shared, _ = identical_search(sub, ess=sub.n_tasks * ess, score=score, max_parents=max_parents,
+                                 required=required[np.ix_(order, order)], forbidden=forbidden[np.ix_(order, order)],
+                                 n_restarts=restarts, rng=np.random.default_rng([base, 4]))  # the TSK search's stream
+    return [as_parent_sets(shared, d.names) for d in datasets]
+
+
+def pooled_maker(problem, datasets, restarts, key):
+    """A function (picklable, a job's) that gives :func:`_pooled_structure`."""
+    s = problem.settings
+    seed = int(np.random.SeedSequence(key).generate_state(1)[0])
+    return functools.partial(pooled_graphs, list(datasets), problem.ess, problem.score, s.max_parents, s.required,
+                             s.forbidden, restarts, seed)
+
+
+def pooled_graphs(datasets, ess, score, max_parents, required, forbidden, restarts, seed):
+    return pooled_search(make_taskset(datasets), ess=ess, score=score, max_parents=max_parents, required=required,
+                         forbidden=forbidden, n_restarts=restarts, seed=seed)
+
+
+#: Where the final search's identical-structure (TSK) search runs: None decides by the workers (see
+#: :func:`identical_beside_folds`); True or False fixes it (``benchmarks/bench_parallel_trace.py`` traces the
+#: schedule of 3 or more workers on 2 cores with it). Answers never depend on it.
+IDENTICAL_BESIDE_FOLDS = None
+
+
+def identical_beside_folds(problem):
+    """Whether the final search's identical-structure search runs beside the folds' start searches (else in
+    its chain's job, once the penalty says it is needed). With fewer workers than the final search's three
+    chains, two chains share a worker and the TSK search fills the third's: moving it earlier only adds to
+    the start searches (measured with ``benchmarks/bench_parallel_trace.py``). With as many workers as chains
+    (or a cluster), the chains run side by side and the TSK search would lengthen the longest of them."""
+    if IDENTICAL_BESIDE_FOLDS is not None:
+        return IDENTICAL_BESIDE_FOLDS
+    workers = local_workers(problem.n_jobs, 3)
+    return workers is None or workers >= 3
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`fold_problems` prepares: every fold's ``(scorers, starts, starts_are_optima)``; the final
+    search's single-task results and identical-structure start, when searched beside them (else None); each
+    fold's pooled structure, when asked for."""
+
+    problems: list
+    refit_stl: Any = None
+    refit_identical: Any = None
+    pooled: Any = None
+
+
+def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False):
+    """Every fold's scorers and starts (with the selection's effort), all folds' start searches in one
+    parallel section (:class:`Prepared`). With ``refit_scorers`` (all rows) the final search's single-task
+    searches run there too (they do not depend on the penalty), and its identical-structure search when
+    :func:`identical_beside_folds` says so; with ``pooled``, each fold's pooled structure (the sharing step's
+    candidate).
+
+    The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
+    """
+    fold_scorers = [Shared(make_scorer(d, problem.score, problem.ess) for d in train) for train in trains]
+    restarts = min(problem.n_restarts, SELECTION_RESTARTS)
+    parts = [StartPart(train, sc, restarts,
+                        extra=(pooled_maker(problem, train, restarts, [seeds.base, 7]),) if pooled else ())
+             for train, sc in zip(trains, fold_scorers)]
+    if refit_scorers is not None:
+        parts.append(StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts,
+                                identical=identical_beside_folds(problem)))
+    say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
+        + (" and of the search on all rows" if refit_scorers is not None else ""))
+    found = starts_of(problem, seeds, parts, say)
+    problems = []
+    for scorers, (starts, stl, _) in zip(fold_scorers, found):
+        if len(starts) > 1:
+            starts = [s for s in starts if s[0] != "empty"]
+        problems.append((scorers, starts, stl is not None))
+    refit_stl = refit_identical = None
+    if refit_scorers is not None:
+        starts, refit_stl, _ = found[-1]
+        refit_identical = next((c for label, c in starts if label == "identical"), None)
+    return Prepared(problems, refit_stl, refit_identical,
+                     [extra[0] for _, _, extra in found[:len(trains)]] if pooled else None)
+
+

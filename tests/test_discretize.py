@@ -170,7 +170,8 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
     # Every column a number, some continuous, no --discretize: Gaussian networks (issue 49), the chain found in
     # each task, each variable's regression written; the discrete learner's options it does not take refused.
     out = tmp_path / "G"
-    assert main(["learn", *continuous_csvs, "--restarts", "1", "--joint-restarts", "1", "--out", str(out)]) == 0
+    assert main(["learn", *continuous_csvs, "--restarts", "1", "--joint-restarts", "1", "--report",
+                 "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "as Gaussian networks (bge" in printed
     summary = json.loads((out / "summary.json").read_text())
@@ -181,6 +182,14 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
             frozenset("xy"), frozenset("yz")}
         params = json.loads((out / f"{stem}.gaussian.json").read_text())["variables"]
         assert set(params) == set("xyz") and all(v["variance"] > 0 for v in params.values())
+    # The report: every task, the penalty path, each variable's regression as the task's network fits it.
+    report = (out / "report.md").read_text()
+    assert report.startswith("# Multitask structure learning: Gaussian networks")
+    assert "| cond0 |" in report and "| cond1 |" in report and "## Penalty path" in report
+    first = json.loads((out / "cond0.gaussian.json").read_text())["variables"]["y"]
+    terms = ", ".join(f"{p} {c:.3g}" for p, c in zip(first["parents"], first["coefficients"]))
+    assert f"| y | {terms}; sd {first['variance'] ** 0.5:.3g} |" in report
+    assert (out / "report.html").exists()
     line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--bootstrap", "5",
                                            "--out", str(tmp_path / "G2")))
     assert line == ("mtbn: error: --bootstrap is not available for continuous tasks (learned as Gaussian "

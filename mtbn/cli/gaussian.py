@@ -2,8 +2,8 @@
 learned as linear Gaussian networks (:func:`mtbn.learn.learn_gaussian_structures`), with no option to set.
 
 Written: ``DIR/<task>.edges.csv`` and ``DIR/<task>.gaussian.json`` (each variable's parents, intercept,
-coefficients and residual variance) per task, and ``DIR/summary.json`` (``"kind": "gaussian"``, the penalty, its
-path, the guard's verdict, the sharing strength). The options of the discrete learner that the Gaussian one does
+coefficients and residual variance) per task, ``DIR/summary.json`` (``"kind": "gaussian"``, the penalty, its
+path, the guard's verdict, the sharing strength) and, with ``--report``, ``DIR/report.html`` and ``DIR/report.md``. The options of the discrete learner that the Gaussian one does
 not take are refused with one line naming them.
 """
 
@@ -26,7 +26,7 @@ register("gaussian-option", _UsageError,
 
 #: The options of ``mtbn learn`` the Gaussian path refuses when set (dest: flag).
 UNSUPPORTED = {"interventions": "--interventions", "bootstrap": "--bootstrap", "require": "--require",
-               "forbid": "--forbid", "tiers": "--tiers", "report": "--report", "export": "--export",
+               "forbid": "--forbid", "tiers": "--tiers", "export": "--export",
                "task_column": "--task-column", "dropna": "--dropna", "predict": "--predict"}
 
 
@@ -111,7 +111,7 @@ def _learn(args, frames):
                "tasks": {name: {"n_edges": len(g.edges()), "log_likelihood": net.log_likelihood(d)}
                          for name, g, net, d in zip(res.task_names, res.graphs, res.networks,
                                                     _datas(frames))},
-               "options": {"out": args.out, "prior": args.prior, "score": score},
+               "options": {"out": args.out, "prior": args.prior, "score": score, "report": bool(args.report)},
                "seconds": time.perf_counter() - t0}
     return res, summary
 
@@ -134,6 +134,10 @@ def _write(done, out, progress):
             json.dump({"name": name, "variables": params}, fh, indent=1)
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, default=float)
+    if summary["options"].get("report"):
+        from mtbn.report import write_learn_report
+
+        write_learn_report(res, out, options=summary["options"])
     return None
 
 

@@ -167,8 +167,75 @@ def _interventions_page(result, bootstrap=None):
     return doc
 
 
+def _gaussian_page(result, options=None, top=40):
+    """The page of a :class:`~mtbn.learn.gaussian.GaussianResult` (linear Gaussian networks): the verdict, the
+    tasks, the penalty path, the structures, the edges that differ and each variable's regression per task."""
+    names = [str(n) for n in result.task_names]
+    graphs = dict(zip(names, result.graphs))
+    score = (options or {}).get("score", "bge")
+    doc = _Document("Multitask structure learning: Gaussian networks")
+    doc.para(f"mtbn learned one linear Gaussian network for each of {len(names)} continuous task(s) jointly: the "
+             f"{score} score per task and a prior that penalises edges that differ between tasks, with penalty "
+             "delta between 0 (independent learning) and 1 (one shared structure).", lead=True)
+    tr = result.transfer or {}
+    items = [f"Penalty used: {format_penalty(result.penalty)}" + (" (independent learning)" if result.penalty == 0
+                                                                  else "")]
+    if tr.get("message"):
+        items.append(tr["message"])
+    if result.sharing_strength is not None:
+        items.append(f"Regression coefficients shrunk toward the tasks' pooled within-task regression with "
+                     f"{format_number(result.sharing_strength, 4)} pseudo-rows")
+    doc.box(items)
+    doc.heading("Tasks")
+    per_task = tr.get("tasks") or {}
+    rows = []
+    for name in names:
+        v = per_task.get(name, {})
+        rows.append([name, str(graphs[name].n_edges), "" if v.get("gain") is None else format_number(v["gain"], 4),
+                     "" if v.get("se") is None else format_number(v["se"], 2), v.get("verdict", "")])
+    doc.para("Per task: its edges and, on held-out rows (cross-validation), how much the chosen penalty gained over "
+             "independent learning (nats per row, with its paired standard error).")
+    doc.table(["task", "edges", "held-out gain", "SE", "transfer"], rows, numeric=(1, 2, 3))
+    if result.penalty_path:
+        doc.heading("Penalty path")
+        doc.para("Each penalty of the grid, learned on the training folds and scored on the held-out rows (Gaussian "
+                 "log-likelihood per row); the chosen one is marked.")
+        selected = tr.get("selected_penalty", result.penalty)
+        doc.table(["penalty", "held-out log-likelihood per row", "SE vs best", ""],
+                  [[format_penalty(p), format_number(m, 6), format_number(e, 2), "chosen" if p == selected else ""]
+                   for p, m, e in result.penalty_path], numeric=(0, 1, 2),
+                  row_classes={i: "chosen" for i, (p, _, _) in enumerate(result.penalty_path) if p == selected})
+    doc.heading("Structures")
+    doc.figure(lambda: _png(plot_tasks(graphs)), "the tasks' structures",
+               "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one).")
+    _differing_edges_section(doc, names, graphs, None)
+    doc.heading("Regressions")
+    doc.para("Each variable as its network fits it in each task: its parents' coefficients and the residual "
+             "standard deviation (sd).")
+    variables = list(result.networks[0].names)
+    cells = []
+    for v in variables[:top]:
+        row = [v]
+        for net in result.networks:
+            i = list(net.names).index(v) if v in net.names else None
+            if i is None:
+                row.append("")
+                continue
+            terms = ", ".join(f"{net.names[p]} {format_number(b, 3)}" for p, b in zip(net.parents[i],
+                                                                                      net.coefficients[i]))
+            row.append((terms + "; " if terms else "") + f"sd {format_number(float(net.variances[i]) ** 0.5, 3)}")
+        cells.append(row)
+    doc.table(["variable"] + names, cells)
+    if len(variables) > top:
+        doc.para(f"{len(variables) - top} more variables (every coefficient is in DIR/<task>.gaussian.json).")
+    return doc
+
+
 def _learn_page(result, bootstrap=None, options=None):
-    """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only)."""
+    """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only), or of a
+    :class:`~mtbn.learn.gaussian.GaussianResult`."""
+    if not hasattr(result, "task_log_likelihoods"):  # linear Gaussian networks
+        return _gaussian_page(result, options)
     if result.interventions is not None:
         return _interventions_page(result, bootstrap)
     names = [str(n) for n in result.task_names]

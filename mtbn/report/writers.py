@@ -332,7 +332,8 @@ def write_clustering_report(result, out_dir, options=None):
 
 
 def write_learn_report(result, out_dir, *, bootstrap=None, options=None):
-    """Write ``report.html`` and ``report.md`` for a :class:`~mtbn.learn.MultitaskResult` to ``out_dir``.
+    """Write ``report.html`` and ``report.md`` for a :class:`~mtbn.learn.MultitaskResult` (or a
+    :class:`~mtbn.learn.gaussian.GaussianResult`) to ``out_dir``.
 
     With ``bootstrap`` (a :class:`~mtbn.bootstrap.BootstrapResult`), edge
     widths show the bootstrap frequencies and a bootstrap section is added.
@@ -340,8 +341,8 @@ def write_learn_report(result, out_dir, *, bootstrap=None, options=None):
 
     Parameters
     ----------
-    result : MultitaskResult
-        What :func:`mtbn.learn.learn_structures` returned.
+    result : MultitaskResult or GaussianResult
+        What :func:`mtbn.learn.learn_structures` (or :func:`mtbn.learn.learn_gaussian_structures`) returned.
     out_dir : str or path-like
         The folder written to (created if missing); existing ``report.html`` and ``report.md`` are overwritten.
     bootstrap : BootstrapResult, optional

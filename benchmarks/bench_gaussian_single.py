@@ -8,7 +8,10 @@ random restarts, the Gaussian learner's settings) and pgmpy's
 ``HillClimbSearch`` with its ``BICGauss`` score (same start, no tabu list, ``max_indegree`` unset), one after the
 other in one process. Printed: each one's wall time and the BIC of the structure it returns (scored by mtbn's
 scorer, which equals pgmpy's ``BICGauss`` to 1e-9, tests/test_gaussian.py), and the edit distance of each to the
-true network. causal-learn's GES is not installed here and is not compared.
+true network. With causal-learn installed (``pip install causal-learn``; not a dependency of mtbn), its GES with
+the Gaussian BIC (``local_score_BIC``, lambda 0.5: the same penalty per coefficient) in the same run; GES returns
+an equivalence class (a CPDAG), scored through one of its DAGs (``pdag2dag``; BIC gives every DAG of the class
+the same score).
 """
 
 import argparse
@@ -48,15 +51,42 @@ def main():
                           max_tabu_iter=10, n_restarts=5, rng=np.random.default_rng(0)).graph
         t_tabu = time.perf_counter() - t0
         frame = data.to_dataframe()
+        rows_out = [("mtbn, greedy", ours, t_ours), ("mtbn, tabu 10 + 5 restarts", tabu, t_tabu)]
         t0 = time.perf_counter()
-        model = HillClimbSearch(frame).estimate(scoring_method=BICGauss(frame), tabu_length=0, show_progress=False)
-        t_pgmpy = time.perf_counter() - t0
-        theirs = DAG.from_edges(net.names, [(str(u), str(v)) for u, v in model.edges()])
-        for label, graph, seconds in (("mtbn, greedy", ours, t_ours), ("mtbn, tabu 10 + 5 restarts", tabu, t_tabu),
-                                      ("pgmpy HillClimbSearch, BICGauss", theirs, t_pgmpy)):
+        try:
+            model = HillClimbSearch(frame).estimate(scoring_method=BICGauss(frame), tabu_length=0,
+                                                    show_progress=False)
+            t_pgmpy = time.perf_counter() - t0
+            rows_out.append(("pgmpy HillClimbSearch, BICGauss",
+                             DAG.from_edges(net.names, [(str(u), str(v)) for u, v in model.edges()]), t_pgmpy))
+        except Exception as exc:  # noqa: BLE001 - e.g. variable names its regression formulas cannot hold
+            t_pgmpy = None
+            print(f"| {rows} | pgmpy HillClimbSearch, BICGauss | failed: {type(exc).__name__}: "
+                  f"{str(exc).splitlines()[0]} | | | | |")
+        ges = _ges(frame, net.names)
+        if ges is not None:
+            rows_out.append(("causal-learn GES, local_score_BIC", *ges))
+        for label, graph, seconds in rows_out:
             bic = scorer.score([set(p) for p in graph.parents])
+            ratio = "" if t_pgmpy is None else f"{t_pgmpy / seconds:.1f}x"
             print(f"| {rows} | {label} | {seconds:.2f} | {bic:.2f} | {len(graph.edges())} | "
-                  f"{edit_distance(graph, truth)} | {t_pgmpy / seconds:.1f}x |")
+                  f"{edit_distance(graph, truth)} | {ratio} |")
+
+
+def _ges(frame, names):
+    """causal-learn's GES on ``frame`` (one DAG of the CPDAG it returns, seconds), or None when not installed."""
+    try:
+        from causallearn.search.ScoreBased.GES import ges
+        from causallearn.utils.PDAG2DAG import pdag2dag
+    except ImportError:
+        return None
+    t0 = time.perf_counter()
+    record = ges(frame.to_numpy(dtype=float), score_func="local_score_BIC", node_names=list(names))
+    seconds = time.perf_counter() - t0
+    m = pdag2dag(record["G"]).graph  # m[j, i] == 1 and m[i, j] == -1: i -> j
+    edges = [(names[i], names[j]) for i in range(len(names)) for j in range(len(names))
+             if m[j, i] == 1 and m[i, j] == -1]
+    return DAG.from_edges(names, edges), seconds
 
 
 if __name__ == "__main__":

@@ -246,9 +246,13 @@ def warm_workers(n_jobs, modules=()):
     modules : sequence of str, default ()
         Modules every worker imports meanwhile (those the coming jobs run).
     """
+    from joblib.parallel import get_active_backend
+
     workers = local_workers(n_jobs, usable_cores())
     if workers is None or workers < 2 or _WARMING["thread"] is not None:
         return
+    if type(get_active_backend()[0]).__name__ != "LokyBackend":
+        return  # only joblib's default process pool is worth starting early (the thread would not see the caller's)
     thread = threading.Thread(target=_warm, args=(n_jobs, workers, tuple(modules)), name="mtbn-warm-workers",
                               daemon=True)
     _WARMING["thread"] = thread

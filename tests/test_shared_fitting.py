@@ -281,3 +281,22 @@ def test_evidence_by_strength_by_hand_with_the_other_tasks_centre():
         expected = task((3, 1), (1 / 3, 2 / 3), s) + task((1, 3), (2 / 3, 1 / 3), s)
         assert ev[s] == pytest.approx(expected, rel=1e-12)
     assert ev[float("inf")] == pytest.approx(2 * (3 * log(1 / 3) + log(2 / 3)), rel=1e-12)
+
+
+def test_fixed_penalty_sharing_with_validation_uses_the_cv_folds_and_never_fails_on_a_small_task():
+    """A given penalty with validation= (the penalty selection's rule): the strength is still chosen on cv folds;
+    a task too small for them shares nothing instead of failing (review of issue 47's fix)."""
+    from mtbn.learn import learn_structures
+    from mtbn.networks import load_network
+
+    net = load_network("asia")
+    tasks = {"a": sample(net, 200, random_state=0).to_dataframe(), "b": sample(net, 200, random_state=1).to_dataframe(),
+             "c": sample(net, 30, random_state=2).to_dataframe()}
+    kw = dict(penalty=0.9, n_restarts=0, n_joint_restarts=0, random_state=0)
+    with_validation = learn_structures(tasks, validation=30, **kw)
+    plain = learn_structures(tasks, **kw)
+    assert with_validation.sharing == plain.sharing and with_validation.sharing_strength == plain.sharing_strength
+    tiny = {t: d.iloc[:8] for t, d in tasks.items()}
+    small = learn_structures(tiny, validation=0.3, **kw)
+    assert small.sharing_strength is None and small.sharing["shared"] is False
+    assert "too few to choose a strength on" in small.sharing["message"]

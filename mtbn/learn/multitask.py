@@ -328,10 +328,13 @@ def _choose_sharing_fixed(problem, seeds, penalty, say, scorers):
     """``parameter_sharing="auto"`` with a given penalty: the structures each fold learns at that penalty on its
     training rows (the selection's effort, the selection's folds), then the strength their held-out rows prefer
     (:func:`mtbn.learn.sharing.choose_sharing`, no pooled candidate). The structures learned on all rows never
-    score a held-out row: they saw it. Tasks with fewer rows than twice the folds: nothing shared. Returns the
-    choice and what :func:`fold_problems` prepared (the final search's start searches ran beside the folds')."""
-    if problem.validation is None and min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
+    score a held-out row: they saw it. Always ``cv`` folds: ``validation`` is the penalty selection's rule, and
+    one small split would choose a strength on a few rows. Tasks with fewer rows than twice the folds: nothing
+    shared. Returns the choice and what :func:`fold_problems` prepared (the final search's start searches ran
+    beside the folds')."""
+    if min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
         return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on"), None
+    problem = replace(problem, validation=None)
     say("parameter sharing: the structures of every fold at the given penalty, then the strength")
     trains, held_out = _split_rows(problem, seeds)
     prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers)

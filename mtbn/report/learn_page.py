@@ -199,7 +199,8 @@ def _gaussian_page(result, options=None, top=40):
     if result.penalty_path:
         doc.heading("Penalty path")
         doc.para("Each penalty of the grid, learned on the training folds and scored on the held-out rows (Gaussian "
-                 "log-likelihood per row); the chosen one is marked.")
+                 "log-likelihood per row); the row marked chosen is the one the selection rule chose, which the "
+                 "negative-transfer guard then checked (the penalty used and its verdict are in the summary above).")
         selected = tr.get("selected_penalty", result.penalty)
         doc.table(["penalty", "held-out log-likelihood per row", "SE vs best", ""],
                   [[format_penalty(p), format_number(m, 6), format_number(e, 2), "chosen" if p == selected else ""]

@@ -122,8 +122,8 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
     """
     coupled = settings.edge_log_prior is not None or prior.at(penalty).is_coupled(settings.local_index.shape[1])
     if not coupled or len(starts) < 2:
-        return run_penalty(scorers, [(label, start() if callable(start) else start) for label, start in starts],
-                           prior, penalty, settings, base=base, starts_are_optima=starts_are_optima)
+        return run_penalty(scorers, [(label, _made(start)) for label, start in starts], prior, penalty, settings,
+                           base=base, starts_are_optima=starts_are_optima)
     with reporter(say).stage("multitask search chains", len(starts), "chain", "chains") as tick:
         if local_workers(n_jobs, len(starts)) == 1:  # in this process, one chain after the other
             found = []
@@ -138,7 +138,12 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
 
 def _chain(scorers, label, start, prior, penalty, settings, base):
     """One start's chain at ``penalty`` (a job of :func:`run_penalty_chains`)."""
-    return run_penalty(scorers, [(label, start() if callable(start) else start)], prior, penalty, settings, base=base)
+    return run_penalty(scorers, [(label, _made(start))], prior, penalty, settings, base=base)
+
+
+def _made(start):
+    """A start configuration, or the one its function computes (:func:`run_penalty_chains`)."""
+    return start() if callable(start) else start
 
 
 def _configs(result):

@@ -14,6 +14,7 @@ import numpy as np
 
 from mtbn.exceptions import InvalidDataError, InvalidParameterError, NotFittedError, not_fitted
 from mtbn.learn import as_discrete_data, learn_structure, learn_structures
+from mtbn.learn.kinds import DATA_KINDS, kind_of
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE, Settings
 from mtbn.messages import error, register
 
@@ -463,10 +464,17 @@ class MultitaskStructureLearner(_Estimator):
             tasks, params["task_column"] = _array_tasks(tasks, params["task_column"])
         n_bootstrap = ESTIMATOR_ONLY["n_bootstrap"].checked(params.pop("n_bootstrap"))  # checked before the work
         params["score"] = params.pop("scoring")
+        kind = kind_of(tasks)
+        if kind is not None and n_bootstrap:
+            raise error("data-kind-setting", setting="n_bootstrap", kind=kind.description or kind.name,
+                        instead=kind.instead)
         res = learn_structures(tasks, **params)
         self.task_column_ = params["task_column"]
         self.__dict__.pop("_networks_cache", None)
         self.__dict__.pop("bootstrap_", None)
+        self.data_kind_ = "discrete" if kind is None else kind.name
+        if kind is not None:
+            return self._fitted_kind(kind, res)
         if n_bootstrap:
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
@@ -492,6 +500,24 @@ class MultitaskStructureLearner(_Estimator):
         if res.interventions is not None:
             self.causal_graph_ = res.interventions.causal_graph.to_networkx()
             self.mechanisms_ = res.interventions.table()
+        return self
+
+    def _fitted_kind(self, kind, res):
+        """The fitted attributes from the result of a registered data kind's learner (:mod:`mtbn.learn.kinds`)."""
+        self.result_ = res
+        self.search_result_ = getattr(res, "search", None)
+        self.dags_ = dict(zip(res.task_names, res.graphs))
+        self.graphs_ = {n: g.to_networkx() for n, g in self.dags_.items()}
+        self.bayesian_networks_ = dict(zip(res.task_names, res.networks))
+        self._networks_cache = kind.pgmpy_networks(res)
+        self.penalty_ = res.penalty
+        self.transfer_ = getattr(res, "transfer", None)
+        self.sharing_strength_ = getattr(res, "sharing_strength", None)
+        self.n_tasks_ = len(res.task_names)
+        self.n_features_in_ = len({v for g in res.graphs for v in g.names})
+        self._from_array = False
+        self.__dict__.pop("causal_graph_", None)
+        self.__dict__.pop("mechanisms_", None)
         return self
 
     def predict_condition(self, targets, distributions=None):
@@ -560,6 +586,9 @@ class MultitaskStructureLearner(_Estimator):
         from mtbn.networks import log_likelihood
 
         self._check_fitted("bayesian_networks_")
+        if self.data_kind_ != "discrete":
+            return float(np.mean(list(DATA_KINDS[self.data_kind_].mean_log_likelihoods(self.result_,
+                                                                                        tasks).values())))
         task_column = self.task_column_
         if isinstance(tasks, np.ndarray):  # columns by position, as at fit
             width = [f"x{j}" for j in range(self.n_features_in_)]

@@ -194,6 +194,10 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
                                            "--out", str(tmp_path / "G2")))
     assert line == ("mtbn: error: --bootstrap is not available for continuous tasks (learned as Gaussian "
                     "networks); drop it, or give --discretize to learn discrete networks")
+    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--penalty-search", "grid",
+                                           "--out", str(tmp_path / "G3")))
+    assert line.startswith("mtbn: error: --penalty-search is not available for continuous tasks; leave it at its "
+                           "default, or discretise the tasks")
 
 
 def test_make_taskset_takes_the_columns_and_per_task_choice_in_one_dict():

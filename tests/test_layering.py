@@ -49,7 +49,7 @@ LAYERS = [
     {"graph", "data"},
     {"score", "priors", "networks"},
     {"search"},
-    {"joint", "metrics", "stats"},
+    {"joint", "ges", "metrics", "stats"},
     {"learn", "heldout"},
     {"bootstrap"},
     {"estimators"},

@@ -1,16 +1,19 @@
-"""The contributor page's traces (docs/contributing.md): a score and a prior added at run time reach the API,
-the estimator and the ``mtbn`` command, and an installed package's entry points reach the command."""
+"""The contributor page's traces (docs/contributing.md): a score, a prior, a command and a kind of data added at
+run time reach the API, the estimator and the ``mtbn`` command, and an installed package's entry points reach
+the command."""
 
 import csv
 import importlib.metadata
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from mtbn.cli import load_plugins, main
 from mtbn.estimators import MultitaskStructureLearner
 from mtbn.exceptions import InvalidParameterError
 from mtbn.learn import learn_structures
+from mtbn.learn.kinds import DATA_KINDS, DataKind, named_frames, register_data_kind
 from mtbn.networks import load_network, sample
 from mtbn.priors import PRIORS, EditPrior, register_prior
 from mtbn.score import SCORES, BDeuScore, LocalScore, register_score
@@ -129,10 +132,13 @@ def test_an_installed_packages_entry_points_reach_the_command(tasks, tmp_path, m
     ep = importlib.metadata.EntryPoint
     fake = {"mtbn.scores": [ep("bdeu-again", "mtbn.score.bdeu:BDeuScore", "mtbn.scores"),
                             ep("broken", "no_such_module:Nothing", "mtbn.scores")],
-            "mtbn.priors": [ep("edit-again", "mtbn.priors.edit:EditPrior", "mtbn.priors")]}
+            "mtbn.priors": [ep("edit-again", "mtbn.priors.edit:EditPrior", "mtbn.priors")],
+            "mtbn.data_kinds": [ep("gaussian", "mtbn.learn.gaussian:GaussianKind", "mtbn.data_kinds")]}
+    before = DATA_KINDS["gaussian"]
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: fake.get(group, []))
     try:
-        assert load_plugins() == ["mtbn.scores:bdeu-again", "mtbn.priors:edit-again"]
+        assert load_plugins() == ["mtbn.scores:bdeu-again", "mtbn.priors:edit-again", "mtbn.data_kinds:gaussian"]
+        assert DATA_KINDS["gaussian"] is not before and type(DATA_KINDS["gaussian"]) is type(before)
         assert "plug-in 'broken' of 'mtbn.scores' not loaded" in capsys.readouterr().err
         csvs = _csvs(tasks, tmp_path)
         assert (_learn_cli(tmp_path, "again", csvs, "--score", "bdeu-again", "--prior", "edit-again")
@@ -140,6 +146,7 @@ def test_an_installed_packages_entry_points_reach_the_command(tasks, tmp_path, m
     finally:
         SCORES.pop("bdeu-again", None)
         PRIORS.pop("edit-again", None)
+        register_data_kind(before)
 
 
 @pytest.mark.parametrize("name, cls", [("", DoubledBDeu), ("x", dict), ("x", object)])
@@ -182,3 +189,88 @@ def test_a_registered_command_runs_with_the_errors_and_exit_statuses_of_the_othe
     finally:
         cli_parser.COMMANDS.remove(add_parser)
     assert "hello" not in cli_parser.build_parser().commands
+
+
+class Tallies(DataKind):
+    """A toy kind of data: counts (whole numbers from 0, some column with more than ten values), learned as
+    discrete networks of their bands of 20 (``"0-19"``, ``"20-39"``, ...). Must learn what the discrete learner
+    learns on the bands."""
+
+    name = "tallies"
+    description = "count"
+    learned_as = "networks of count bands"
+    settings = ("prior", "penalty", "n_restarts", "n_joint_restarts", "random_state", "n_jobs", "progress")
+
+    def claims(self, tasks):
+        items = named_frames(tasks)
+        if not items or not all(isinstance(f, pd.DataFrame) for _, f in items):
+            return False
+        values = [f.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) for _, f in items]
+        return (all(not np.isnan(v).any() and (v >= 0).all() and (v == np.round(v)).all() for v in values)
+                and any(len(np.unique(col)) > 10 for v in values for col in v.T))
+
+    def learn(self, tasks, **settings):
+        return learn_structures(bands(tasks), **settings)
+
+    def pgmpy_networks(self, result):
+        from mtbn.networks import to_pgmpy
+
+        return {n: to_pgmpy(b) for n, b in zip(result.task_names, result.networks)}
+
+    def mean_log_likelihoods(self, result, tasks):
+        from mtbn.learn import as_discrete_data
+        from mtbn.networks import log_likelihood
+
+        nets = dict(zip(result.task_names, result.networks))
+        return {n: float(np.mean(log_likelihood(nets[n], as_discrete_data(f, name=n), per_row=True)))
+                for n, f in bands(tasks).items()}
+
+
+def bands(tasks):
+    def band(x):
+        low = (int(x) // 20) * 20
+        return f"{low}-{low + 19}"
+
+    return {n: f.apply(pd.to_numeric).map(band) for n, f in named_frames(tasks)}
+
+
+@pytest.fixture
+def tallies(tasks):
+    rng = np.random.default_rng(5)
+    counts = {n: f.apply(lambda col: col.astype("category").cat.codes) * 20 + rng.integers(0, 20, f.shape)
+              for n, f in tasks.items()}
+    register_data_kind(Tallies())
+    yield counts
+    DATA_KINDS.pop("tallies", None)
+
+
+def test_a_registered_data_kind_reaches_the_api_and_the_estimator(tallies):
+    banded = bands(tallies)
+    assert not Tallies().claims(banded) and Tallies().claims(tallies)
+    ours, direct = learn_structures(tallies, **FIXED), learn_structures(banded, **FIXED)
+    assert _parents(ours) == _parents(direct) and ours.log_score == pytest.approx(direct.log_score, abs=1e-9)
+    assert sum(g.n_edges for g in ours.graphs) > 0
+    est = MultitaskStructureLearner(penalty=0.9, n_restarts=1, n_joint_restarts=1, random_state=0).fit(tallies)
+    ref = MultitaskStructureLearner(penalty=0.9, n_restarts=1, n_joint_restarts=1, random_state=0).fit(banded)
+    assert est.data_kind_ == "tallies" and ref.data_kind_ == "discrete"
+    assert [est.dags_[n].parents for n in tallies] == _parents(direct)
+    assert est.score(tallies) == pytest.approx(ref.score(banded), abs=1e-12)
+    assert set(est.networks_["a"].nodes()) == set(ref.networks_["a"].nodes())
+    with pytest.raises(InvalidParameterError, match="^max_parents is not available for count tasks; leave it"):
+        learn_structures(tallies, max_parents=2, **FIXED)
+
+
+def test_a_registered_data_kind_reaches_the_command(tallies, tmp_path, capsys):
+    ours = _learn_cli(tmp_path, "tallies", _csvs(tallies, tmp_path))
+    assert "learned 3 count task(s) as networks of count bands" in capsys.readouterr().out
+    (tmp_path / "banded").mkdir()
+    assert ours == _learn_cli(tmp_path, "direct", _csvs(bands(tallies), tmp_path / "banded"))
+    assert main(["learn", "--max-parents", "2", "--out", str(tmp_path / "x"), *_csvs(tallies, tmp_path)]) != 0
+    assert capsys.readouterr().err.startswith("mtbn: error: --max-parents is not available for count tasks")
+    assert not (tmp_path / "x").exists()
+
+
+def test_register_data_kind_refuses_what_is_not_a_named_kind():
+    for bad in (Tallies, DataKind(), object()):
+        with pytest.raises(InvalidParameterError, match="a data kind must be a DataKind instance with a name"):
+            register_data_kind(bad)

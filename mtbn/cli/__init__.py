@@ -160,18 +160,20 @@ def _pipe_safe_stdout():
 
 
 #: Entry-point groups whose entries (name = "module:Class") are registered before the parser is built.
-PLUGIN_GROUPS = ("mtbn.scores", "mtbn.priors")
+PLUGIN_GROUPS = ("mtbn.scores", "mtbn.priors", "mtbn.data_kinds")
 
 
 def load_plugins(groups=PLUGIN_GROUPS):
-    """Register the scores and priors other installed packages declare as entry points.
+    """Register the scores, priors and kinds of data other installed packages declare as entry points.
 
     A package offers a score with, in its ``pyproject.toml``::
 
         [project.entry-points."mtbn.scores"]
         myscore = "mypackage.scores:MyScore"
 
-    (``"mtbn.priors"`` for a prior); ``--score myscore`` then takes it. An
+    (``"mtbn.priors"`` for a prior, ``"mtbn.data_kinds"`` for a
+    :class:`~mtbn.learn.kinds.DataKind` subclass, registered as an instance);
+    ``--score myscore`` then takes it. An
     entry that cannot be loaded or registered is skipped with a warning
     naming it, so one broken plug-in does not stop the command.
 
@@ -187,10 +189,12 @@ def load_plugins(groups=PLUGIN_GROUPS):
     """
     from importlib.metadata import entry_points
 
+    from mtbn.learn.kinds import register_data_kind
     from mtbn.priors import register_prior
     from mtbn.score import register_score
 
-    registrars = {"mtbn.scores": register_score, "mtbn.priors": register_prior}
+    registrars = {"mtbn.scores": register_score, "mtbn.priors": register_prior,
+                  "mtbn.data_kinds": lambda name, cls: register_data_kind(cls())}
     done = []
     for group in groups:
         for ep in entry_points(group=group):

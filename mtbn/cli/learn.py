@@ -8,7 +8,7 @@ from collections import namedtuple
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
 from mtbn.cli.files import read_constraints, read_taskset
-from mtbn.cli.gaussian import cmd_learn_gaussian, continuous_frames
+from mtbn.cli.kinds import cmd_learn_kind, kind_frames
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
@@ -121,11 +121,12 @@ BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength,
 
 def cmd_learn(args):
     """``mtbn learn``: one network per task, learned jointly (or alone with ``--prior none``); continuous tasks
-    (every column a number, some continuous, no ``--discretize``) as Gaussian networks (:mod:`mtbn.cli.gaussian`)."""
+    (every column a number, some continuous, no ``--discretize``) as Gaussian networks, and tasks of another
+    registered kind of data by its learner (:mod:`mtbn.cli.kinds`)."""
     if files.discretize_option(args) is None and args.task_column is None:
-        frames = continuous_frames(args.csv)
-        if frames is not None:
-            return cmd_learn_gaussian(args, frames)
+        claimed = kind_frames(args.csv)
+        if claimed is not None:
+            return cmd_learn_kind(args, *claimed)
     return _run_in_out_folder(args, lambda progress: _learn(args, progress),
                               lambda done, out, progress: _write_learned(args, done, out), _print_learned,
                               plots=args.report)

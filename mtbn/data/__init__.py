@@ -38,7 +38,7 @@ pandas is imported lazily, inside the functions of ``frames``, ``csvfile``,
 """
 
 from mtbn.data.aligning import make_taskset
-from mtbn.data.continuous import ContinuousData, continuous_from_dataframe
+from mtbn.data.continuous import ContinuousData, continuous_from_dataframe, looks_continuous
 from mtbn.data.csvfile import read_csv
 from mtbn.data.discrete import MAX_CPT_SIZE, MAX_LEARNED_CPT_SIZE, MAX_STATES, DiscreteData
 from mtbn.data.discretization import Discretization, discretize
@@ -49,6 +49,7 @@ from mtbn.data.taskset import TaskSet, as_named_items
 __all__ = [
     "DiscreteData",
     "ContinuousData",
+    "looks_continuous",
     "continuous_from_dataframe",
     "TaskSet",
     "from_dataframe",

@@ -22,7 +22,8 @@ import numpy as np
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["ContinuousData", "continuous_from_dataframe", "regression_from_scatter", "MAX_CONTINUOUS_VARIABLES"]
+__all__ = ["ContinuousData", "continuous_from_dataframe", "looks_continuous", "regression_from_scatter",
+           "MAX_CONTINUOUS_VARIABLES"]
 
 #: Most variables of a continuous task: the scores and fits keep a variables x variables scatter matrix per task
 #: (2,000 variables: 32 MB each), checked before any of them is built.
@@ -237,6 +238,41 @@ def continuous_from_dataframe(df, name="data"):
         columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     values = np.column_stack(columns) if columns else np.empty((len(df), 0))
     return ContinuousData(values, [str(c) for c in df.columns], name)
+
+
+def looks_continuous(frame, min_distinct=20):
+    """Whether a DataFrame holds continuous measurements: None when some cell is not a number (a label, or
+    missing: the discrete reader's case), else whether some column has values that are not whole and more than
+    ``min_distinct`` distinct values.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The cells, as numbers or as text (a CSV file's).
+    min_distinct : int, default 20
+        Distinct values a continuous column has more than.
+
+    Returns
+    -------
+    bool or None
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> looks_continuous(pd.DataFrame({"x": [str(i / 7) for i in range(30)]}))
+    True
+    >>> looks_continuous(pd.DataFrame({"x": range(30)})), looks_continuous(pd.DataFrame({"x": ["a", "b"]}))
+    (False, None)
+    """
+    import pandas as pd
+
+    if not len(frame.columns) or not len(frame):
+        return None
+    numbers = frame.apply(pd.to_numeric, errors="coerce")
+    if numbers.isna().to_numpy().any():
+        return None
+    values = numbers.to_numpy(dtype=float)
+    return bool(any(np.any(col != np.round(col)) and len(np.unique(col)) > min_distinct for col in values.T))
 
 
 def regression_from_scatter(scatter, child, parents):

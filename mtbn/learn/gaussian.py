@@ -2,7 +2,8 @@
 
 The multitask prior and the joint search are those of the discrete learner, unchanged: only the score differs
 (:mod:`mtbn.score.gaussian`, through the score protocol). Each task's search starts from its single-task
-structure and from the empty graph. ``penalty="auto"`` (the default) chooses the penalty as the discrete
+structure (greedy equivalence search, :mod:`mtbn.ges`, then tabu climbs with restarts from its DAG) and from
+the empty graph. ``penalty="auto"`` (the default) chooses the penalty as the discrete
 default does: K-fold cross-validation over the grid, each point scored by the held-out Gaussian log-likelihood
 of linear Gaussian networks fitted on the training rows, the one-standard-error rule, then the negative-transfer
 guard (the chosen penalty must beat delta = 0 by more than a paired standard error, and the tasks' dependences
@@ -17,20 +18,22 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mtbn._validation import check_random_state
-from mtbn.data.continuous import ContinuousData, continuous_from_dataframe
+from mtbn.data.continuous import ContinuousData, continuous_from_dataframe, looks_continuous
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
 from mtbn.heldout import ValidationScores, kfold_splits
 from mtbn.joint import multitask_hill_climb
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID
 from mtbn.learn.guard import check_transfer
+from mtbn.learn.kinds import DataKind, named_frames, register_data_kind
 from mtbn.messages import error, register
 from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
 from mtbn.priors import make_prior
 from mtbn.score import make_scorer
 from mtbn.search import hill_climb
 
-__all__ = ["learn_gaussian_structures", "GaussianResult", "SHARING_STRENGTHS"]
+__all__ = ["learn_gaussian_structures", "GaussianResult", "GaussianKind", "SHARING_STRENGTHS"]
 
 register("gaussian-columns-differ", InvalidDataError,
          "task {task!r} has the columns {got}; the first task has {expected} (continuous tasks share their columns).",
@@ -65,6 +68,8 @@ class GaussianResult:
         entry holds the strengths' held-out path.
     sharing_strength : float or None
         The pseudo-rows of the pooled fit each task's parameters were shrunk with (None: none).
+    score : str
+        The structure score (``"bge"`` or ``"bic-g"``).
     """
 
     task_names: tuple
@@ -74,6 +79,7 @@ class GaussianResult:
     penalty_path: list = field(default_factory=list)
     transfer: object = None
     sharing_strength: object = None
+    score: str = "bge"
 
 
 #: The strengths (pseudo-rows of the pooled fit) ``parameter_sharing="auto"`` chooses among, simplest first.
@@ -111,12 +117,16 @@ def _tasks(tasks):
 
 
 def _singles(scorers, variables, settings, seed):
-    """Each task's single-task structure (tabu climbs with restarts from the empty graph): parent sets."""
+    """Each task's single-task structure: greedy equivalence search (:mod:`mtbn.ges`), then tabu climbs with
+    restarts from its DAG (so at least as good as either alone): parent sets."""
     rng = np.random.default_rng([seed, 1])
-    n = len(variables)
-    return [[set(p) for p in hill_climb(s, [set() for _ in range(n)], max_parents=settings["max_parents"],
-                                        n_restarts=settings["n_restarts"], tabu_length=10, max_tabu_iter=10,
-                                        rng=rng, names=variables).graph.parents] for s in scorers]
+    out = []
+    for s in scorers:
+        start = greedy_equivalence_search(s, max_parents=settings["max_parents"]).graph.parents
+        out.append([set(p) for p in hill_climb(s, [set(p) for p in start], max_parents=settings["max_parents"],
+                                               n_restarts=settings["n_restarts"], tabu_length=10,
+                                               max_tabu_iter=10, rng=rng, names=variables).graph.parents])
+    return out
 
 
 def _joint(scorers, singles, penalty, prior, variables, settings, seed):
@@ -246,4 +256,91 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
     if transfer is not None and sharing is not None:
         transfer["sharing"] = sharing
     return GaussianResult(tuple(names), graphs, networks, float(penalty), path, transfer,
-                          None if not parameter_sharing else float(parameter_sharing))
+                          None if not parameter_sharing else float(parameter_sharing), score)
+
+
+class GaussianKind(DataKind):
+    """Continuous tasks (every column a number, some column continuous) learned as linear Gaussian networks.
+
+    What :func:`mtbn.learn.learn_structures`, the estimators and ``mtbn learn`` do with tasks this kind claims:
+    :func:`learn_gaussian_structures` with the learner's settings (the discrete learner's defaults, so the three
+    front ends agree; ``score`` "bdeu", the default, means BGe). ``n_jobs`` and ``progress`` are taken and
+    not used (the Gaussian learner runs in one process, silently).
+    """
+
+    name = "gaussian"
+    description = "continuous"
+    learned_as = "Gaussian networks"
+    settings = ("prior", "penalty", "score", "max_parents", "cv", "selection_rule", "force_transfer",
+                "penalty_grid", "n_restarts", "n_joint_restarts", "random_state", "parameter_sharing", "n_jobs",
+                "progress")
+    instead = "discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete networks"
+
+    def claims(self, tasks):
+        items = named_frames(tasks)
+        if not items:
+            return False
+        if all(isinstance(d, ContinuousData) for _, d in items):
+            return True
+        import pandas as pd
+
+        if not all(isinstance(d, pd.DataFrame) for _, d in items):
+            return False
+        looks = [looks_continuous(d) for _, d in items]
+        return None not in looks and any(looks)
+
+    def learn(self, tasks, **settings):
+        s = dict(settings)
+        for unused in ("n_jobs", "progress"):
+            s.pop(unused, None)
+        if s.get("score", "bdeu") == "bdeu":
+            s["score"] = "bge"
+        if s.get("selection_rule", "one-se") is None:
+            s["selection_rule"] = "one-se"
+        if s.get("prior") == "none":  # each task alone: the joint search at penalty 0
+            s["prior"], s["penalty"] = "paired", 0.0
+        frames = {name: d if isinstance(d, ContinuousData) else _numbers(d) for name, d in named_frames(tasks)}
+        return learn_gaussian_structures(frames, **s)
+
+    def pgmpy_networks(self, result):
+        from mtbn.networks.gaussian import to_pgmpy_gaussian
+
+        return {n: to_pgmpy_gaussian(net) for n, net in zip(result.task_names, result.networks)}
+
+    def mean_log_likelihoods(self, result, tasks):
+        nets = dict(zip(result.task_names, result.networks))
+        out = {}
+        for name, d in named_frames(tasks) or ():
+            if name not in nets:
+                raise error("unknown-task", task=name, names=", ".join(map(repr, nets)))
+            data = d if isinstance(d, ContinuousData) else continuous_from_dataframe(_numbers(d), name=name)
+            out[name] = float(np.mean(nets[name].log_likelihood(data, per_row=True)))
+        return out
+
+    def write(self, result, out):
+        import json
+        import os
+
+        super().write(result, out)
+        for name, net in zip(result.task_names, result.networks):
+            params = {v: {"parents": [net.names[p] for p in ps], "intercept": float(net.intercepts[i]),
+                          "coefficients": [float(b) for b in net.coefficients[i]],
+                          "variance": float(net.variances[i])}
+                      for i, (v, ps) in enumerate(zip(net.names, net.parents))}
+            with open(os.path.join(out, f"{name}.gaussian.json"), "w", encoding="utf-8") as fh:
+                json.dump({"name": name, "variables": params}, fh, indent=1)
+        return {"penalty_path": [{"penalty": p, "validation_log_likelihood": m, "se_vs_best": e}
+                                 for p, m, e in result.penalty_path],
+                "transfer": None if result.transfer is None else {k: v for k, v in result.transfer.items()
+                                                                 if k != "tasks"},
+                "sharing_strength": result.sharing_strength, "score": result.score}
+
+
+def _numbers(frame):
+    """A DataFrame whose cells are numbers held as text (a CSV file's) as floats."""
+    import pandas as pd
+
+    return frame.apply(pd.to_numeric, errors="coerce").astype(float)
+
+
+register_data_kind(GaussianKind())

@@ -49,6 +49,7 @@ from mtbn.learn.guard import (
     one_task_verdict,
     tasks_to_leave_out,
 )
+from mtbn.learn.kinds import kind_of, kind_settings
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing, no_sharing
@@ -78,11 +79,16 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     tasks : dict of name -> DataFrame, list of DataFrames, TaskSet, or DataFrame
         The tasks; with one DataFrame, ``task_column`` names the column that
         splits it into tasks (one network per value: the multi-net case).
+        Continuous tasks (every column a number, some continuous) are
+        learned as linear Gaussian networks, and tasks a registered kind of
+        data claims by that kind's learner (:mod:`mtbn.learn.kinds`).
     {settings}
 
     Returns
     -------
     MultitaskResult
+        Or, for tasks of another kind, what its learner returns
+        (:class:`~mtbn.learn.gaussian.GaussianResult` for continuous tasks).
 
     Examples
     --------
@@ -99,7 +105,11 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     >>> sorted(res.graphs[0].edges(names=True))[:2]
     [('bronc', 'dysp'), ('either', 'dysp')]
     """
-    return _learn(dict(MULTITASK.bind("learn_structures", settings), tasks=tasks))
+    bound = MULTITASK.bind("learn_structures", settings)
+    kind = kind_of(tasks)  # continuous tasks, or a registered kind of data: its own learner
+    if kind is not None:
+        return kind.learn(tasks, **kind_settings(kind, bound, MULTITASK.defaults()))
+    return _learn(dict(bound, tasks=tasks))
 
 
 #: ``interventions=`` is learned by :mod:`mtbn.learn.interventional`, a module above this one (it runs this

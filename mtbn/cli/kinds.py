@@ -1,0 +1,130 @@
+"""``mtbn learn`` on tasks a registered kind of data claims (:mod:`mtbn.learn.kinds`): continuous CSV files
+(every column a number, some continuous) are learned as linear Gaussian networks with no option to set.
+
+Written: what the kind writes per task (``DIR/<task>.edges.csv``; for continuous tasks also
+``DIR/<task>.gaussian.json``: each variable's parents, intercept, coefficients and residual variance),
+``DIR/summary.json`` (``"kind"``, the penalty, each task's edges and mean log-likelihood per row, and what the
+kind records: for continuous tasks the penalty path, the guard's verdict, the sharing strength) and, with
+``--report``, ``DIR/report.html`` and ``DIR/report.md``. An option of the discrete learner the kind's learner
+does not take is refused with one line naming it.
+"""
+
+import json
+import os
+import time
+
+from mtbn.cli.values import _usage_error, _UsageError
+from mtbn.messages import register
+
+__all__ = ["kind_frames", "cmd_learn_kind"]
+
+register("kind-option", _UsageError,
+         "{option} is not available for {kind} tasks (learned as {learned_as}); drop it, or give --discretize "
+         "to learn discrete networks",
+         cause="The learner of this kind of data does not take this option of the discrete one.",
+         fix="Drop the option, or discretise the columns (--discretize quantile) to use it.")
+
+#: The options of ``mtbn learn`` that are not learner settings, refused for every kind of data but the discrete
+#: one when set (dest: flag).
+COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "--forbid", "tiers": "--tiers",
+                "export": "--export", "task_column": "--task-column", "dropna": "--dropna", "predict": "--predict"}
+
+
+def kind_frames(paths, progress=None):
+    """``(kind, {stem: DataFrame of the cells as text})`` when a registered kind of data claims the files (the
+    first file is asked first, so that discrete files are read once more only in part), else None.
+
+    Parameters
+    ----------
+    paths : list of str
+        The CSV files, one task each.
+    progress : Reporter, optional
+        Sees each file read.
+
+    Returns
+    -------
+    tuple of (DataKind, dict of str -> pandas.DataFrame) or None
+    """
+    from mtbn.data.csvfile import read_csv_frame
+    from mtbn.learn.kinds import kind_of
+
+    frames = {}
+    for path in paths:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        frames[stem] = read_csv_frame(path, name=stem, progress=progress)
+        if len(frames) == 1 and kind_of(frames) is None:
+            return None
+    kind = kind_of(frames)
+    return None if kind is None else (kind, frames)
+
+
+def cmd_learn_kind(args, kind, frames):
+    """Learn the tasks ``frames`` of ``kind`` with its learner and write them into ``--out``.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``mtbn learn`` options.
+    kind : DataKind
+        The kind that claimed the tasks (:func:`kind_frames`).
+    frames : dict of str -> pandas.DataFrame
+        The tasks.
+
+    Returns
+    -------
+    int
+        The exit status (0).
+    """
+    from mtbn.cli.common import _run_in_out_folder
+    from mtbn.learn.kinds import kind_settings
+    from mtbn.learn.settings import MULTITASK
+
+    what = dict(kind=kind.description or kind.name, learned_as=kind.learned_as)
+    for dest, flag in COMMAND_ONLY.items():
+        if getattr(args, dest, None):
+            raise _usage_error("kind-option", option=flag, **what)
+    settings = kind_settings(kind, MULTITASK.from_args(args), MULTITASK.defaults(),
+                             {s.name: s.flag for s in MULTITASK if s.flag})
+    return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings),
+                              lambda done, out, progress: _write(args, kind, done, out),
+                              lambda done, seconds, written: _print(kind, done))
+
+
+def _learn(args, kind, frames, settings):
+    t0 = time.perf_counter()
+    res = kind.learn(frames, **settings)
+    transfer = getattr(res, "transfer", None)
+    if transfer is not None and "message" in transfer:
+        print(transfer["message"])
+    try:
+        lls = kind.mean_log_likelihoods(res, frames)
+    except NotImplementedError:
+        lls = {}
+    summary = {"kind": kind.name, "penalty": res.penalty,
+               "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
+                         for name, g in zip(res.task_names, res.graphs)},
+               "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)},
+               "seconds": time.perf_counter() - t0}
+    return res, summary
+
+
+def _write(args, kind, done, out):
+    res, summary = done
+    summary.update(kind.write(res, out))
+    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=2, default=float)
+    if args.report:
+        from mtbn.report import write_learn_report
+
+        write_learn_report(res, out, options=summary["options"])
+    return None
+
+
+def _print(kind, done):
+    res, summary = done
+    score = f"{summary['score']}, " if "score" in summary else ""
+    print(f"learned {len(res.task_names)} {kind.description or kind.name} task(s) as {kind.learned_as} ({score}penalty "
+          f"{res.penalty:g}) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
+    for name, info in summary["tasks"].items():
+        ll = info["mean_log_likelihood"]
+        print(f"  {name}: {info['n_edges']} edges" + ("" if ll is None else f", mean log-likelihood {ll:.4f}"))

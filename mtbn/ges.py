@@ -1,0 +1,290 @@
+"""Greedy equivalence search (GES; Chickering 2002, "Optimal structure identification with greedy search").
+
+A search over Markov equivalence classes, each held as its CPDAG (compelled
+edges directed, reversible ones undirected), for scores that give every DAG of
+a class the same value (BIC, BDeu, BGe, the Gaussian BIC). Two phases:
+
+* forward: the best valid ``Insert(X, Y, T)`` until none improves the score:
+  X and Y not adjacent, ``T`` a set of Y's undirected neighbours not adjacent
+  to X; valid when ``NA(Y, X) | T`` is a clique (``NA``: Y's undirected
+  neighbours adjacent to X) and every semi-directed path from Y to X meets it;
+  its gain is ``s(Y, NA | T | Pa(Y) | {X}) - s(Y, NA | T | Pa(Y))``;
+* backward: the best valid ``Delete(X, Y, H)`` until none improves: X and Y
+  adjacent, ``H`` a subset of ``NA(Y, X)``, valid when ``NA(Y, X) - H`` is a
+  clique; gain ``s(Y, (NA - H) | Pa(Y) - {X}) - s(Y, (NA - H) | Pa(Y) | {X})``.
+
+After each operator the class is completed again: a consistent extension
+(Dor & Tarsi 1992) turned into its CPDAG (:func:`mtbn.graph.essential_graph`).
+The local scores are the scorer's, cached as in the hill climbing
+(:mod:`mtbn.search`); the gains are computed for every operator first and the
+validity (clique, paths) checked from the best down, so that only the chosen
+operator's neighbours are examined in full. Both phases are deterministic
+(ties broken by the order of (Y, X, T)).
+"""
+
+from itertools import combinations
+
+import numpy as np
+
+from mtbn.exceptions import InvalidParameterError
+from mtbn.graph import DAG, essential_graph
+from mtbn.messages import error, register
+from mtbn.search import TIE_TOLERANCE, SearchResult
+
+__all__ = ["greedy_equivalence_search", "consistent_extension", "cpdag_matrices"]
+
+register("no-consistent-extension", InvalidParameterError,
+         "the partially directed graph has no consistent extension (no DAG keeps its directed edges and its "
+         "adjacencies without a new v-structure).",
+         cause="consistent_extension was given a PDAG that is not the pattern of any DAG (e.g. a directed cycle).",
+         fix="Give the CPDAG of a DAG (mtbn.graph.essential_graph), or a PDAG obtained from one by a valid GES "
+             "operator.")
+
+
+def greedy_equivalence_search(scorer, *, max_parents=None, names=None, tol=TIE_TOLERANCE, max_subset=None):
+    """The equivalence class GES reaches from the empty graph, as one of its DAGs.
+
+    Parameters
+    ----------
+    scorer : LocalScore
+        A score equivalent score of one task (its ``local_score`` is cached).
+    max_parents : int, optional
+        The most parents of a variable in the class's DAGs; None sets no limit.
+    names : sequence of str, optional
+        Variable names of the returned graph (default ``"0", "1", ...``).
+    tol : float, default :data:`mtbn.search.TIE_TOLERANCE`
+        An operator must gain more than ``tol`` to be applied.
+    max_subset : int, optional
+        The largest ``T`` (forward) or ``H`` (backward) set tried; None: all.
+
+    Returns
+    -------
+    SearchResult
+        A DAG of the class found (a consistent extension of its CPDAG), its score, the operators applied
+        (``n_iter``) and the score after each (``trace``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mtbn.data import ContinuousData
+    >>> from mtbn.score import GaussianBICScore
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.normal(size=500); z = rng.normal(size=500); y = x + z + 0.5 * rng.normal(size=500)
+    >>> res = greedy_equivalence_search(GaussianBICScore(ContinuousData(np.column_stack([x, y, z]), "xyz")),
+    ...                                 names="xyz")
+    >>> sorted(res.graph.edges(names=True))  # the v-structure x -> y <- z, compelled
+    [('x', 'y'), ('z', 'y')]
+    """
+    n = scorer.n_vars
+    limit = n if max_parents is None else int(max_parents)
+    cap = n if max_subset is None else int(max_subset)
+    d = np.zeros((n, n), dtype=bool)
+    u = np.zeros((n, n), dtype=bool)
+    trace = [scorer.score([set() for _ in range(n)])]
+    n_iter = 0
+    for phase in (_inserts, _deletes):
+        memo = {}  # per variable: its operators' gains, kept while its neighbourhood is unchanged
+        while True:
+            chosen = phase(scorer, d, u, limit, cap, tol, memo)
+            if chosen is None:
+                break
+            gain, apply = chosen
+            apply(d, u)
+            d, u = _completed(d, u)
+            n_iter += 1
+            trace.append(trace[-1] + gain)
+    parents = consistent_extension(d, u)
+    info = scorer.cache_info()
+    return SearchResult(graph=DAG(parents, names), log_score=scorer.score(parents), n_iter=n_iter,
+                        n_evaluations=info["hits"] + info["misses"], cache_hits=info["hits"],
+                        cache_misses=info["misses"], n_restarts=0, converged=True,
+                        message="no improving operator", trace=trace)
+
+
+def _neighbourhood(d, u, adj, y):
+    """What Y's operators depend on: its parents, neighbours, adjacencies and its neighbours' adjacencies."""
+    nb = np.flatnonzero(u[y])
+    return d[:, y].tobytes() + u[y].tobytes() + adj[y].tobytes() + adj[nb].tobytes()
+
+
+def _inserts(scorer, d, u, limit, cap, tol, memo):
+    """The best valid Insert operator as ``(gain, apply)``, or None."""
+    n = len(d)
+    adj = d | d.T | u
+    candidates = []
+    for y in range(n):
+        key = _neighbourhood(d, u, adj, y)
+        if y in memo and memo[y][0] == key:
+            candidates.extend(memo[y][1])
+            continue
+        mine = []
+        pa = set(np.flatnonzero(d[:, y]).tolist())
+        nb = np.flatnonzero(u[y]).tolist()
+        for x in range(n):
+            if x == y or adj[x, y]:
+                continue
+            na = [v for v in nb if adj[x, v]]
+            if not _clique(adj, na):
+                continue
+            free = [v for v in nb if not adj[x, v] and all(adj[v, w] for w in na)]
+            for size in range(min(len(free), cap) + 1):
+                for t in combinations(free, size):
+                    if not _clique(adj, t):
+                        continue
+                    base = pa.union(na, t)
+                    if len(base) + 1 > limit:
+                        continue
+                    gain = scorer.local_score(y, base | {x}) - scorer.local_score(y, base)
+                    if gain > tol:
+                        mine.append((-gain, y, x, t, na))
+        memo[y] = (key, mine)
+        candidates.extend(mine)
+    candidates.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
+    for neg, y, x, t, na in candidates:
+        if not _reaches(d, u, y, x, set(na).union(t)):
+
+            def apply(d, u, x=x, y=y, t=t):
+                d[x, y] = True
+                for v in t:
+                    u[v, y] = u[y, v] = False
+                    d[v, y] = True
+
+            return -neg, apply
+    return None
+
+
+def _deletes(scorer, d, u, limit, cap, tol, memo):
+    """The best valid Delete operator as ``(gain, apply)``, or None."""
+    n = len(d)
+    adj = d | d.T | u
+    best = None
+    for y in range(n):
+        key = _neighbourhood(d, u, adj, y)
+        if y not in memo or memo[y][0] != key:
+            memo[y] = (key, _deletes_of(scorer, d, u, adj, y, cap, tol))
+        mine = memo[y][1]
+        if mine is not None and (best is None or mine[0] > best[0]):
+            best = mine
+    if best is None:
+        return None
+    gain, y, x, h = best
+
+    def apply(d, u):
+        d[x, y] = d[y, x] = u[x, y] = u[y, x] = False
+        for v in h:
+            u[y, v] = u[v, y] = False
+            d[y, v] = True
+            if u[x, v]:
+                u[x, v] = u[v, x] = False
+                d[x, v] = True
+
+    return gain, apply
+
+
+def _deletes_of(scorer, d, u, adj, y, cap, tol):
+    """Y's best Delete operator ``(gain, y, x, h)`` or None."""
+    n = len(d)
+    best = None
+    pa = set(np.flatnonzero(d[:, y]).tolist())
+    nb = np.flatnonzero(u[y]).tolist()
+    for x in range(n):
+        if not (d[x, y] or u[x, y]):
+            continue
+        na = [v for v in nb if v != x and adj[x, v]]
+        for size in range(min(len(na), cap) + 1):
+            for h in combinations(na, size):
+                rest = [v for v in na if v not in h]
+                if not _clique(adj, rest):
+                    continue
+                base = pa.union(rest) - {x}
+                gain = scorer.local_score(y, base) - scorer.local_score(y, base | {x})
+                if gain > tol and (best is None or gain > best[0]):
+                    best = (gain, y, x, h)
+    return best
+
+
+def _clique(adj, nodes):
+    return all(adj[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1:])
+
+
+def _reaches(d, u, y, x, blocked):
+    """Whether a semi-directed path (each edge ``a -> b`` or ``a - b``) leads from ``y`` to ``x`` avoiding
+    ``blocked``."""
+    step = d | u
+    seen, stack = {y}, [y]
+    while stack:
+        a = stack.pop()
+        for b in np.flatnonzero(step[a]).tolist():
+            if b == x:
+                return True
+            if b not in seen and b not in blocked:
+                seen.add(b)
+                stack.append(b)
+    return False
+
+
+def consistent_extension(d, u):
+    """A DAG that keeps a partially directed graph's directed edges and adjacencies and adds no v-structure
+    (Dor & Tarsi 1992).
+
+    Parameters
+    ----------
+    d : ndarray of bool, shape (n, n)
+        ``d[a, b]``: the directed edge ``a -> b``.
+    u : ndarray of bool, shape (n, n)
+        Symmetric: ``u[a, b]``, the undirected edge ``a - b``.
+
+    Returns
+    -------
+    list of set of int
+        Each variable's parents.
+    """
+    n = len(d)
+    adj = d | d.T | u
+    alive = set(range(n))
+    parents = [set() for _ in range(n)]
+    while alive:
+        for x in sorted(alive):
+            if any(d[x, y] for y in alive):
+                continue  # not a sink
+            nb = [y for y in alive if u[x, y]]
+            around = {y for y in alive if adj[x, y]}
+            if all(around - {y} <= {w for w in alive if adj[y, w]} for y in nb):
+                parents[x] = {y for y in alive if d[y, x] or u[y, x]}
+                alive.discard(x)
+                break
+        else:
+            raise error("no-consistent-extension")
+    return parents
+
+
+def _completed(d, u):
+    """The CPDAG of the class a PDAG stands for (its consistent extension's essential graph)."""
+    return cpdag_matrices(consistent_extension(d, u))
+
+
+def cpdag_matrices(parents):
+    """The CPDAG of a DAG as two boolean matrices (:func:`mtbn.graph.essential_graph`).
+
+    Parameters
+    ----------
+    parents : sequence of set of int
+        Each variable's parents (acyclic).
+
+    Returns
+    -------
+    d : ndarray of bool, shape (n, n)
+        ``d[a, b]``: the compelled edge ``a -> b``.
+    u : ndarray of bool, shape (n, n)
+        Symmetric: the reversible edges.
+    """
+    n = len(parents)
+    directed, undirected = essential_graph(DAG(parents))
+    d = np.zeros((n, n), dtype=bool)
+    u = np.zeros((n, n), dtype=bool)
+    for a, b in directed:
+        d[int(a), int(b)] = True
+    for pair in undirected:
+        a, b = (int(v) for v in pair)
+        u[a, b] = u[b, a] = True
+    return d, u

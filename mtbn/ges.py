@@ -41,13 +41,17 @@ register("no-consistent-extension", InvalidParameterError,
              "operator.")
 
 
-def greedy_equivalence_search(scorer, *, max_parents=None, names=None, tol=TIE_TOLERANCE, max_subset=None):
-    """The equivalence class GES reaches from the empty graph, as one of its DAGs.
+def greedy_equivalence_search(scorer, *, start=None, max_parents=None, names=None, tol=TIE_TOLERANCE,
+                              max_subset=None):
+    """The equivalence class GES reaches from the empty graph (or from ``start``'s class), as one of its DAGs.
 
     Parameters
     ----------
     scorer : LocalScore
         A score equivalent score of one task (its ``local_score`` is cached).
+    start : sequence of set of int, optional
+        A DAG (each variable's parents) whose equivalence class the forward phase starts from; None: the empty
+        graph.
     max_parents : int, optional
         The most parents of a variable in the class's DAGs; None sets no limit.
     names : sequence of str, optional
@@ -78,9 +82,9 @@ def greedy_equivalence_search(scorer, *, max_parents=None, names=None, tol=TIE_T
     n = scorer.n_vars
     limit = n if max_parents is None else int(max_parents)
     cap = n if max_subset is None else int(max_subset)
-    d = np.zeros((n, n), dtype=bool)
-    u = np.zeros((n, n), dtype=bool)
-    trace = [scorer.score([set() for _ in range(n)])]
+    start = [set() for _ in range(n)] if start is None else [set(p) for p in start]
+    d, u = cpdag_matrices(start)
+    trace = [scorer.score(start)]
     n_iter = 0
     for phase in (_inserts, _deletes):
         memo = {}  # per variable: its operators' gains, kept while its neighbourhood is unchanged

@@ -99,3 +99,12 @@ def test_a_pdag_without_a_consistent_extension_is_refused():
     d[0, 1] = d[1, 2] = d[2, 0] = True  # a directed cycle
     with pytest.raises(InvalidParameterError, match="has no consistent extension"):
         consistent_extension(d, np.zeros((3, 3), dtype=bool))
+
+
+def test_ges_from_a_complete_dag_deletes_down_to_the_best_class():
+    scorer = GaussianBICScore(_gaussian_task(4))
+    best = max(scorer.score(p) for p in _all_dags(4))
+    complete = [set(range(v)) for v in range(4)]
+    res = greedy_equivalence_search(GaussianBICScore(_gaussian_task(4)), start=complete, names="abcd")
+    assert res.trace[0] == pytest.approx(scorer.score(complete)) and res.log_score == pytest.approx(best, abs=1e-9)
+    assert res.graph.n_edges == 3

@@ -335,3 +335,35 @@ def test_a_task_wider_than_the_bound_is_refused_before_any_matrix_is_built():
     with pytest.raises(InvalidDataError, match=f"has {MAX_CONTINUOUS_VARIABLES + 1} columns; a Gaussian network "
                                                f"takes at most {MAX_CONTINUOUS_VARIABLES}"):
         ContinuousData(wide, [f"v{i}" for i in range(wide.shape[1])], "wide")
+
+
+def test_the_front_ends_learn_continuous_tasks_as_the_gaussian_learner_does():
+    # learn_structures and the estimator hand continuous tasks to the Gaussian learner with the table's
+    # settings; labels, missing cells or whole numbers stay with the discrete learner.
+    from mtbn.estimators import MultitaskStructureLearner
+    from mtbn.learn import learn_structures
+    from mtbn.learn.kinds import kind_of
+
+    rng = np.random.default_rng(11)
+    frames = {}
+    for t in ("a", "b", "c"):
+        x = rng.normal(size=120)
+        frames[t] = pd.DataFrame({"x": x, "y": (0.8 + 0.1 * len(frames)) * x + rng.normal(size=120),
+                                  "z": rng.normal(size=120)})
+    settings = dict(penalty=0.9, n_restarts=2, n_joint_restarts=1, random_state=3)
+    api = learn_structures(frames, **settings)
+    direct = learn_gaussian_structures(frames, **settings)
+    assert [g.parents for g in api.graphs] == [g.parents for g in direct.graphs]
+    assert all(np.allclose(a.coefficients[1], b.coefficients[1]) for a, b in zip(api.networks, direct.networks))
+    assert [{frozenset(e) for e in g.edges(names=True)} for g in api.graphs] == [{frozenset("xy")}] * 3
+    est = MultitaskStructureLearner(**settings).fit(frames)
+    assert est.data_kind_ == "gaussian" and type(est.networks_["b"]).__name__ == "LinearGaussianBayesianNetwork"
+    per_row = [np.mean(n.log_likelihood(continuous_from_dataframe(frames[t], name=t), per_row=True))
+               for t, n in zip("abc", direct.networks)]
+    assert est.score(frames) == pytest.approx(np.mean(per_row), abs=1e-12)
+    labelled = {t: f.assign(g=["u", "v"] * 60) for t, f in frames.items()}
+    missing = {t: f.assign(z=np.where(f.index > 0, f["z"], np.nan)) for t, f in frames.items()}
+    whole = {t: f.round() for t, f in frames.items()}
+    assert kind_of(frames).name == "gaussian"
+    assert kind_of(labelled) is None and kind_of(missing) is None and kind_of(whole) is None
+    assert kind_of([continuous_from_dataframe(f, name=t) for t, f in frames.items()]).name == "gaussian"

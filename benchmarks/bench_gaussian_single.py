@@ -4,7 +4,9 @@ Run: ``python benchmarks/bench_gaussian_single.py [--network ecoli70] [--rows 25
 
 On rows sampled from one of pgmpy's linear Gaussian networks: mtbn's greedy hill climbing from the empty graph
 with the Gaussian BIC (:class:`mtbn.score.GaussianBICScore`: one greedy climb; and with a tabu list of 10 and 5
-random restarts, the Gaussian learner's settings) and pgmpy's
+random restarts), mtbn's greedy equivalence search (:mod:`mtbn.ges`), and the Gaussian learner's single-task
+search (GES, then the tabu climb from its DAG, with 5 restarts and with 50: the defaults of
+``learn_gaussian_structures`` and of the front ends), and pgmpy's
 ``HillClimbSearch`` with its ``BICGauss`` score (same start, no tabu list, ``max_indegree`` unset), one after the
 other in one process. Printed: each one's wall time and the BIC of the structure it returns (scored by mtbn's
 scorer, which equals pgmpy's ``BICGauss`` to 1e-9, tests/test_gaussian.py), and the edit distance of each to the
@@ -20,7 +22,9 @@ import warnings
 
 import numpy as np
 
+from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG, edit_distance
+from mtbn.learn.gaussian import _singles
 from mtbn.networks.gaussian import load_gaussian_network
 from mtbn.score import GaussianBICScore
 from mtbn.search import hill_climb
@@ -38,8 +42,9 @@ def main():
     truth = DAG([set(p) for p in net.parents], net.names)
     print(f"## {args.network.upper()} ({net.n_vars} variables, {len(net.edges)} edges): single-task hill climbing, "
           "Gaussian BIC\n")
-    print("| rows | method | seconds | BIC of the result | edges | ED to the truth | speed ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("| rows | method | seconds | BIC of the result | edges | ED to the truth | pgmpy's seconds / these "
+          "| causal-learn's / these |")
+    print("|---|---|---|---|---|---|---|---|")
     for rows in args.rows:
         data = net.sample(rows, random_state=rows)
         scorer = GaussianBICScore(data)
@@ -50,8 +55,19 @@ def main():
         tabu = hill_climb(GaussianBICScore(data), [set() for _ in range(net.n_vars)], names=net.names, tabu_length=10,
                           max_tabu_iter=10, n_restarts=5, rng=np.random.default_rng(0)).graph
         t_tabu = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ges = greedy_equivalence_search(GaussianBICScore(data), names=net.names).graph
+        t_ges = time.perf_counter() - t0
+        rows_out = [("mtbn, greedy", ours, t_ours), ("mtbn, tabu 10 + 5 restarts", tabu, t_tabu),
+                    ("mtbn, GES", ges, t_ges)]
+        for restarts, whose in ((5, "learn_gaussian_structures' default"),
+                                (50, "the default of learn_structures, the estimator and mtbn learn")):
+            t0 = time.perf_counter()
+            single = _singles([GaussianBICScore(data)], list(net.names),
+                              {"max_parents": None, "n_restarts": restarts}, 0)[0]
+            rows_out.append((f"mtbn, GES then tabu 10 + {restarts} restarts ({whose})", DAG(single, net.names),
+                             time.perf_counter() - t0))
         frame = data.to_dataframe()
-        rows_out = [("mtbn, greedy", ours, t_ours), ("mtbn, tabu 10 + 5 restarts", tabu, t_tabu)]
         t0 = time.perf_counter()
         try:
             model = HillClimbSearch(frame).estimate(scoring_method=BICGauss(frame), tabu_length=0,
@@ -62,15 +78,16 @@ def main():
         except Exception as exc:  # noqa: BLE001 - e.g. variable names its regression formulas cannot hold
             t_pgmpy = None
             print(f"| {rows} | pgmpy HillClimbSearch, BICGauss | failed: {type(exc).__name__}: "
-                  f"{str(exc).splitlines()[0]} | | | | |")
-        ges = _ges(frame, net.names)
-        if ges is not None:
-            rows_out.append(("causal-learn GES, local_score_BIC", *ges))
+                  f"{str(exc).splitlines()[0]} | | | | | |")
+        theirs = _ges(frame, net.names)
+        if theirs is not None:
+            rows_out.append(("causal-learn GES, local_score_BIC", *theirs))
         for label, graph, seconds in rows_out:
             bic = scorer.score([set(p) for p in graph.parents])
             ratio = "" if t_pgmpy is None else f"{t_pgmpy / seconds:.1f}x"
+            versus = "" if theirs is None else f"{theirs[1] / seconds:.1f}x"
             print(f"| {rows} | {label} | {seconds:.2f} | {bic:.2f} | {len(graph.edges())} | "
-                  f"{edit_distance(graph, truth)} | {ratio} |")
+                  f"{edit_distance(graph, truth)} | {ratio} | {versus} |")
 
 
 def _ges(frame, names):

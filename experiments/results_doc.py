@@ -1385,7 +1385,8 @@ def gaussian_sachs():
         "Command: `python experiments/gaussian_sachs.py` (about a minute). The nine conditions' intensities, "
         "log-transformed, learned as linear Gaussian networks (BGe): single-task per condition, one network "
         "from all rows pooled, and the Gaussian default (`learn_gaussian_structures`, penalty chosen by 5-fold "
-        "cross-validation over 0, 0.9, 0.99, 0.999, 0.9999, 1, the guard, parameter sharing). Arcs learned on "
+        "cross-validation over 0, 0.9, 0.99, 0.999, 0.9999, 1, the guard, parameter sharing; 5 single-task and 5 "
+        "joint restarts). Arcs learned on "
         "all rows against the 18-arc consensus network:", "", consensus, "",
         "Held-out log-likelihood per row, 5 folds within every condition, each method learning on the training "
         "rows of all nine conditions; paired over the 9 conditions x 5 folds:", "", heldout, "",

@@ -27,6 +27,7 @@ from mtbn.joint import multitask_hill_climb
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID
 from mtbn.learn.guard import check_transfer
 from mtbn.learn.kinds import DataKind, named_frames, register_data_kind
+from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
 from mtbn.priors import make_prior
@@ -142,8 +143,9 @@ def _joint(scorers, singles, penalty, prior, variables, settings, seed):
     return [DAG([set(p) for p in g.parents], variables) for g in res.graphs]
 
 
-def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="bge", max_parents=None, n_restarts=5,
-                              n_joint_restarts=5, cv=5, penalty_grid=None, selection_rule="one-se",
+def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="bge", max_parents=None,
+                              n_restarts=MULTITASK["n_restarts"].default,
+                              n_joint_restarts=MULTITASK["n_joint_restarts"].default, cv=5, penalty_grid=None, selection_rule="one-se",
                               force_transfer=False, parameter_sharing="auto", random_state=0):
     """Learn the linear Gaussian network of every continuous task jointly.
 
@@ -162,9 +164,9 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         Each task's structure score.
     max_parents : int, optional
         Most parents of a variable; None sets no limit.
-    n_restarts : int, default 5
+    n_restarts : int, default 50
         Random restarts of each task's single-task search (its start for the joint search).
-    n_joint_restarts : int, default 5
+    n_joint_restarts : int, default 20
         Random restarts of the joint search per start.
     cv : int, default 5
         Folds of the penalty's cross-validation (``penalty="auto"``).

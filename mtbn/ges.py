@@ -59,7 +59,9 @@ def greedy_equivalence_search(scorer, *, start=None, max_parents=None, names=Non
     tol : float, default :data:`mtbn.search.TIE_TOLERANCE`
         An operator must gain more than ``tol`` to be applied.
     max_subset : int, optional
-        The largest ``T`` (forward) or ``H`` (backward) set tried; None: all.
+        The largest ``T`` (forward) or ``H`` (backward) set tried; None: all (the subsets of a variable's
+        undirected neighbours are enumerated, so a variable with many of them costs exponential time unless this
+        or ``max_parents`` bounds it).
 
     Returns
     -------
@@ -131,13 +133,12 @@ def _inserts(scorer, d, u, limit, cap, tol, memo):
             if not _clique(adj, na):
                 continue
             free = [v for v in nb if not adj[x, v] and all(adj[v, w] for w in na)]
-            for size in range(min(len(free), cap) + 1):
+            # T is disjoint from Pa(Y) and NA: sizes past max_parents are never enumerated.
+            for size in range(min(len(free), cap, limit - 1 - len(pa) - len(na)) + 1):
                 for t in combinations(free, size):
                     if not _clique(adj, t):
                         continue
                     base = pa.union(na, t)
-                    if len(base) + 1 > limit:
-                        continue
                     gain = scorer.local_score(y, base | {x}) - scorer.local_score(y, base)
                     if gain > tol:
                         mine.append((-gain, y, x, t, na))

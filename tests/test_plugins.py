@@ -274,3 +274,21 @@ def test_register_data_kind_refuses_what_is_not_a_named_kind():
     for bad in (Tallies, DataKind(), object()):
         with pytest.raises(InvalidParameterError, match="a data kind must be a DataKind instance with a name"):
             register_data_kind(bad)
+
+
+def test_a_kind_claims_nothing_by_default_and_a_missing_method_is_named(tallies):
+    class Bare(DataKind):
+        name = "bare"
+
+    assert not Bare().claims(tallies)
+
+    class Partial(Tallies):
+        name = "partial"
+        pgmpy_networks = DataKind.pgmpy_networks
+
+    register_data_kind(Partial())
+    try:
+        with pytest.raises(InvalidParameterError, match="data kind 'partial' does not implement pgmpy_networks"):
+            MultitaskStructureLearner(penalty=0.9, n_restarts=1, n_joint_restarts=1).fit(tallies)
+    finally:
+        DATA_KINDS.pop("partial", None)

@@ -91,15 +91,15 @@ def cmd_learn_kind(args, kind, frames):
 
 
 def _learn(args, kind, frames, settings):
+    from mtbn.learn.kinds import DataKind
+
     t0 = time.perf_counter()
     res = kind.learn(frames, **settings)
     transfer = getattr(res, "transfer", None)
     if transfer is not None and "message" in transfer:
         print(transfer["message"])
-    try:
-        lls = kind.mean_log_likelihoods(res, frames)
-    except NotImplementedError:
-        lls = {}
+    provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
+    lls = kind.mean_log_likelihoods(res, frames) if provided else {}
     summary = {"kind": kind.name, "penalty": res.penalty,
                "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
                          for name, g in zip(res.task_names, res.graphs)},

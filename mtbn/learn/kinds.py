@@ -39,6 +39,10 @@ register("data-kind-class", InvalidParameterError,
          cause="register_data_kind was given something that is not an instance of mtbn.learn.kinds.DataKind, or "
                "one whose name is not a non-empty string.",
          fix="Subclass mtbn.learn.DataKind, set its name, implement claims and learn, and register an instance.")
+register("data-kind-incomplete", InvalidParameterError,
+         "data kind {name!r} does not implement {method}; it cannot be used where that is needed.",
+         cause="A registered kind of data left out one of the DataKind methods a front end called.",
+         fix="Implement the method in the DataKind subclass (docs/contributing.md lists what each front end calls).")
 register("data-kind-setting", InvalidParameterError,
          "{setting} is not available for {kind} tasks; leave it at its default, or {instead}",
          cause="The learner of this kind of data does not take the setting (the discrete learner does).",
@@ -81,8 +85,9 @@ class DataKind:
         Returns
         -------
         bool
+            False unless a subclass says otherwise.
         """
-        raise NotImplementedError
+        return False  # a kind claims nothing it does not say it claims
 
     def learn(self, tasks: Any, **settings: Any) -> Any:
         """Learn every task's network.
@@ -100,7 +105,7 @@ class DataKind:
             A result with ``task_names``, ``graphs`` (one :class:`~mtbn.graph.DAG` per task), ``networks`` and
             ``penalty``.
         """
-        raise NotImplementedError
+        raise error("data-kind-incomplete", name=self.name, method="learn")
 
     def pgmpy_networks(self, result: Any) -> dict:
         """Task name -> the pgmpy model of its network.
@@ -114,7 +119,7 @@ class DataKind:
         -------
         dict of str -> pgmpy model
         """
-        raise NotImplementedError
+        raise error("data-kind-incomplete", name=self.name, method="pgmpy_networks")
 
     def mean_log_likelihoods(self, result: Any, tasks: Any) -> dict:
         """Task name -> the mean log-likelihood per row of that task's rows in ``tasks`` under its network.
@@ -130,7 +135,7 @@ class DataKind:
         -------
         dict of str -> float
         """
-        raise NotImplementedError
+        raise error("data-kind-incomplete", name=self.name, method="mean_log_likelihoods")
 
     def write(self, result: Any, out: str) -> dict:
         """Write each task's network into the folder ``out`` (at least ``<task>.edges.csv``).

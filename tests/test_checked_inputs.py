@@ -505,6 +505,30 @@ def test_demo_removes_its_temporary_folder_and_takes_progress(tmp_path):
     assert not list(tmp_path.glob("mtbn-demo-*"))
 
 
+def test_a_demo_whose_interrupt_a_library_swallowed_keeps_its_folder(tmp_path, monkeypatch, capsys):
+    """The signal is recorded but the run goes on to the end (loky can drop the exception): the folder stays."""
+    import argparse
+    import tempfile
+
+    from mtbn.cli import demo, signals
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def swallowed(out, overwrite, run):
+        signals._received.append(signal.SIGINT)
+        return 0
+
+    monkeypatch.setattr(demo, "_bench_in", swallowed)
+    args = argparse.Namespace(out=None, tasks=2, rows=300, trials=3, jobs=1, seed=0, overwrite=False)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            demo.cmd_demo(args)
+    finally:
+        del signals._received[:]
+    (folder,) = tmp_path.glob("mtbn-demo-*")
+    assert f"'mtbn demo --out {folder}' (same options) resumes from them" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_an_interrupted_demo_keeps_its_folder_and_says_how_to_resume(tmp_path):
     env = dict(os.environ, PYTHONPATH=REPO, TMPDIR=str(tmp_path))

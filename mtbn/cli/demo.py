@@ -38,7 +38,7 @@ def cmd_demo(args):
     import shutil
     import tempfile
 
-    from mtbn.cli.signals import Terminated
+    from mtbn.cli.signals import Terminated, raise_if_stopped
 
     temporary = args.out is None
     out = args.out or tempfile.mkdtemp(prefix="mtbn-demo-")
@@ -57,6 +57,7 @@ def cmd_demo(args):
 
     try:
         status = _bench_in(out, args.overwrite, run)
+        raise_if_stopped()  # a signal some library swallowed: the folder is kept all the same
     except (KeyboardInterrupt, Terminated):
         if temporary:
             print(f"mtbn demo: the trials finished so far are in {out}; 'mtbn demo --out {out}' (same options) "

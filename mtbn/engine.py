@@ -43,8 +43,8 @@ from mtbn._validation import check_n_jobs
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 
-__all__ = ["dask_engine", "job", "parallel", "run_jobs", "tracing", "Shared", "usable_cores", "warm_workers",
-           "worker_count"]
+__all__ = ["dask_engine", "job", "parallel", "run_jobs", "sent_once", "tracing", "Shared", "usable_cores",
+           "warm_workers", "worker_count"]
 
 register("dask-missing", InvalidParameterError,
          "{what} needs dask.distributed, which is not installed: pip install \"mtbn[dask]\"",
@@ -313,6 +313,56 @@ def local_workers(n_jobs, n_items):
     if not _runs_locally(backend):
         return None
     return worker_count(configured if n_jobs is None else n_jobs, n_items)
+
+
+def sent_once(value, n_jobs, n_items):
+    """``value`` as an argument of ``n_items`` jobs: pickled once for all the jobs that run in worker processes.
+
+    joblib pickles each job's arguments anew, so an object that every job of
+    a section receives (e.g. the scorers of the final search's chains, with
+    their caches) is pickled once per job, by the process that also has to
+    hand out the jobs. Under a local process backend (loky, multiprocessing)
+    with more than one worker, the value is wrapped so that it is pickled
+    once and each job receives a copy of that one pickle, unpickled as the
+    value itself; elsewhere (one worker, threads, Dask, which scatters
+    :class:`Shared` values itself) it is returned unchanged.
+
+    Parameters
+    ----------
+    value : object
+        What the jobs receive; it must not change while the jobs are being handed out.
+    n_jobs : int or None
+        The workers asked for, as for :func:`parallel`.
+    n_items : int
+        The number of jobs.
+
+    Returns
+    -------
+    object
+        ``value``, or a wrapper that pickles as ``value`` (not to be used in this process).
+    """
+    from joblib.parallel import get_active_backend
+
+    workers = local_workers(n_jobs, n_items)
+    process_pool = type(get_active_backend()[0]).__name__ in ("LokyBackend", "MultiprocessingBackend")
+    return _PickledOnce(value) if workers is not None and workers > 1 and process_pool else value
+
+
+class _PickledOnce:
+    """:func:`sent_once`'s wrapper: pickles as ``value``, computing the pickle only the first time."""
+
+    def __init__(self, value):
+        self.value = value
+        self._blob = None
+
+    def __reduce__(self):
+        import pickle
+
+        from joblib.externals.loky.backend.reduction import dumps  # the pickler of the jobs themselves
+
+        if self._blob is None:
+            self._blob = bytes(dumps(self.value, protocol=pickle.HIGHEST_PROTOCOL))
+        return pickle.loads, (self._blob,)
 
 
 def run_jobs(calls, *, n_jobs, tick=None, sizes=None):

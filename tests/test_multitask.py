@@ -343,6 +343,28 @@ def test_grid_chunks_cover_every_point_once():
         assert sorted(i for c in _chunks(n, w) for i in c) == list(range(n))
 
 
+def test_grid_jobs_keep_whole_folds_where_they_divide_among_the_workers():
+    from mtbn.learn.grid import grid_jobs
+
+    assert grid_jobs(2, 3, None) == grid_jobs(2, 3, 1) == [(0, [0]), (0, [1]), (0, [2]), (1, [0]), (1, [1]),
+                                                            (1, [2])]
+    assert grid_jobs(5, 7, 2) == [(p, list(range(7))) for p in range(4)] + [(4, [0, 2, 4, 6]), (4, [1, 3, 5])]
+    assert grid_jobs(1, 5, 2) == [(0, [0, 2, 4]), (0, [1, 3])]  # one validation split: cut for both workers
+    for folds, points, workers in [(5, 7, 2), (5, 2, 16), (3, 9, 4), (10, 6, 3), (1, 1, 2), (4, 7, 2)]:
+        cut = grid_jobs(folds, points, workers)
+        assert sorted((p, i) for p, c in cut for i in c) == [(p, i) for p in range(folds) for i in range(points)]
+
+
+def test_chain_groups_fill_the_workers_longest_first():
+    from mtbn.learn.grid import chain_groups
+
+    starts = [("single-task", []), ("identical", lambda: []), ("empty", [])]
+    assert chain_groups(starts, None) == [[0], [1], [2]]  # a cluster: a job per chain
+    assert chain_groups(starts, 2) == [[1], [0, 2]]  # the search still to run counts as two chains
+    assert chain_groups(starts, 3) == chain_groups(starts, 8) == [[1], [0], [2]]
+    assert chain_groups(starts[:1], 2) == [[0]]
+
+
 @pytest.mark.slow
 def test_parallel_cv_grid_gives_identical_results():
     """5-fold CV with two workers: each fold's points run in chunks, with the same results as in one process."""

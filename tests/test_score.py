@@ -580,6 +580,36 @@ def test_pickled_scorer_scores_alike_and_keeps_one_copy_of_the_data(scorer_cls):
     assert copy.local_score(5, {0, 2}) == scorer_cls(data).local_score(5, {0, 2})
 
 
+def test_a_workers_extension_rows_come_back_with_its_scores():
+    """cache_items after cache_mark carries the rows extension_scores made (a pickled round trip, as from a
+    worker); merged, the same look-ups read them: the same values, no score computed, no cache look-up."""
+    import pickle
+
+    from mtbn.networks import load_network, sample
+    from mtbn.score import BDeuScore
+
+    data = sample(load_network("alarm"), 300, random_state=0)
+    main = BDeuScore(data)
+    main.extension_scores(0, (), [1, 2, 3])  # a row the parent already has, partly filled
+    worker = pickle.loads(pickle.dumps(main))
+    mark = worker.cache_mark()
+    expected = {(0, ()): worker.extension_scores(0, (), list(range(1, 20))),
+                (5, (2,)): worker.extension_scores(5, (2,), [0, 1, 3, 4, 7])}
+    back = pickle.loads(pickle.dumps(worker.cache_items(mark)))
+    assert set(back.rows) == {(5, (2,))}  # only the rows made after the mark; the scores of the others
+    assert len(back) == 16 + 5
+    main.merge_cache(back)
+    del main._cache[(5, (2, 7))]  # a merged row is read before the dict: this score is not looked up again
+    before = main.cache_info()
+    for (child, parents), values in expected.items():
+        cands = list(range(1, 20)) if child == 0 else [0, 1, 3, 4, 7]
+        assert np.array_equal(main.extension_scores(child, parents, cands), values)
+    after = main.cache_info()
+    assert after["misses"] == before["misses"] and after["size"] == before["size"]
+    # the scores are BDeu's own, computed afresh
+    assert expected[5, (2,)][2] == BDeuScore(data).local_score_uncached(5, (2, 3))
+
+
 def test_cache_items_from_a_start_are_the_scores_cached_after_it():
     from mtbn.networks import load_network, sample
     from mtbn.score import BDeuScore

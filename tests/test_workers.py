@@ -11,7 +11,7 @@ import time
 import joblib
 import pytest
 
-from mtbn.engine import job, parallel, run_jobs, usable_cores, worker_count
+from mtbn.engine import job, parallel, run_jobs, sent_once, usable_cores, worker_count
 from mtbn.exceptions import InvalidParameterError
 
 
@@ -27,6 +27,38 @@ def test_a_huge_n_jobs_starts_no_more_workers_than_cores_or_jobs():
     assert len(pids) == 3 and len(set(pids)) <= min(3, cores)
     # run_jobs (the counted stages) goes through the same bound and keeps the order of the calls
     assert run_jobs((job(pow)(2, i) for i in range(5)), n_jobs=1000) == [2 ** i for i in range(5)]
+
+
+class _CountsPickles:
+    """Counts how often it is pickled, in this process."""
+
+    pickled = 0
+
+    def __init__(self, payload):
+        self.payload = payload
+
+    def __reduce__(self):
+        type(self).pickled += 1
+        return _CountsPickles, (self.payload,)
+
+
+def _payload_and_pid(value):
+    return type(value).__name__, value.payload, os.getpid()
+
+
+@pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores")
+def test_a_value_sent_once_is_pickled_once_for_every_job_and_arrives_as_itself():
+    value = _CountsPickles([1, 2, 3])
+    _CountsPickles.pickled = 0
+    shipped = sent_once(value, 2, 4)
+    out = run_jobs((job(_payload_and_pid)(shipped) for _ in range(4)), n_jobs=2)
+    assert [o[:2] for o in out] == [("_CountsPickles", [1, 2, 3])] * 4
+    assert all(o[2] != os.getpid() for o in out)  # each job in a worker process, from the one pickle
+    assert _CountsPickles.pickled == 1
+    # in this process, under threads, or for one job: the value itself
+    assert sent_once(value, 1, 4) is value and sent_once(value, 2, 1) is value
+    with joblib.parallel_config(backend="threading"):
+        assert sent_once(value, 2, 4) is value
 
 
 def test_negative_n_jobs_counts_usable_cores_as_joblib_does():

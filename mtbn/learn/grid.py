@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import zlib
 
-from mtbn.engine import job, local_workers, run_jobs
+from mtbn.engine import job, local_workers, run_jobs, sent_once
 from mtbn.heldout import split_rows
 from mtbn.joint import merge_chains, multitask_hill_climb
 from mtbn.priors import make_prior
@@ -127,18 +127,46 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
     with reporter(say).stage("multitask search chains", len(starts), "chain", "chains") as tick:
         if local_workers(n_jobs, len(starts)) == 1:  # in this process, one chain after the other
             found = []
-            for label, start in starts:
-                found.append(_chain(scorers, label, start, prior, penalty, settings, base))
+            for start in starts:
+                found += _chains(scorers, [start], prior, penalty, settings, base)
                 tick()
         else:
-            found = run_jobs((job(_chain)(scorers, label, start, prior, penalty, settings, base)
-                              for label, start in starts), n_jobs=n_jobs, tick=tick)
+            groups = chain_groups(starts, local_workers(n_jobs, len(starts)))
+            shipped = sent_once(scorers, n_jobs, len(groups))  # every job gets the scorers and their caches
+            done = run_jobs((job(_chains)(shipped, [starts[i] for i in g], prior, penalty, settings, base)
+                             for g in groups), n_jobs=n_jobs, tick=tick, sizes=[len(g) for g in groups])
+            found = [None] * len(starts)
+            for g, results in zip(groups, done):
+                for i, result in zip(g, results):
+                    found[i] = result
     return merge_chains(found)
 
 
-def _chain(scorers, label, start, prior, penalty, settings, base):
-    """One start's chain at ``penalty`` (a job of :func:`run_penalty_chains`)."""
-    return run_penalty(scorers, [(label, _made(start))], prior, penalty, settings, base=base)
+def chain_groups(starts, workers):
+    """The jobs of :func:`run_penalty_chains`: lists of start indices, one job per local worker at most.
+
+    Chains in one job run one after the other on one copy of the scorers,
+    so a later chain finds the local scores an earlier one computed. A
+    start that is still to be computed (a function, e.g. the
+    identical-structure search) counts as two chains; each start goes to
+    the job with the least work so far (longest first). Where the cluster
+    decides (``workers`` None), a job per chain.
+    """
+    if workers is None:
+        return [[i] for i in range(len(starts))]
+    cost = [2 if callable(start) else 1 for _, start in starts]
+    groups, load = [[] for _ in range(min(workers, len(starts)))], [0] * min(workers, len(starts))
+    for i in sorted(range(len(starts)), key=lambda i: -cost[i]):
+        g = load.index(min(load))
+        groups[g].append(i)
+        load[g] += cost[i]
+    return [sorted(g) for g in groups]
+
+
+def _chains(scorers, starts, prior, penalty, settings, base):
+    """Each start's chain at ``penalty``, in turn (a job of :func:`run_penalty_chains`)."""
+    return [run_penalty(scorers, [(label, _made(start))], prior, penalty, settings, base=base)
+            for label, start in starts]
 
 
 def _made(start):
@@ -172,29 +200,49 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     if not warm_start:
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
         workers = local_workers(n_jobs, len(grid) * len(problems))
-        chunks = _chunks(len(grid), workers)
+        cut = grid_jobs(len(problems), len(grid), workers)
         keep = workers != 1  # jobs in other processes send back the scores they computed, for the next rounds
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
-            done = run_jobs((job(run_penalties)(scorers, starts, prior, [grid[i] for i in points], settings,
-                                                base=base, starts_are_optima=optima, valid=v, ess=ess, keep=keep)
-                             for (scorers, starts, optima), v in zip(problems, valid) for points in chunks),
-                            n_jobs=n_jobs, tick=tick, sizes=[len(points) for _ in problems for points in chunks])
-        out, rows = [], []
-        for p, (scorers, _, _) in enumerate(problems):
-            results, scored = [None] * len(grid), [None] * len(grid)
-            for points, (found, found_rows, caches) in zip(chunks, done[p * len(chunks):(p + 1) * len(chunks)]):
-                for k, i in enumerate(points):
-                    results[i], scored[i] = found[k], found_rows[k] if found_rows is not None else None
-                for scorer, items in zip(scorers, caches or ()):
-                    scorer.merge_cache(items)
-            out.append(results)
-            rows.append(scored)
+            done = run_jobs((job(run_penalties)(*problems[p][:2], prior, [grid[i] for i in points], settings,
+                                                base=base, starts_are_optima=problems[p][2], valid=valid[p], ess=ess,
+                                                keep=keep)
+                             for p, points in cut),
+                            n_jobs=n_jobs, tick=tick, sizes=[len(points) for _, points in cut])
+        out = [[None] * len(grid) for _ in problems]
+        rows = [[None] * len(grid) for _ in problems]
+        for (p, points), (found, found_rows, caches) in zip(cut, done):
+            for k, i in enumerate(points):
+                out[p][i], rows[p][i] = found[k], found_rows[k] if found_rows is not None else None
+            for scorer, items in zip(problems[p][0], caches or ()):
+                scorer.merge_cache(items)
         return out if held_out is None else (out, rows)
     out = [_warm_grid(scorers, starts, grid, prior, settings, base=base, starts_are_optima=optima, say=say)
            for scorers, starts, optima in problems]
     if held_out is None:
         return out
     return out, [_scored(results, scorers, v, ess) for results, (scorers, _, _), v in zip(out, problems, valid)]
+
+
+def grid_jobs(n_problems, n_points, workers):
+    """The jobs of :func:`search_grid`: ``(problem, points)`` pairs covering every point of every problem once.
+
+    Where the cluster decides (``workers`` None) or in one process, a job per
+    point. With local workers, a problem's points share one score cache
+    only inside one job (the searches at neighbouring penalties compute
+    mostly the same local scores), so as many problems as divide evenly
+    among the workers are one job each, and each of the rest is cut into
+    interleaved chunks (:func:`_chunks`) so that the workers finish
+    together: 5 folds on 2 workers are 4 whole folds and the fifth in 2
+    chunks.
+    """
+    if workers is None or workers <= 1:
+        return [(p, [i]) for p in range(n_problems) for i in range(n_points)]
+    whole = n_problems - n_problems % workers
+    cut = [(p, list(range(n_points))) for p in range(whole)]
+    rest = n_problems - whole
+    if rest:
+        cut += [(p, c) for p in range(whole, n_problems) for c in _chunks(n_points, -(-workers // rest))]
+    return cut
 
 
 def _chunks(n_points, workers):
@@ -214,7 +262,7 @@ def run_penalties(scorers, starts, prior, penalties, settings, valid=None, ess=N
     result's held-out rows' log-likelihoods (else None); with ``keep``, ``caches`` holds the scores each
     scorer cached during the job (else None).
     """
-    marks = [s.cache_info()["size"] for s in scorers]
+    marks = [s.cache_mark() for s in scorers]
     results = [run_penalty(scorers, starts, prior, delta, settings, **kwargs) for delta in penalties]
     rows = None if valid is None else _scored(results, scorers, valid, ess)
     return results, rows, [s.cache_items(m) for s, m in zip(scorers, marks)] if keep else None

@@ -100,7 +100,7 @@ def _single_task_search(scorer, local_index, max_parents, required, forbidden, n
 def _single_task_search_keeping_cache(scorer, *args):
     """:func:`_single_task_search` in a worker process, returning the scores it computed with the result (only
     those: the scorer arrived with the others)."""
-    mark = scorer.cache_info()["size"]
+    mark = scorer.cache_mark()
     res = _single_task_search(scorer, *args)
     return res, scorer.cache_items(mark)
 

@@ -178,14 +178,25 @@ class LocalScore(ABC):
         """
         return {"hits": self.hits, "misses": self.misses, "size": len(self._cache)}
 
+    def cache_mark(self):
+        """Where the cache stands now, for :meth:`cache_items` to return only what is added after it.
+
+        Returns
+        -------
+        object
+            A value to pass as ``start`` to :meth:`cache_items` (here the number of cached scores; a score
+            with more than one cache may return a tuple).
+        """
+        return len(self._cache)
+
     def cache_items(self, start=0):
         """The cached scores, ``{(child, parents): score}`` (to send back from a worker process).
 
         Parameters
         ----------
-        start : int, default 0
+        start : int or object, default 0
             Only the scores cached after the first ``start`` ones (in the order they were cached; e.g. the
-            cache's ``size`` when a job began: what the job added).
+            :meth:`cache_mark` taken when a job began: what the job added).
 
         Returns
         -------

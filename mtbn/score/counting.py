@@ -12,6 +12,7 @@ not check that parent sets exclude the child.
 """
 
 import bisect
+import itertools
 
 import numpy as np
 
@@ -240,6 +241,13 @@ def observed_counts(code, r):
     return cell_counts, np.add.reduceat(cell_counts, config_starts)
 
 
+class _CacheItems(dict):
+    """:meth:`CountingScore.cache_items`: the scores, ``{(child, parents): score}``, and ``rows``, the rows of
+    :meth:`CountingScore.extension_scores` (``{(child, parents): array}``)."""
+
+    rows: dict
+
+
 class CountingScore(LocalScore):
     """A score computed from each family's contingency table of integer-coded discrete data.
 
@@ -376,6 +384,56 @@ class CountingScore(LocalScore):
             The local score, computed afresh (no cache look-up or store).
         """
         return self._score_code(child, *family_code(self._columns, self.arities, child, parents))
+
+    def cache_mark(self):
+        """Where both caches stand, for :meth:`cache_items`.
+
+        Returns
+        -------
+        tuple of int
+            The number of cached scores and of :meth:`extension_scores`' rows.
+        """
+        return len(self._cache), len(self._rows)
+
+    def cache_items(self, start=0):
+        """The cached scores after ``start`` (:meth:`LocalScore.cache_items`), with the rows of
+        :meth:`extension_scores` made after it.
+
+        A worker's rows come back too, so the next job's hot loop reads one
+        array per family instead of a dict look-up per candidate.
+
+        Parameters
+        ----------
+        start : int or tuple of int, default 0
+            A :meth:`cache_mark` (or a number of cached scores: then every row).
+
+        Returns
+        -------
+        dict
+            ``{(child, parents): score}``, with attribute ``rows``: ``{(child, parents): array of n_vars
+            floats}``, NaN where not looked up.
+        """
+        scores, rows = start if isinstance(start, tuple) else (start, 0)
+        items = _CacheItems(super().cache_items(scores))
+        items.rows = dict(itertools.islice(self._rows.items(), rows, None))
+        return items
+
+    def merge_cache(self, items):
+        """Add scores (and rows of :meth:`extension_scores`) computed elsewhere on the same data.
+
+        Parameters
+        ----------
+        items : dict
+            As :meth:`cache_items` returns it; its ``rows``, if any, are added too (a row this scorer already
+            has gets the entries it lacks).
+        """
+        super().merge_cache(items)
+        for key, row in getattr(items, "rows", {}).items():
+            mine = self._rows.get(key)
+            if mine is None:
+                self._rows[key] = row.copy()
+            else:
+                np.copyto(mine, row, where=np.isnan(mine) & ~np.isnan(row))
 
     def clear_cache(self):
         """Forget every cached score (and the rows of :meth:`extension_scores`) and reset the counters."""

@@ -10,7 +10,10 @@ idle while a section waited for its last job, the bytes sent and received. Then 
 durations allow: each section's jobs list-scheduled (longest first) on N workers, plus the serial part, for
 N = 1, 2, 4, 8, 16 (no overhead of starting workers or sending data counted: an upper bound on the speed-up).
 A grid job holds several penalties of one fold, cut for the measured run's workers; for N workers each fold's
-penalties are regrouped as the learner cuts them for N (each penalty's time taken as its job's mean).
+penalties are regrouped as the learner cuts them for N (each penalty's time taken as its job's mean). With at
+most half as many workers as folds, each fold's start searches and first grid round are one job
+(``mtbn.learn.starts.first_round_with_starts``); the schedule of 3 or more workers (traced on these workers)
+keeps them apart.
 The answers are the same at every ``--jobs`` (tests/test_engine.py, tests/test_workers.py).
 """
 
@@ -37,10 +40,11 @@ def traced_learn(tasks, jobs, wide=False):
     from mtbn.learn import starts
 
     starts.IDENTICAL_BESIDE_FOLDS = True if wide else None
+    starts.FIRST_ROUND_WITH_STARTS = False if wide else None
     try:
         return _traced_learn(tasks, jobs)
     finally:
-        starts.IDENTICAL_BESIDE_FOLDS = None
+        starts.IDENTICAL_BESIDE_FOLDS = starts.FIRST_ROUND_WITH_STARTS = None
 
 
 def _traced_learn(tasks, jobs):
@@ -91,22 +95,24 @@ def report(label, wall, sections):
     return serial
 
 
-def regrouped(section, n):
-    """The section's job durations as ``n`` workers would get them: a grid job holds several penalties of one
-    fold (``size`` > 1), cut into as many chunks as there are workers (``mtbn.learn.grid._chunks``), so its
-    fold's points are regrouped into ``min(n, points)`` chunks, each point's time taken as its job's mean
-    (an approximation: the interleaved chunks mix cheap and costly penalties alike). Other jobs are kept."""
-    from mtbn.learn.grid import _chunks
+def regrouped(section, n, folds=5):
+    """The section's job durations as ``n`` workers would get them. A penalty-grid section's jobs hold the
+    points of one fold (``size`` > 1: a whole fold, or a chunk of one; ``mtbn.learn.grid.grid_jobs``, for the
+    measured run's workers); each point's time is taken as its job's mean, and the points are cut again as
+    ``grid_jobs`` cuts them for ``n`` workers (an approximation: a fold's points share one score cache only
+    within a job). Other jobs are kept as they are."""
+    from mtbn.learn.grid import grid_jobs
 
     jobs = sorted(section["jobs"], key=lambda j: j["index"])
-    if all(j.get("size", 1) == 1 for j in jobs):
+    if section["section"] != "run_penalties" or all(j.get("size", 1) == 1 for j in jobs):
         return [j["end"] - j["start"] for j in jobs]
-    per_fold = max(1, section["n_jobs"] or 1)  # the measured run cut every fold into this many chunks
-    out = []
-    for f in range(0, len(jobs), per_fold):
-        points = [(j["end"] - j["start"]) / j["size"] for j in jobs[f:f + per_fold] for _ in range(j["size"])]
-        out += [sum(points[i] for i in chunk) for chunk in _chunks(len(points), n)]
-    return out
+    points = sum(j["size"] for j in jobs) // folds
+    measured = grid_jobs(folds, points, max(1, section["n_jobs"] or 1))
+    per_point = {}
+    for j, (fold, cut) in zip(jobs, measured):
+        for i in cut:
+            per_point[fold, i] = (j["end"] - j["start"]) / j["size"]
+    return [sum(per_point[fold, i] for i in cut) for fold, cut in grid_jobs(folds, points, n)]
 
 
 def projection(serial, sections, wall1, wide=None):

@@ -44,7 +44,7 @@ from mtbn.networks import fit_parameters, fits_in_tables, heldout_log_likelihood
 
 __all__ = ["kfold_splits", "holdout_splits", "hold_out", "ValidationScores", "RULES", "heldout_scores", "split_rows",
            "scores_of_rows",
-           "fit_networks", "SEARCHES", "search_candidates"]
+           "fit_networks", "SEARCHES", "first_candidates", "search_candidates"]
 
 RULES = ("max", "one-se")
 #: How many of an ordered list of candidates :func:`search_candidates` scores.
@@ -388,6 +388,26 @@ def scores_of_rows(rows):
                              for c in range(len(rows[0]))])
 
 
+def first_candidates(n, search="refine"):
+    """The candidates :func:`search_candidates` scores in its first round (so a caller can start them early).
+
+    Parameters
+    ----------
+    n : int
+        Number of candidates.
+    search : {"refine", "grid"}, default "refine"
+        As for :func:`search_candidates`.
+
+    Returns
+    -------
+    list of int
+        Every candidate (``"grid"``), or every other one with both ends (``"refine"``), increasing.
+    """
+    if search not in SEARCHES:
+        raise error("candidate-search", searches=SEARCHES, value=search)
+    return list(range(n)) if search == "grid" else sorted(set(range(0, n, 2)) | {n - 1})
+
+
 def search_candidates(n, score, rule="one-se", search="refine"):
     """Score candidates ``0..n-1`` (ordered from the simplest) in rounds, and choose one by ``rule``.
 
@@ -418,10 +438,8 @@ def search_candidates(n, score, rule="one-se", search="refine"):
     (list of int, ValidationScores)
         The indices scored, in increasing order, and their scores (in that order).
     """
-    if search not in SEARCHES:
-        raise error("candidate-search", searches=SEARCHES, value=search)
     rows = {}
-    todo = list(range(n)) if search == "grid" else sorted(set(range(0, n, 2)) | {n - 1})
+    todo = first_candidates(n, search)
     while todo:
         for i, r in zip(todo, score(todo)):
             rows[i] = r

@@ -595,7 +595,7 @@ def test_chains_run_apart_and_merged_are_the_joint_call(prior_name, penalty, see
 def test_start_searches_return_each_task_its_own_result_whatever_order_they_ran_in(n_jobs):
     """Tasks of unequal sizes (the jobs run longest first): every single-task result is the one its own task's
     search gives alone, and the other searches' results come back in their order."""
-    from mtbn.learn.single import _single_task_search, start_searches
+    from mtbn.learn.single import single_task_search, start_searches
 
     tasks = _tasks(("asia", "tub", "smoke", "lung", "bronc", "either"), k=3, n=200, seed=4)
     ts = make_taskset([d.take(np.arange(60 + 60 * i)) for i, d in enumerate(tasks.values())])
@@ -607,7 +607,7 @@ def test_start_searches_return_each_task_its_own_result_whatever_order_they_ran_
              ([BDeuScore(d) for d in reversed(ts.tasks)], 0, [])]
     found = start_searches(parts, n_jobs=n_jobs, **kw)
     for (scorers, restarts, _), (stl, others) in zip(parts, found):
-        alone = [_single_task_search(BDeuScore(sc.data), ts.local_index[t], None, none, none, restarts, seeds[t])
+        alone = [single_task_search(BDeuScore(sc.data), ts.local_index[t], None, none, none, restarts, seeds[t])
                  for t, sc in enumerate(scorers)]
         assert [r.graph.parents for r in stl] == [r.graph.parents for r in alone]
         assert [r.log_score for r in stl] == [r.log_score for r in alone]

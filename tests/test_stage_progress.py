@@ -87,6 +87,24 @@ def test_results_and_ticks_do_not_depend_on_n_jobs(bars):
                                                                           for b in bars[len(bars) // 2:]]
 
 
+def test_with_two_folds_per_worker_a_folds_starts_and_first_round_are_one_job(bars):
+    """cv=4 on 2 workers: each fold's start searches and its first grid round run in one job (one stage with the
+    final search's start searches); the same results as in one process, where they are two stages."""
+    kw = dict(KW, cv=4)
+    one = learn_structures(_tasks(), n_jobs=1, **kw)
+    lines = []
+    two = learn_structures(_tasks(), progress=Reporter(callback=lines.append, bars=True), n_jobs=2, **kw)
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs] and one.penalty == two.penalty
+    assert [p.validation_log_likelihood for p in one.penalty_path] == [p.validation_log_likelihood
+                                                                         for p in two.penalty_path]
+    assert one.log_score == two.log_score
+    # 4 folds x (3 points + 2 single-task + 1 identical-structure search) + the final search's 2 single-task
+    fused = [b for b in bars if b.kwargs["desc"] == "starts and the first penalty round of 4 folds"]
+    assert "starts and the first penalty round of 4 folds: 26 searches" in lines
+    assert len(fused) == 1 and fused[0].n == 26 and fused[0].updates == 4 + 2
+    assert not any(line.startswith("penalty grid x folds") for line in lines)  # the whole grid was the first round
+
+
 def test_a_terminal_without_a_size_still_gets_a_bar(bars, monkeypatch):
     # script -c from a program, docker exec -t: the pseudo-terminal reports 0 x 0, and tqdm then draws nothing
     monkeypatch.setattr(os, "get_terminal_size", lambda fd=None: os.terminal_size((0, 0)))

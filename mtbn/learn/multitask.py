@@ -53,13 +53,28 @@ from mtbn.learn.kinds import kind_of, kind_settings
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing, no_sharing
-from mtbn.learn.starts import Prepared, checked_start, fold_problems, given_starts, pooled_maker, search_starts
+from mtbn.learn.starts import (
+    FirstRound,
+    Prepared,
+    checked_start,
+    fold_problems,
+    given_starts,
+    pooled_maker,
+    search_starts,
+)
 from mtbn.messages import error, register
 from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
 from mtbn.score import make_scorer
-from mtbn.heldout import fit_networks, holdout_splits, kfold_splits, scores_of_rows, search_candidates
+from mtbn.heldout import (
+    first_candidates,
+    fit_networks,
+    holdout_splits,
+    kfold_splits,
+    scores_of_rows,
+    search_candidates,
+)
 
 
 
@@ -494,19 +509,24 @@ def _choose_penalty(problem, seeds, say, scorers, pooled=False):
     the folds for the sharing step).
     """
     trains, held_out = _split_rows(problem, seeds)
-    prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled)
-    problems = prepared.problems
     grid, found, fold_graphs = problem.grid, {}, {}
+    mode = "grid" if problem.warm_start else problem.penalty_search
+    first = None if problem.warm_start else first_candidates(len(grid), mode)
+    round_one = None if first is None else FirstRound([grid[i] for i in first], problem.prior,
+                                                      _selection_settings(problem), seeds.base, held_out, problem.ess)
+    prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers, pooled=pooled, first=round_one)
+    problems = prepared.problems
+    early = {} if prepared.first is None else {tuple(first): prepared.first}  # searched beside the starts
 
     def score(points):  # each search's structures are scored on its fold's held-out rows in its own job
-        per_fold, rows = _search_points(problem, seeds, problems, [grid[i] for i in points], say, held_out)
+        per_fold, rows = early.pop(tuple(points), None) or _search_points(
+            problem, seeds, problems, [grid[i] for i in points], say, held_out)
         found.update(zip(points, per_fold[0]))
         for j, i in enumerate(points):
             fold_graphs[grid[i]] = [fold[j].graphs for fold in per_fold]
         return scores_of_rows(rows).rows
 
-    done, scores = search_candidates(len(grid), score, problem.rule,
-                                     "grid" if problem.warm_start else problem.penalty_search)
+    done, scores = search_candidates(len(grid), score, problem.rule, mode)
     searched = [grid[i] for i in done]
     path = [PenaltyPathPoint(delta, float(m), found[i].graphs, found[i].log_score, found[i].n_iter,
                              validation_se=float(se), se_vs_best=se_best)
@@ -541,11 +561,15 @@ def _split_rows(problem, seeds):
             [[d.take(sp[f][1]) for d, sp in zip(tasks, splits)] for f in folds])
 
 
+def _selection_settings(problem):
+    """The search settings of the penalty selection's searches (fewer joint restarts)."""
+    return replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))
+
+
 def _search_points(problem, seeds, problems, penalties, say, held_out=None):
     """The search of every (fold, penalty), with the selection's effort: one list of results per fold (with
     ``held_out``, and each search's held-out rows, :func:`mtbn.learn.grid.search_grid`)."""
-    settings = replace(problem.settings, n_restarts=min(problem.settings.n_restarts, SELECTION_JOINT_RESTARTS))
-    return search_grid(problems, penalties, problem.prior, settings, base=seeds.base,
+    return search_grid(problems, penalties, problem.prior, _selection_settings(problem), base=seeds.base,
                        warm_start=problem.warm_start, n_jobs=problem.n_jobs, say=say, held_out=held_out,
                        ess=problem.ess)
 

@@ -86,7 +86,7 @@ def learn_structure(data: Any, *, scorer: Any = None, **settings: Any) -> Search
     )
 
 
-def _single_task_search(scorer, local_index, max_parents, required, forbidden, n_restarts, seed):
+def single_task_search(scorer, local_index, max_parents, required, forbidden, n_restarts, seed):
     """One task's single-task search from its required edges (the multitask search's first start)."""
     req, forb = local_constraints(scorer, local_index, required, forbidden)
     start = [set(np.flatnonzero(req[:, v]).tolist()) for v in range(scorer.n_vars)]
@@ -97,11 +97,11 @@ def _single_task_search(scorer, local_index, max_parents, required, forbidden, n
     )
 
 
-def _single_task_search_keeping_cache(scorer, *args):
-    """:func:`_single_task_search` in a worker process, returning the scores it computed with the result (only
+def single_task_search_keeping_cache(scorer, *args):
+    """:func:`single_task_search` in a worker process, returning the scores it computed with the result (only
     those: the scorer arrived with the others)."""
     mark = scorer.cache_mark()
-    res = _single_task_search(scorer, *args)
+    res = single_task_search(scorer, *args)
     return res, scorer.cache_items(mark)
 
 
@@ -154,11 +154,11 @@ def start_searches(parts, *, max_parents, required, forbidden, seeds, local_inde
         if local:  # in this process: the scorers keep their caches
             done = []
             for p, t, i in work:
-                done.append(_single_task_search(*stl_args(p, t)) if t is not None else parts[p][2][i]())
+                done.append(single_task_search(*stl_args(p, t)) if t is not None else parts[p][2][i]())
                 tick()
         else:
-            done = run_jobs((job(_single_task_search_keeping_cache)(*stl_args(p, t)) if t is not None
-                             else job(_call)(parts[p][2][i]) for p, t, i in work), n_jobs=n_jobs, tick=tick)
+            done = run_jobs((job(single_task_search_keeping_cache)(*stl_args(p, t)) if t is not None
+                             else job(call_function)(parts[p][2][i]) for p, t, i in work), n_jobs=n_jobs, tick=tick)
     out = [(None if scorers is None else [None] * len(scorers), [None] * len(others)) for scorers, _, others in parts]
     for (p, t, i), result in zip(work, done):  # in the parts' order, whatever order the jobs ran in
         if t is None:
@@ -171,7 +171,7 @@ def start_searches(parts, *, max_parents, required, forbidden, seeds, local_inde
     return out
 
 
-def _call(function):
+def call_function(function):
     """``function()`` (a job of :func:`start_searches`)."""
     return function()
 
@@ -221,7 +221,7 @@ def pooled_search(ts, *, ess, score="bdeu", max_parents=None, required=None, for
     """
     pooled = ts.pooled()
     local = np.arange(ts.n_variables)
-    res = _single_task_search(make_scorer(pooled, score, ess), local, max_parents, required, forbidden, n_restarts,
+    res = single_task_search(make_scorer(pooled, score, ess), local, max_parents, required, forbidden, n_restarts,
                               seed)
     return [DAG(as_parent_sets(res.graph, d.names), d.names) for d in ts.tasks]
 

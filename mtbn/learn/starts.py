@@ -20,10 +20,18 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtbn.data import make_taskset
-from mtbn.engine import Shared, local_workers
+from mtbn.engine import Shared, job, local_workers, run_jobs
 from mtbn.learn.checks import as_parent_sets, task_start
 from mtbn.learn.grid import SELECTION_RESTARTS
-from mtbn.learn.single import identical_search, pooled_search, start_searches
+from mtbn.learn.single import (
+    call_function,
+    identical_search,
+    pooled_search,
+    single_task_search,
+    single_task_search_keeping_cache,
+    start_searches,
+)
+from mtbn.progress import reporter
 from mtbn.score import make_scorer
 
 __all__: list = []  # used by mtbn.learn.multitask only
@@ -166,24 +174,85 @@ def identical_beside_folds(problem):
     return workers is None or workers >= 3
 
 
+#: Whether each fold's first grid round runs in its start searches' job: None decides by the workers (see
+#: :func:`first_round_with_starts`); True or False fixes it (``benchmarks/bench_parallel_trace.py``). Answers
+#: never depend on it.
+FIRST_ROUND_WITH_STARTS = None
+
+
+def first_round_with_starts(problem, n_folds):
+    """Whether :func:`fold_problems` runs each fold's first grid round in the job of its start searches.
+
+    A fold's starts and first round as one job keep its scores in one
+    process and let no fold wait for the others' starts (at ``--jobs 2``
+    on 5 folds, about 1 s less on 5 HEPAR2 tasks x 250 rows), but such a job
+    cannot be cut: it pays only while every worker gets two folds or more.
+    With more workers (or a cluster), the starts are one section and the
+    grid's points are cut finer (:func:`mtbn.learn.grid.grid_jobs`); in one
+    process nothing is sent, and the stages stay as they were.
+    """
+    if FIRST_ROUND_WITH_STARTS is not None:
+        return FIRST_ROUND_WITH_STARTS
+    workers = local_workers(problem.n_jobs, n_folds + problem.taskset.n_tasks + 1)
+    return workers is not None and 2 <= workers and n_folds >= 2 * workers
+
+
 @dataclass(frozen=True)
 class Prepared:
     """What :func:`fold_problems` prepares: every fold's ``(scorers, starts, starts_are_optima)``; the final
     search's single-task results and identical-structure start, when searched beside them (else None); each
-    fold's pooled structure, when asked for."""
+    fold's pooled structure, when asked for; the first round's searches, when asked for (else None):
+    ``(results, rows)`` as :func:`mtbn.learn.grid.search_grid` returns them."""
 
     problems: list
     refit_stl: Any = None
     refit_identical: Any = None
     pooled: Any = None
+    first: Any = None
 
 
-def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False):
+@dataclass(frozen=True)
+class FirstRound:
+    """The first round of the penalty selection's grid searches, run by :func:`fold_problems` in each fold's
+    job after its start searches: the penalties, the prior, the selection's search settings, the base seed,
+    each fold's held-out rows and the equivalent sample size their parameters are fitted with."""
+
+    penalties: list
+    prior: Any
+    settings: Any
+    base: int
+    held_out: list
+    ess: float
+
+
+@dataclass(frozen=True)
+class _Outline:
+    """What :func:`starts_of` reads of a problem, for a fold's job (the problem without its rows)."""
+
+    start: Any
+    shared_variables: bool
+    taskset: Any  # n_tasks and variables
+    settings: Any
+    score: str
+    ess: float
+    n_jobs: Any = 1
+
+
+@dataclass(frozen=True)
+class _Names:
+    n_tasks: int
+    variables: list
+
+
+def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False, first=None):
     """Every fold's scorers and starts (with the selection's effort), all folds' start searches in one
     parallel section (:class:`Prepared`). With ``refit_scorers`` (all rows) the final search's single-task
     searches run there too (they do not depend on the penalty), and its identical-structure search when
     :func:`identical_beside_folds` says so; with ``pooled``, each fold's pooled structure (the sharing step's
-    candidate).
+    candidate). With ``first`` (:class:`FirstRound`), each fold's start searches and then its first round of
+    grid searches are one job: the fold's scorers fill their caches in one place, and no fold waits for
+    another's starts (the same searches and results as the start section followed by
+    :func:`mtbn.learn.grid.search_grid`).
 
     The empty start, which only ties the others at delta = 1, is left out of the selection's searches.
     """
@@ -197,6 +266,9 @@ def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False)
                                 identical=identical_beside_folds(problem)))
     say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
         + (" and of the search on all rows" if refit_scorers is not None else ""))
+    if first is not None and isinstance(problem.start, str) and problem.start != "empty" and \
+            first_round_with_starts(problem, len(trains)):
+        return _fused(problem, seeds, parts, len(trains), first, say)
     found = starts_of(problem, seeds, parts, say)
     problems = []
     for scorers, (starts, stl, _) in zip(fold_scorers, found):
@@ -211,3 +283,82 @@ def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False)
                      [extra[0] for _, _, extra in found[:len(trains)]] if pooled else None)
 
 
+
+
+def _fused(problem, seeds, parts, n_folds, first, say):
+    """:func:`fold_problems` with its first round: one section of each fold's job (:func:`fold_first_round`)
+    and the final search's start searches, longest first."""
+    outline = _Outline(problem.start, problem.shared_variables,
+                       _Names(problem.taskset.n_tasks, list(problem.taskset.variables)), problem.settings,
+                       problem.score, problem.ess)
+    refit = parts[n_folds:]
+    s = problem.settings
+    single = problem.start in ("auto", "single-task")
+    identical = problem.start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
+    stl_calls = [(t, sc) for t, sc in enumerate(refit[0].scorers)] if refit and single else []
+    maker = (identical_maker(problem, seeds, refit[0].datasets, refit[0].restarts)
+             if refit and refit[0].identical and identical else None)
+    n_jobs = problem.n_jobs
+    total = n_folds + len(stl_calls) + (maker is not None)
+    local = local_workers(n_jobs, total) == 1
+    folds = [functools.partial(fold_first_round, outline, seeds, parts[f], first, f, not local)
+             for f in range(n_folds)]
+    sizes = [len(first.penalties) + single * len(parts[f].scorers) + identical + len(parts[f].extra)
+             for f in range(n_folds)]
+    stl_args = [(sc, s.local_index[t], s.max_parents, s.required, s.forbidden, refit[0].restarts,
+                 seeds.searches[t]) for t, sc in stl_calls]
+    label = f"starts and the first penalty round of {n_folds} fold{'s' if n_folds > 1 else ''}"
+    with reporter(say).stage(label, sum(sizes) + len(stl_calls) + (maker is not None), "search",
+                             "searches") as tick:
+        if local:
+            done = []
+            for f in folds:
+                done.append(f())
+                tick(sizes[len(done) - 1])
+            for a in stl_args:
+                done.append(single_task_search(*a))
+                tick()
+            if maker is not None:
+                done.append(maker())
+                tick()
+        else:
+            calls = ([job(call_function)(f) for f in folds]
+                     + [job(single_task_search_keeping_cache)(*a) for a in stl_args]
+                     + ([job(call_function)(maker)] if maker is not None else []))
+            done = run_jobs(calls, n_jobs=n_jobs, tick=tick, sizes=sizes + [1] * (len(calls) - n_folds))
+    problems, results, rows, pooled = [], [], [], []
+    for part, (starts, stl, extra, found, found_rows, caches) in zip(parts, done[:n_folds]):
+        for scorer, items in zip(part.scorers, caches or ()):
+            scorer.merge_cache(items)
+        problems.append((part.scorers, starts, stl is not None))
+        results.append(found)
+        rows.append(found_rows)
+        pooled.append(extra[0] if extra else None)
+    refit_stl = refit_identical = None
+    if stl_calls:
+        refit_stl = []
+        for (t, sc), result in zip(stl_calls, done[n_folds:n_folds + len(stl_calls)]):
+            if not local:
+                result, cache = result
+                sc.merge_cache(cache)
+            refit_stl.append(result)
+    if maker is not None:
+        refit_identical = done[-1]
+    return Prepared(problems, refit_stl, refit_identical, pooled if parts[0].extra else None, (results, rows))
+
+
+def fold_first_round(outline, seeds, part, first, fold, keep):
+    """One fold's start searches, then its first round of grid searches (a job of :func:`fold_problems`).
+
+    Returns ``(starts, single-task results, extra results, grid results, held-out rows, caches)``, the
+    caches (every score the fold's scorers hold, for the later rounds) only with ``keep``.
+    """
+    from mtbn.learn.grid import run_penalties
+
+    ((starts, stl, extra),) = starts_of(outline, seeds, [part], None)
+    if len(starts) > 1:
+        starts = [st for st in starts if st[0] != "empty"]
+    found, rows, _ = run_penalties(part.scorers, starts, first.prior, first.penalties, first.settings,
+                                   valid=first.held_out[fold], ess=first.ess, base=first.base,
+                                   starts_are_optima=stl is not None)
+    return starts, stl, extra, found, rows, [sc.cache_items() for sc in part.scorers] if keep else None

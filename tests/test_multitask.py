@@ -350,6 +350,7 @@ def test_grid_jobs_keep_whole_folds_where_they_divide_among_the_workers():
                                                             (1, [2])]
     assert grid_jobs(5, 7, 2) == [(p, list(range(7))) for p in range(4)] + [(4, [0, 2, 4, 6]), (4, [1, 3, 5])]
     assert grid_jobs(1, 5, 2) == [(0, [0, 2, 4]), (0, [1, 3])]  # one validation split: cut for both workers
+    assert grid_jobs(5, 7, 16) == [(p, [i]) for p in range(5) for i in range(7)]  # more workers than folds
     for folds, points, workers in [(5, 7, 2), (5, 2, 16), (3, 9, 4), (10, 6, 3), (1, 1, 2), (4, 7, 2)]:
         cut = grid_jobs(folds, points, workers)
         assert sorted((p, i) for p, c in cut for i in c) == [(p, i) for p in range(folds) for i in range(points)]

@@ -233,11 +233,14 @@ def grid_jobs(n_problems, n_points, workers):
     among the workers are one job each, and each of the rest is cut into
     interleaved chunks (:func:`_chunks`) so that the workers finish
     together: 5 folds on 2 workers are 4 whole folds and the fifth in 2
-    chunks.
+    chunks. With more workers than problems, each problem is cut for every
+    worker (a point per job, up to as many workers as points).
     """
     if workers is None or workers <= 1:
         return [(p, [i]) for p in range(n_problems) for i in range(n_points)]
     whole = n_problems - n_problems % workers
+    if not whole:  # more workers than problems: every problem cut for every worker
+        return [(p, c) for p in range(n_problems) for c in _chunks(n_points, workers)]
     cut = [(p, list(range(n_points))) for p in range(whole)]
     rest = n_problems - whole
     if rest:

@@ -37,14 +37,18 @@ from mtbn.learn import learn_structures  # noqa: E402
 def traced_learn(tasks, jobs, wide=False):
     """The default learner on ``tasks`` with ``jobs`` workers, traced; ``wide``: the schedule it uses with 3
     or more workers (the final search's identical-structure search beside the folds' start searches)."""
-    from mtbn.learn import starts
+    from mtbn.learn import grid, starts
 
     starts.IDENTICAL_BESIDE_FOLDS = True if wide else None
     starts.FIRST_ROUND_WITH_STARTS = False if wide else None
+    groups = grid.chain_groups
+    if wide:  # a chain per job, as with 3 or more workers
+        grid.chain_groups = lambda chains, workers: groups(chains, None)
     try:
         return _traced_learn(tasks, jobs)
     finally:
         starts.IDENTICAL_BESIDE_FOLDS = starts.FIRST_ROUND_WITH_STARTS = None
+        grid.chain_groups = groups
 
 
 def _traced_learn(tasks, jobs):

@@ -27,7 +27,6 @@ from mtbn.learn.single import (
     call_function,
     identical_search,
     pooled_search,
-    single_task_search,
     single_task_search_keeping_cache,
     start_searches,
 )
@@ -298,11 +297,7 @@ def _fused(problem, seeds, parts, n_folds, first, say):
     stl_calls = [(t, sc) for t, sc in enumerate(refit[0].scorers)] if refit and single else []
     maker = (identical_maker(problem, seeds, refit[0].datasets, refit[0].restarts)
              if refit and refit[0].identical and identical else None)
-    n_jobs = problem.n_jobs
-    total = n_folds + len(stl_calls) + (maker is not None)
-    local = local_workers(n_jobs, total) == 1
-    folds = [functools.partial(fold_first_round, outline, seeds, parts[f], first, f, not local)
-             for f in range(n_folds)]
+    folds = [functools.partial(fold_first_round, outline, seeds, parts[f], first, f) for f in range(n_folds)]
     sizes = [len(first.penalties) + single * len(parts[f].scorers) + identical + len(parts[f].extra)
              for f in range(n_folds)]
     stl_args = [(sc, s.local_index[t], s.max_parents, s.required, s.forbidden, refit[0].restarts,
@@ -310,25 +305,13 @@ def _fused(problem, seeds, parts, n_folds, first, say):
     label = f"starts and the first penalty round of {n_folds} fold{'s' if n_folds > 1 else ''}"
     with reporter(say).stage(label, sum(sizes) + len(stl_calls) + (maker is not None), "search",
                              "searches") as tick:
-        if local:
-            done = []
-            for f in folds:
-                done.append(f())
-                tick(sizes[len(done) - 1])
-            for a in stl_args:
-                done.append(single_task_search(*a))
-                tick()
-            if maker is not None:
-                done.append(maker())
-                tick()
-        else:
-            calls = ([job(call_function)(f) for f in folds]
-                     + [job(single_task_search_keeping_cache)(*a) for a in stl_args]
-                     + ([job(call_function)(maker)] if maker is not None else []))
-            done = run_jobs(calls, n_jobs=n_jobs, tick=tick, sizes=sizes + [1] * (len(calls) - n_folds))
+        calls = ([job(call_function)(f) for f in folds]
+                 + [job(single_task_search_keeping_cache)(*a) for a in stl_args]
+                 + ([job(call_function)(maker)] if maker is not None else []))
+        done = run_jobs(calls, n_jobs=problem.n_jobs, tick=tick, sizes=sizes + [1] * (len(calls) - n_folds))
     problems, results, rows, pooled = [], [], [], []
     for part, (starts, stl, extra, found, found_rows, caches) in zip(parts, done[:n_folds]):
-        for scorer, items in zip(part.scorers, caches or ()):
+        for scorer, items in zip(part.scorers, caches):
             scorer.merge_cache(items)
         problems.append((part.scorers, starts, stl is not None))
         results.append(found)
@@ -337,21 +320,20 @@ def _fused(problem, seeds, parts, n_folds, first, say):
     refit_stl = refit_identical = None
     if stl_calls:
         refit_stl = []
-        for (t, sc), result in zip(stl_calls, done[n_folds:n_folds + len(stl_calls)]):
-            if not local:
-                result, cache = result
-                sc.merge_cache(cache)
+        for (t, sc), (result, cache) in zip(stl_calls, done[n_folds:n_folds + len(stl_calls)]):
+            sc.merge_cache(cache)
             refit_stl.append(result)
     if maker is not None:
         refit_identical = done[-1]
     return Prepared(problems, refit_stl, refit_identical, pooled if parts[0].extra else None, (results, rows))
 
 
-def fold_first_round(outline, seeds, part, first, fold, keep):
-    """One fold's start searches, then its first round of grid searches (a job of :func:`fold_problems`).
+def fold_first_round(outline, seeds, part, first, fold):
+    """One fold's start searches, then its first round of grid searches (a job of :func:`fold_problems`, in a
+    worker process).
 
     Returns ``(starts, single-task results, extra results, grid results, held-out rows, caches)``, the
-    caches (every score the fold's scorers hold, for the later rounds) only with ``keep``.
+    caches holding every score the fold's scorers computed, for the later rounds.
     """
     from mtbn.learn.grid import run_penalties
 
@@ -361,4 +343,4 @@ def fold_first_round(outline, seeds, part, first, fold, keep):
     found, rows, _ = run_penalties(part.scorers, starts, first.prior, first.penalties, first.settings,
                                    valid=first.held_out[fold], ess=first.ess, base=first.base,
                                    starts_are_optima=stl is not None)
-    return starts, stl, extra, found, rows, [sc.cache_items() for sc in part.scorers] if keep else None
+    return starts, stl, extra, found, rows, [sc.cache_items() for sc in part.scorers]

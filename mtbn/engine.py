@@ -355,17 +355,23 @@ class _PickledOnce:
         self.value = value
         self._blob = None
 
-    def __reduce__(self):
+    def freeze(self):
+        """Pickle ``value`` now: later changes to it (e.g. by work in this process) do not reach the jobs."""
         import pickle
 
         from joblib.externals.loky.backend.reduction import dumps  # the pickler of the jobs themselves
 
         if self._blob is None:
             self._blob = bytes(dumps(self.value, protocol=pickle.HIGHEST_PROTOCOL))
-        return pickle.loads, (self._blob,)
+        return self
+
+    def __reduce__(self):
+        import pickle
+
+        return pickle.loads, (self.freeze()._blob,)
 
 
-def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
+def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
     """The results of ``calls`` (made by :func:`job`), in their order; ``tick()`` as each job finishes
     (``tick(sizes[i])`` with ``sizes``, for jobs that each do ``sizes[i]`` units of work).
 
@@ -384,21 +390,45 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
         None reports nothing.
     sizes : sequence of int, optional
         The units of work of each job, in the order of ``calls``, passed to ``tick``; None ticks once per job.
+    beside : callable, optional
+        Work for this process while the jobs run elsewhere: ``beside()`` runs here after the jobs are handed
+        out, and its result is the last item returned (its size, with ``sizes``, the last of ``sizes``).
+        The jobs' arguments must not be changed by it (pickle them first, :func:`sent_once`). With one local
+        worker everything runs here, ``beside`` last.
 
     Returns
     -------
     list
-        The result of each job, in the order of ``calls``.
+        The result of each job, in the order of ``calls`` (then ``beside()``'s, if given).
     """
     calls = list(calls)
     out = [None] * len(calls)
     traced = _TRACE.get("path") is not None
+    workers = local_workers(n_jobs, len(calls) + (beside is not None))
     # Bytes are measured only where something is sent: in one process, pickling to measure them would be the
     # only cost of tracing (150 MB per default run).
-    shipped = traced and local_workers(n_jobs, len(calls)) != 1
+    shipped = traced and workers != 1
     indexed = ((_Job(f.function, f.parent, i, traced), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
     start, jobs = time.perf_counter(), []
-    for i, result in parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed):
+    if beside is not None and workers == 1:  # nowhere else to run: the jobs, then the work of this process
+        calls.append(job(beside)())
+        return run_jobs(calls, n_jobs=n_jobs, tick=tick, sizes=sizes)
+    if beside is not None:  # the pool keeps its workers; the jobs are handed out before this process works
+        _wait_for_warm_workers()
+        from joblib import Parallel
+
+        running = Parallel(n_jobs=n_jobs if workers is None else workers,
+                           return_as="generator_unordered")(indexed)
+        here = time.perf_counter()
+        own = beside()
+        if traced:
+            jobs.append({"start": here, "end": time.perf_counter(), "pid": os.getpid(), "index": len(calls),
+                         "size": 1 if sizes is None else sizes[-1], "sent": 0, "received": 0})
+        if tick is not None:
+            tick() if sizes is None else tick(sizes[-1])
+    else:
+        running = parallel(n_jobs, len(calls), return_as="generator_unordered")(indexed)
+    for i, result in running:
         if traced:
             result, timing = result
             jobs.append(dict(timing, index=i, size=1 if sizes is None else sizes[i],
@@ -409,8 +439,8 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None):
             tick() if sizes is None else tick(sizes[i])
     if traced:
         _write_trace({"section": getattr(calls[0][0], "__name__", "?") if calls else "?", "start": start,
-                      "end": time.perf_counter(), "n_jobs": local_workers(n_jobs, len(calls)), "jobs": jobs})
-    return out
+                      "end": time.perf_counter(), "n_jobs": workers, "jobs": jobs})
+    return out if beside is None else out + [own]
 
 
 #: Where :func:`tracing` writes, while it is active (one JSON line per :func:`run_jobs` call).

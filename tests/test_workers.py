@@ -61,6 +61,17 @@ def test_a_value_sent_once_is_pickled_once_for_every_job_and_arrives_as_itself()
         assert sent_once(value, 2, 4) is value
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_work_beside_the_jobs_runs_in_this_process_and_comes_last(n_jobs):
+    ticks = []
+    out = run_jobs((job(_pid_after)(0.2) for _ in range(3)), n_jobs=n_jobs, tick=ticks.append, sizes=[1, 1, 1, 5],
+                   beside=lambda: ("here", os.getpid()))
+    assert len(out) == 4 and out[-1] == ("here", os.getpid())
+    assert (all(pid != os.getpid() for pid in out[:3]) if n_jobs == 2 and usable_cores() >= 2
+            else all(pid == os.getpid() for pid in out[:3]))
+    assert sorted(ticks) == [1, 1, 1, 5]
+
+
 def test_negative_n_jobs_counts_usable_cores_as_joblib_does():
     cores = usable_cores()
     assert parallel(-1, 10**6).n_jobs == cores

@@ -133,17 +133,19 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
         else:
             groups = chain_groups(starts, local_workers(n_jobs, len(starts)))
             shipped = sent_once(scorers, n_jobs, len(groups))  # every job gets the scorers and their caches
-            here = None
+            beside = None
             if shipped is not scorers:  # worker processes: this process runs the first (longest) group itself,
-                here, groups = groups[0], groups[1:] + groups[:1]  # its caches warm, nothing to send
+                here = groups.pop(0)  # its caches warm, nothing to send
                 shipped.freeze()  # before this process's chains add to the caches
 
-            def beside():
-                return _chains(scorers, [starts[i] for i in here], prior, penalty, settings, base)
+                def beside():
+                    return _chains(scorers, [starts[i] for i in here], prior, penalty, settings, base)
 
             done = run_jobs((job(_chains)(shipped, [starts[i] for i in g], prior, penalty, settings, base)
-                             for g in (groups if here is None else groups[:-1])), n_jobs=n_jobs, tick=tick,
-                            sizes=[len(g) for g in groups], beside=None if here is None else beside)
+                             for g in groups), n_jobs=n_jobs, tick=tick, beside=beside,
+                            sizes=[len(g) for g in groups] + ([len(here)] if beside else []))
+            if beside is not None:
+                groups.append(here)
             found = [None] * len(starts)
             for g, results in zip(groups, done):
                 for i, result in zip(g, results):

@@ -71,9 +71,7 @@ def starts_of(problem, seeds, parts, say, coupled=True, defer=False):
         found = extra_searches(problem, parts, say)
         return [([(given, (given_starts if given == "given" else empty_starts)(problem, part.datasets))], None,
                  extra) for part, extra in zip(parts, found)]
-    single = start in ("auto", "single-task")
-    identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
-                 and (coupled or start != "auto"))
+    single, identical = _start_kinds(problem, coupled)
     makers = [identical_maker(problem, seeds, part.datasets, part.restarts)
               if identical and part.identical and part.done_identical is None else None for part in parts]
     s = problem.settings
@@ -96,6 +94,21 @@ def starts_of(problem, seeds, parts, say, coupled=True, defer=False):
             starts.append(("empty", empty_starts(problem, part.datasets)))
         out.append((starts, stl, others))
     return out
+
+
+def _start_kinds(problem, coupled=True):
+    """Whether a search on ``problem`` (with a start named by a string) starts from the single-task solutions,
+    and whether from the identical-structure one."""
+    start = problem.start
+    single = start in ("auto", "single-task")
+    identical = (start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
+                 and (coupled or start != "auto"))
+    return single, identical
+
+
+def _selection_starts(starts):
+    """A selection search's starts: the empty start, which only ties the others at delta = 1, left out."""
+    return [st for st in starts if st[0] != "empty"] if len(starts) > 1 else starts
 
 
 def extra_searches(problem, parts, say):
@@ -271,8 +284,7 @@ def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False,
     found = starts_of(problem, seeds, parts, say)
     problems = []
     for scorers, (starts, stl, _) in zip(fold_scorers, found):
-        if len(starts) > 1:
-            starts = [s for s in starts if s[0] != "empty"]
+        starts = _selection_starts(starts)
         problems.append((scorers, starts, stl is not None))
     refit_stl = refit_identical = None
     if refit_scorers is not None:
@@ -292,8 +304,7 @@ def _fused(problem, seeds, parts, n_folds, first, say):
                        problem.score, problem.ess)
     refit = parts[n_folds:]
     s = problem.settings
-    single = problem.start in ("auto", "single-task")
-    identical = problem.start in ("auto", "identical") and problem.shared_variables and problem.taskset.n_tasks > 1
+    single, identical = _start_kinds(problem)
     stl_calls = [(t, sc) for t, sc in enumerate(refit[0].scorers)] if refit and single else []
     maker = (identical_maker(problem, seeds, refit[0].datasets, refit[0].restarts)
              if refit and refit[0].identical and identical else None)
@@ -338,8 +349,7 @@ def fold_first_round(outline, seeds, part, first, fold):
     from mtbn.learn.grid import run_penalties
 
     ((starts, stl, extra),) = starts_of(outline, seeds, [part], None)
-    if len(starts) > 1:
-        starts = [st for st in starts if st[0] != "empty"]
+    starts = _selection_starts(starts)
     found, rows, _ = run_penalties(part.scorers, starts, first.prior, first.penalties, first.settings,
                                    valid=first.held_out[fold], ess=first.ess, base=first.base,
                                    starts_are_optima=stl is not None)

@@ -180,15 +180,15 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
         edges = pd.read_csv(out / f"{stem}.edges.csv")
         assert {frozenset(r) for r in edges[["source", "target"]].itertuples(index=False)} == {
             frozenset("xy"), frozenset("yz")}
-        params = json.loads((out / f"{stem}.gaussian.json").read_text())["variables"]
-        assert set(params) == set("xyz") and all(v["variance"] > 0 for v in params.values())
+        params = json.loads((out / f"{stem}.gaussian.json").read_text())["cpds"]
+        assert set(params) == set("xyz") and all(v["variance"][0] > 0 for v in params.values())
     # The report: every task, the penalty path, each variable's regression as the task's network fits it.
     report = (out / "report.md").read_text()
     assert report.startswith("# Multitask structure learning: Gaussian networks")
     assert "| cond0 |" in report and "| cond1 |" in report and "## Penalty path" in report
-    first = json.loads((out / "cond0.gaussian.json").read_text())["variables"]["y"]
-    terms = ", ".join(f"{p} {c:.3g}" for p, c in zip(first["parents"], first["coefficients"]))
-    assert f"| y | {terms}; sd {first['variance'] ** 0.5:.3g} |" in report
+    first = json.loads((out / "cond0.gaussian.json").read_text())["cpds"]["y"]
+    terms = ", ".join(f"{p} {first['coefficients'][p][0]:.3g}" for p in first["parents"])
+    assert f"| y | {terms}; sd {first['variance'][0] ** 0.5:.3g} |" in report
     assert (out / "report.html").exists()
     line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--bootstrap", "5",
                                            "--out", str(tmp_path / "G2")))

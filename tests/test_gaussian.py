@@ -255,6 +255,41 @@ def test_a_shipped_gaussian_network_is_pgmpys_and_samples_what_it_implies(name):
     assert np.allclose(np.cov(rows, rowvar=False), cov, atol=0.05 * np.abs(cov).max())
 
 
+def test_a_written_network_is_pgmpys_json_both_ways(tmp_path):
+    # The file mtbn writes is read by pgmpy's own LinearGaussianBayesianNetwork.load into the same joint Gaussian;
+    # a file pgmpy saves is read by mtbn into the same network (a learned network with parents in every order).
+    import networkx as nx
+    from pgmpy.models import LinearGaussianBayesianNetwork
+
+    from mtbn.networks.gaussian import (fit_linear_gaussian, load_gaussian_network, read_gaussian_network,
+                                        to_pgmpy_gaussian, write_gaussian_network)
+
+    learned = fit_linear_gaussian([(2,), (0, 2), ()], _data(seed=3, n_rows=60, n_vars=3), name="t0")
+    for net in (learned, load_gaussian_network("ecoli70")):
+        path = tmp_path / f"{net.name}.json"
+        write_gaussian_network(net, path)
+        theirs = LinearGaussianBayesianNetwork.load(str(path))
+        order = [list(nx.topological_sort(theirs)).index(v) for v in net.names]
+        mean, cov = _implied_moments(net)
+        theirs_mean, theirs_cov = theirs.to_joint_gaussian()
+        assert np.allclose(mean, np.asarray(theirs_mean)[order], atol=1e-9)
+        assert np.allclose(cov, np.asarray(theirs_cov)[np.ix_(order, order)], atol=1e-9)
+        back = read_gaussian_network(path)
+        assert back.name == net.name and back.names == net.names and back.parents == net.parents
+        assert np.array_equal(back.intercepts, net.intercepts) and np.array_equal(back.variances, net.variances)
+        assert all(np.array_equal(a, b) for a, b in zip(back.coefficients, net.coefficients))
+    saved = tmp_path / "saved.json"
+    to_pgmpy_gaussian(learned).save(str(saved))
+    again = read_gaussian_network(saved)
+    index = [again.names.index(v) for v in learned.names]
+    for v, ps in enumerate(learned.parents):
+        w = index[v]
+        assert [again.names[p] for p in again.parents[w]] == [learned.names[p] for p in ps]
+        assert np.allclose(again.coefficients[w], learned.coefficients[v], rtol=0, atol=1e-12)
+        assert again.intercepts[w] == pytest.approx(learned.intercepts[v], abs=1e-12)
+        assert again.variances[w] == pytest.approx(learned.variances[v], rel=1e-12)
+
+
 def test_the_gaussian_learner_refuses_discrete_scores_and_differing_columns():
     tasks, _ = _linear_tasks(k=2)
     with pytest.raises(ValueError, match="score 'bdeu' is not a score of continuous data"):

@@ -2,7 +2,8 @@
 (every column a number, some continuous) are learned as linear Gaussian networks with no option to set.
 
 Written: what the kind writes per task (``DIR/<task>.edges.csv``; for continuous tasks also
-``DIR/<task>.gaussian.json``: each variable's parents, intercept, coefficients and residual variance),
+``DIR/<task>.gaussian.json``: pgmpy's JSON for linear Gaussian networks, each variable's parents, intercept,
+coefficients and residual variance; ``LinearGaussianBayesianNetwork.load`` reads it),
 ``DIR/summary.json`` (``"kind"``, the penalty, each task's edges and mean log-likelihood per row, and what the
 kind records: for continuous tasks the penalty path, the guard's verdict, the sharing strength) and, with
 ``--report``, ``DIR/report.html`` and ``DIR/report.md``. An option of the discrete learner the kind's learner

@@ -324,17 +324,13 @@ class GaussianKind(DataKind):
         return out
 
     def write(self, result, out):
-        import json
         import os
+
+        from mtbn.networks.gaussian import write_gaussian_network
 
         super().write(result, out)
         for name, net in zip(result.task_names, result.networks):
-            params = {v: {"parents": [net.names[p] for p in ps], "intercept": float(net.intercepts[i]),
-                          "coefficients": [float(b) for b in net.coefficients[i]],
-                          "variance": float(net.variances[i])}
-                      for i, (v, ps) in enumerate(zip(net.names, net.parents))}
-            with open(os.path.join(out, f"{name}.gaussian.json"), "w", encoding="utf-8") as fh:
-                json.dump({"name": name, "variables": params}, fh, indent=1)
+            write_gaussian_network(net, os.path.join(out, f"{name}.gaussian.json"))
         return {"penalty_path": [{"penalty": p, "validation_log_likelihood": m, "se_vs_best": e}
                                  for p, m, e in result.penalty_path],
                 "transfer": None if result.transfer is None else {k: v for k, v in result.transfer.items()

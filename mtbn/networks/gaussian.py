@@ -5,7 +5,8 @@ variance; :func:`fit_linear_gaussian` fits them to a task by least squares (maxi
 shrunk towards the tasks' pooled estimate (the analogue of the discrete CPTs' parameter sharing);
 :func:`load_gaussian_network` reads the Gaussian networks pgmpy ships (ECOLI70, MAGIC-NIAB, MAGIC-IRRI,
 ARTH150, from the bnlearn repository); :func:`to_pgmpy_gaussian` gives pgmpy's
-``LinearGaussianBayesianNetwork``.
+``LinearGaussianBayesianNetwork``; :func:`write_gaussian_network` and :func:`read_gaussian_network` write and
+read pgmpy's JSON for it.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
 
 __all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "within_covariance", "load_gaussian_network",
-           "to_pgmpy_gaussian",
+           "to_pgmpy_gaussian", "write_gaussian_network", "read_gaussian_network",
            "GAUSSIAN_NETWORKS"]
 
 #: The Gaussian networks pgmpy ships (``pgmpy/utils/example_models/<name>.json``).
@@ -235,6 +236,11 @@ def load_gaussian_network(name):
     if key not in GAUSSIAN_NETWORKS:
         raise error("gaussian-network-unknown", name=name, choices=", ".join(map(repr, GAUSSIAN_NETWORKS)))
     spec = json.loads((files("pgmpy") / "utils" / "example_models" / f"{key}.json").read_text())
+    return _from_spec(spec, key)
+
+
+def _from_spec(spec, name):
+    """The network a pgmpy JSON specification (``nodes``, ``arcs``, ``cpds``) describes."""
     names = tuple(spec["nodes"])
     index = {v: i for i, v in enumerate(names)}
     parents, intercepts, coefficients, variances = [], [], [], []
@@ -247,7 +253,52 @@ def load_gaussian_network(name):
         coefficients.append(np.array([float(coefs[p][0]) for p in ps]))
         variances.append(float(cpd["variance"][0]))
     return LinearGaussianNetwork(names, tuple(parents), np.array(intercepts), tuple(coefficients),
-                                 np.array(variances), key)
+                                 np.array(variances), name)
+
+
+def write_gaussian_network(network, path):
+    """Write the network as pgmpy's JSON for linear Gaussian networks.
+
+    The file is the one ``pgmpy.models.LinearGaussianBayesianNetwork.save`` writes (``nodes``, ``arcs``, and per
+    variable ``cpds``: its ``parents``, ``coefficients`` with ``"(Intercept)"`` and one entry per parent, each a
+    one-element list, and the residual ``variance``), plus the network's ``name``: pgmpy's
+    ``LinearGaussianBayesianNetwork.load`` and :func:`read_gaussian_network` read it.
+
+    Parameters
+    ----------
+    network : LinearGaussianNetwork
+        The network written.
+    path : str or os.PathLike
+        The file written (``.json``).
+    """
+    cpds = {}
+    for v, ps in enumerate(network.parents):
+        coefs = {"(Intercept)": [float(network.intercepts[v])]}
+        coefs.update({network.names[p]: [float(b)] for p, b in zip(ps, network.coefficients[v])})
+        cpds[network.names[v]] = {"parents": [network.names[p] for p in ps], "coefficients": coefs,
+                                  "variance": [float(network.variances[v])]}
+    spec = {"name": network.name, "nodes": list(network.names), "arcs": [list(e) for e in network.edges],
+            "cpds": cpds}
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(spec, fh, indent=1)
+
+
+def read_gaussian_network(path):
+    """Read a linear Gaussian network from pgmpy's JSON (what :func:`write_gaussian_network` and pgmpy write).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file read.
+
+    Returns
+    -------
+    LinearGaussianNetwork
+        Named by the file's ``name`` when it has one.
+    """
+    with open(path, encoding="utf-8") as fh:
+        spec = json.load(fh)
+    return _from_spec(spec, spec.get("name"))
 
 
 def to_pgmpy_gaussian(network):

@@ -228,7 +228,7 @@ def _gaussian_page(result, options=None, top=40):
         cells.append(row)
     doc.table(["variable"] + names, cells)
     if len(variables) > top:
-        doc.para(f"{len(variables) - top} more variables (every coefficient is in DIR/<task>.gaussian.json).")
+        doc.para(f"{len(variables) - top} more variables (every coefficient is in DIR/<task>.gaussian.json, pgmpy's JSON).")
     return doc
 
 

@@ -4,9 +4,11 @@ Run: ``python benchmarks/bench_parallel_trace.py [--problem alarm --rows 1000] [
 
 The default learner on the 5 tasks of ``benchmarks/bench_default_learn.py``, once per ``--jobs`` value, with
 every parallel section recorded (:func:`mtbn.engine.tracing`: each ``run_jobs`` call, each job's start, end,
-worker and pickled bytes). Printed per run: the wall time; the time outside every parallel section (the
-serial part); per section kind, the jobs, their summed work, the sections' wall time, the time workers sat
-idle while a section waited for its last job, the bytes sent and received. Then the schedule the measured job
+CPU seconds, process and pickled bytes). Printed per run: the wall time; the time outside every parallel
+section (the serial part); per section kind, the jobs, their summed work (CPU seconds: with worker processes
+the learner's own process works beside them, three processes on two cores, so a job's wall time is longer
+than its work), the sections' wall time, the core time they left unused (workers x wall - work), the bytes
+sent and received. Then the schedule the measured job
 durations allow: each section's jobs list-scheduled (longest first) on N workers, plus the serial part, for
 N = 1, 2, 4, 8, 16 (no overhead of starting workers or sending data counted: an upper bound on the speed-up).
 A grid job holds several penalties of one fold, cut for the measured run's workers; for N workers each fold's
@@ -63,6 +65,11 @@ def _traced_learn(tasks, jobs):
     return res, wall, t0, sections
 
 
+def work(job):
+    """A traced job's work: its CPU seconds (its wall seconds in a trace that has none)."""
+    return job.get("cpu", job["end"] - job["start"])
+
+
 def lpt(durations, workers):
     """The makespan of list scheduling, longest job first, on ``workers`` machines."""
     loads = [0.0] * workers
@@ -76,14 +83,14 @@ def report(label, wall, sections):
     in_sections = sum(s["end"] - s["start"] for s in sections)
     serial = wall - in_sections
     print(f"\n### {label}: {wall:.1f} s wall, {serial:.1f} s ({serial / wall:.0%}) outside parallel sections\n")
-    print("| section | calls | jobs | job work (s) | sections' wall (s) | idle worker time waiting for the last job "
-          "(s) | MB sent | MB received |")
+    print("| section | calls | jobs | job work (CPU s) | sections' wall (s) | core time unused (s) | MB sent | "
+          "MB received |")
     print("|---|---|---|---|---|---|---|---|")
     kinds = {}
     for s in sections:
         k = kinds.setdefault(s["section"], {"calls": 0, "jobs": 0, "work": 0.0, "wall": 0.0, "idle": 0.0,
                                             "sent": 0, "received": 0})
-        durations = [j["end"] - j["start"] for j in s["jobs"]]
+        durations = [work(j) for j in s["jobs"]]
         workers = max(1, s["n_jobs"] or 1)
         span = s["end"] - s["start"]
         k["calls"] += 1
@@ -101,22 +108,26 @@ def report(label, wall, sections):
 
 def regrouped(section, n, folds=5):
     """The section's job durations as ``n`` workers would get them. A penalty-grid section's jobs hold the
-    points of one fold (``size`` > 1: a whole fold, or a chunk of one; ``mtbn.learn.grid.grid_jobs``, for the
-    measured run's workers); each point's time is taken as its job's mean, and the points are cut again as
-    ``grid_jobs`` cuts them for ``n`` workers (an approximation: a fold's points share one score cache only
-    within a job). Other jobs are kept as they are."""
-    from mtbn.learn.grid import grid_jobs
+    points of one fold (``size`` > 1: a whole fold, or a chunk of one; ``mtbn.learn.grid.grid_cut``, for the
+    measured run's workers: with worker processes and more folds than workers, the last fold whole in the
+    learner's own process); each point's time is taken as its job's mean, and the points are cut again as
+    ``grid_cut`` cuts them for ``n`` workers (an approximation: a fold's points share one score cache only
+    within a job; the learner's own process counted as one of the ``n``). Other jobs are kept as they are."""
+    from mtbn.learn.grid import grid_cut
 
     jobs = sorted(section["jobs"], key=lambda j: j["index"])
     if section["section"] != "run_penalties" or all(j.get("size", 1) == 1 for j in jobs):
-        return [j["end"] - j["start"] for j in jobs]
+        return [work(j) for j in jobs]
     points = sum(j["size"] for j in jobs) // folds
-    measured = grid_jobs(folds, points, max(1, section["n_jobs"] or 1))
+    workers = max(1, section["n_jobs"] or 1)
+    here = folds - 1 if any(j["pid"] == section.get("pid") for j in jobs) else None
+    measured = grid_cut(folds, points, workers, here)
     per_point = {}
     for j, (fold, cut) in zip(jobs, measured):
         for i in cut:
-            per_point[fold, i] = (j["end"] - j["start"]) / j["size"]
-    return [sum(per_point[fold, i] for i in cut) for fold, cut in grid_jobs(folds, points, n)]
+            per_point[fold, i] = work(j) / j["size"]
+    regroup = grid_cut(folds, points, n, folds - 1 if 1 < n < folds else None)
+    return [sum(per_point[fold, i] for i in cut) for fold, cut in regroup]
 
 
 def projection(serial, sections, wall1, wide=None):

@@ -341,11 +341,30 @@ def sent_once(value, n_jobs, n_items):
     object
         ``value``, or a wrapper that pickles as ``value`` (not to be used in this process).
     """
+    return _PickledOnce(value) if in_worker_processes(n_jobs, n_items) else value
+
+
+def in_worker_processes(n_jobs, n_items):
+    """Whether ``n_items`` jobs run in more than one local worker process (loky or multiprocessing), so that
+    this process sits idle while they run unless it takes work of its own (``run_jobs(..., beside=)``).
+
+    Parameters
+    ----------
+    n_jobs : int or None
+        The workers asked for, as for :func:`parallel`.
+    n_items : int
+        The number of jobs.
+
+    Returns
+    -------
+    bool
+        False in one process, under threads and where a cluster runs the jobs (Dask).
+    """
     from joblib.parallel import get_active_backend
 
     workers = local_workers(n_jobs, n_items)
     process_pool = type(get_active_backend()[0]).__name__ in ("LokyBackend", "MultiprocessingBackend")
-    return _PickledOnce(value) if workers is not None and workers > 1 and process_pool else value
+    return workers is not None and workers > 1 and process_pool
 
 
 class _PickledOnce:
@@ -419,10 +438,11 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
 
         running = Parallel(n_jobs=n_jobs if workers is None else workers,
                            return_as="generator_unordered")(indexed)
-        here = time.perf_counter()
+        here, cpu = time.perf_counter(), time.process_time()
         own = beside()
-        if traced:
-            jobs.append({"start": here, "end": time.perf_counter(), "pid": os.getpid(), "index": len(calls),
+        if traced:  # this process's CPU time includes its threads' (joblib's, receiving the jobs' results)
+            jobs.append({"start": here, "end": time.perf_counter(), "pid": os.getpid(),
+                         "cpu": time.process_time() - cpu, "index": len(calls),
                          "size": 1 if sizes is None else sizes[-1], "sent": 0, "received": 0})
         if tick is not None:
             tick() if sizes is None else tick(sizes[-1])
@@ -439,7 +459,7 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
             tick() if sizes is None else tick(sizes[i])
     if traced:
         _write_trace({"section": getattr(calls[0][0], "__name__", "?") if calls else "?", "start": start,
-                      "end": time.perf_counter(), "n_jobs": workers, "jobs": jobs})
+                      "end": time.perf_counter(), "n_jobs": workers, "pid": os.getpid(), "jobs": jobs})
     return out if beside is None else out + [own]
 
 
@@ -452,8 +472,10 @@ def tracing(path):
     """Record every :func:`run_jobs` call made inside the block as one JSON line of ``path``.
 
     A line holds the section (the job function's name), its start and end (``time.perf_counter`` of the
-    process that made the jobs), the workers, and per job its start, end, process id, and the pickled size
-    of its arguments and of its result (bytes; joblib's memory mapping of large arrays may send less). For
+    process that made the jobs), the workers, that process's id, and per job its start, end, CPU seconds
+    (``time.process_time`` of the process that ran it), process id (work done beside the jobs,
+    ``run_jobs(..., beside=)``: the id of the process that made them), and the pickled size of its arguments
+    and of its result (bytes; joblib's memory mapping of large arrays may send less). For
     measuring where parallel time goes (``benchmarks/bench_parallel_trace.py``); the results are the same.
 
     Parameters
@@ -517,10 +539,11 @@ class _Job:
 
     def __call__(self, *args, **kwargs):
         _watch_parent(self.parent)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         result = self.function(*args, **kwargs)
         if self.traced:  # clocks of one machine: perf_counter is CLOCK_MONOTONIC, shared by its processes
-            result = (result, {"start": start, "end": time.perf_counter(), "pid": os.getpid()})
+            result = (result, {"start": start, "end": time.perf_counter(), "pid": os.getpid(),
+                               "cpu": time.process_time() - cpu})
         return result if self.index is None else (self.index, result)
 
 

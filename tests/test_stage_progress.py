@@ -98,10 +98,12 @@ def test_with_two_folds_per_worker_a_folds_starts_and_first_round_are_one_job(ba
     assert [p.validation_log_likelihood for p in one.penalty_path] == [p.validation_log_likelihood
                                                                          for p in two.penalty_path]
     assert one.log_score == two.log_score
-    # 4 folds x (3 points + 2 single-task + 1 identical-structure search) + the final search's 2 single-task
+    # 4 folds x (3 points + 2 single-task + 1 identical-structure search) + the final search's 2 single-task and
+    # its identical-structure search; a tick per job: 3 folds and a single-task search in the workers, then this
+    # process's work (the last fold, the other single-task search and the identical-structure search)
     fused = [b for b in bars if b.kwargs["desc"] == "starts and the first penalty round of 4 folds"]
-    assert "starts and the first penalty round of 4 folds: 26 searches" in lines
-    assert len(fused) == 1 and fused[0].n == 26 and fused[0].updates == 4 + 2
+    assert "starts and the first penalty round of 4 folds: 27 searches" in lines
+    assert len(fused) == 1 and fused[0].n == 27 and fused[0].updates == 3 + 1 + 1
     assert not any(line.startswith("penalty grid x folds") for line in lines)  # the whole grid was the first round
 
 
@@ -137,3 +139,37 @@ def test_reading_a_csv_in_chunks_reports_its_progress_and_the_same_data(bars, tm
     got = []
     read_csv(path, progress=got.append, chunksize=7)
     assert got == lines
+
+
+def test_with_worker_processes_this_process_searches_the_last_fold_itself(tmp_path):
+    """cv=4 on 2 workers, the refined grid: in the first round this process searches the last fold (its starts and
+    first points), half of the final search's single-task searches and its identical-structure search, in the
+    later rounds the last fold's points, and one of the final search's chains, while the workers search the
+    others (traced: which process ran each job); the answers are those of one process."""
+    import json
+
+    from mtbn.engine import tracing
+
+    kw = dict(KW, cv=4, penalty_search="refine", penalty_grid=(0.0, 0.5, 0.9, 0.99, 0.999), parameter_sharing=None)
+    one = learn_structures(_tasks(), n_jobs=1, **kw)
+    path = tmp_path / "trace.jsonl"
+    with tracing(str(path)):
+        two = learn_structures(_tasks(), n_jobs=2, **kw)
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs] and one.penalty == two.penalty
+    assert [(p.penalty, p.validation_log_likelihood) for p in one.penalty_path] == \
+        [(p.penalty, p.validation_log_likelihood) for p in two.penalty_path]
+    assert one.log_score == two.log_score
+    sections = [json.loads(line) for line in path.read_text().splitlines()]
+    rounds = [s for s in sections if s["section"] in ("call_function", "run_penalties")]
+    assert rounds[0]["section"] == "call_function" and len(rounds) >= 2  # the fused first round, then the grid's
+    for section in rounds:
+        jobs = sorted(section["jobs"], key=lambda j: j["index"])
+        assert [j["pid"] == os.getpid() for j in jobs] == [False] * (len(jobs) - 1) + [True]
+        assert jobs[-1]["sent"] == jobs[-1]["received"] == 0 and all(j["sent"] > 0 for j in jobs[:-1])
+    # the first round: 3 folds and one of the final search's 2 single-task searches sent; this process's fold, the
+    # other single-task search and the final search's identical-structure search (sizes: searches per job)
+    assert [j["size"] for j in sorted(rounds[0]["jobs"], key=lambda j: j["index"])] == [6, 6, 6, 1, 6 + 1 + 1]
+    # the final search's chains: one per process, this process's first
+    (chains,) = [s for s in sections if s["section"] == "_chains"]  # penalty 0.5: a joint search
+    jobs = sorted(chains["jobs"], key=lambda j: j["index"])
+    assert [j["size"] for j in jobs] == [1, 1, 1] and [j["pid"] == os.getpid() for j in jobs] == [False] * 2 + [True]

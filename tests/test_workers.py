@@ -61,6 +61,22 @@ def test_a_value_sent_once_is_pickled_once_for_every_job_and_arrives_as_itself()
         assert sent_once(value, 2, 4) is value
 
 
+@pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores")
+def test_jobs_run_in_worker_processes_only_with_two_local_processes_or_more():
+    from mtbn.engine import in_worker_processes
+    from mtbn.learn.grid import grid_cut, problem_here
+
+    assert in_worker_processes(2, 4) and in_worker_processes(-1, 4)
+    assert not in_worker_processes(1, 4) and not in_worker_processes(2, 1)  # one process, or one job
+    with joblib.parallel_config(backend="threading"):
+        assert not in_worker_processes(2, 4)
+    # the grid: with worker processes and more folds than workers, this process takes the last fold whole
+    assert problem_here(5, 2, 10) == 4 and problem_here(2, 2, 10) is None and problem_here(5, 1, 10) is None
+    assert grid_cut(5, 3, 2, 4) == [(p, [0, 1, 2]) for p in range(5)]
+    assert grid_cut(3, 3, 2, 2) == [(0, [0, 1, 2]), (1, [0, 1, 2]), (2, [0, 1, 2])]
+    assert grid_cut(5, 3, 2) == [(p, [0, 1, 2]) for p in range(4)] + [(4, [0, 2]), (4, [1])]
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_work_beside_the_jobs_runs_in_this_process_and_comes_last(n_jobs):
     ticks = []

@@ -7,13 +7,14 @@ search's random streams are keyed by its start's label and its penalty, so
 results do not depend on grid order, on ``n_jobs`` or on where the jobs run.
 """
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import zlib
 
-from mtbn.engine import job, local_workers, run_jobs, sent_once
+from mtbn.engine import in_worker_processes, job, local_workers, run_jobs, sent_once
 from mtbn.heldout import split_rows
 from mtbn.joint import merge_chains, multitask_hill_climb
 from mtbn.priors import make_prior
@@ -131,7 +132,9 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
                 found += _chains(scorers, [start], prior, penalty, settings, base)
                 tick()
         else:
-            groups = chain_groups(starts, local_workers(n_jobs, len(starts)))
+            workers = local_workers(n_jobs, len(starts))
+            # With worker processes this process runs a group too: one more group than workers.
+            groups = chain_groups(starts, workers + 1 if in_worker_processes(n_jobs, len(starts)) else workers)
             shipped = sent_once(scorers, n_jobs, len(groups))  # every job gets the scorers and their caches
             beside = None
             if shipped is not scorers:  # worker processes: this process runs the first (longest) group itself,
@@ -154,7 +157,8 @@ def run_penalty_chains(scorers, starts, prior, penalty, settings, *, base=0, sta
 
 
 def chain_groups(starts, workers):
-    """The jobs of :func:`run_penalty_chains`: lists of start indices, one job per local worker at most.
+    """The jobs of :func:`run_penalty_chains`: lists of start indices, one job per local worker at most (with
+    worker processes, ``workers`` counts this process too: it runs the first group itself).
 
     Chains in one job run one after the other on one copy of the scorers,
     so a later chain finds the local scores an earlier one computed. A
@@ -211,14 +215,20 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     if not warm_start:
         label = "penalty grid" + (" x folds" if len(problems) > 1 else "")
         workers = local_workers(n_jobs, len(grid) * len(problems))
-        cut = grid_jobs(len(problems), len(grid), workers)
+        here = problem_here(len(problems), n_jobs, len(grid) * len(problems))
+        cut = grid_cut(len(problems), len(grid), workers, here)
         keep = workers != 1  # jobs in other processes send back the scores they computed, for the next rounds
+        beside = None  # this process's problem (the last of the cut): its scorers cache their scores themselves
+        if here is not None:
+            beside = functools.partial(run_penalties, *problems[here][:2], prior, list(grid), settings, base=base,
+                                       starts_are_optima=problems[here][2], valid=valid[here], ess=ess)
+        sent = cut[:-1] if here is not None else cut
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
             done = run_jobs((job(run_penalties)(*problems[p][:2], prior, [grid[i] for i in points], settings,
                                                 base=base, starts_are_optima=problems[p][2], valid=valid[p], ess=ess,
                                                 keep=keep)
-                             for p, points in cut),
-                            n_jobs=n_jobs, tick=tick, sizes=[len(points) for _, points in cut])
+                             for p, points in sent),
+                            n_jobs=n_jobs, tick=tick, beside=beside, sizes=[len(points) for _, points in cut])
         out = [[None] * len(grid) for _ in problems]
         rows = [[None] * len(grid) for _ in problems]
         for (p, points), (found, found_rows, caches) in zip(cut, done):
@@ -232,6 +242,31 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
     if held_out is None:
         return out
     return out, [_scored(results, scorers, v, ess) for results, (scorers, _, _), v in zip(out, problems, valid)]
+
+
+def problem_here(n_problems, n_jobs, n_items):
+    """The problem (CV fold) that this process searches itself while worker processes search the others, or None.
+
+    With local worker processes and more problems than workers, this
+    process would only wait for the workers: it takes the last problem
+    whole instead (all its points, on its own scorers and their warm
+    caches, nothing sent or received), and :func:`grid_jobs` cuts the rest
+    for the workers. The operating system shares the cores between this
+    process and the workers, so the last problem fills the time that the
+    workers' uneven jobs would leave idle. The answers do not depend on it
+    (a point's search does not depend on the other points of its job).
+    """
+    workers = local_workers(n_jobs, n_items)
+    if workers is None or n_problems <= workers or not in_worker_processes(n_jobs, n_items):
+        return None
+    return n_problems - 1
+
+
+def grid_cut(n_problems, n_points, workers, here=None):
+    """:func:`search_grid`'s ``(problem, points)`` pairs: :func:`grid_jobs` for the workers, then, with ``here``
+    (:func:`problem_here`, the last problem), that problem whole, searched by this process."""
+    cut = grid_jobs(n_problems - (here is not None), n_points, workers)
+    return cut + ([(here, list(range(n_points)))] if here is not None else [])
 
 
 def grid_jobs(n_problems, n_points, workers):

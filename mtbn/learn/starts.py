@@ -20,13 +20,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from mtbn.data import make_taskset
-from mtbn.engine import Shared, job, local_workers, run_jobs
+from mtbn.engine import Shared, in_worker_processes, job, local_workers, run_jobs
 from mtbn.learn.checks import as_parent_sets, task_start
 from mtbn.learn.grid import SELECTION_RESTARTS
 from mtbn.learn.single import (
     call_function,
     identical_search,
     pooled_search,
+    single_task_search,
     single_task_search_keeping_cache,
     start_searches,
 )
@@ -176,10 +177,11 @@ IDENTICAL_BESIDE_FOLDS = None
 
 def identical_beside_folds(problem):
     """Whether the final search's identical-structure search runs beside the folds' start searches (else in
-    its chain's job, once the penalty says it is needed). With fewer workers than the final search's three
-    chains, two chains share a worker and the TSK search fills the third's: moving it earlier only adds to
-    the start searches (measured with ``benchmarks/bench_parallel_trace.py``). With as many workers as chains
-    (or a cluster), the chains run side by side and the TSK search would lengthen the longest of them."""
+    its chain's job, once the penalty says it is needed). With as many workers as the final search's three
+    chains (or a cluster), the chains run side by side and the TSK search would lengthen the longest of them.
+    With fewer, it runs in the chain's job, except where each fold's starts and first grid round are one job
+    (:func:`first_round_with_starts`): there this process searches it beside the workers' folds, and the
+    chains, one per process, all start ready (measured with ``benchmarks/bench_parallel_trace.py``)."""
     if IDENTICAL_BESIDE_FOLDS is not None:
         return IDENTICAL_BESIDE_FOLDS
     workers = local_workers(problem.n_jobs, 3)
@@ -273,13 +275,16 @@ def fold_problems(problem, seeds, trains, say, refit_scorers=None, pooled=False,
     parts = [StartPart(train, sc, restarts,
                         extra=(pooled_maker(problem, train, restarts, [seeds.base, 7]),) if pooled else ())
              for train, sc in zip(trains, fold_scorers)]
+    fused = (first is not None and isinstance(problem.start, str) and problem.start != "empty"
+             and first_round_with_starts(problem, len(trains)))
     if refit_scorers is not None:
+        # In the fused section this process searches the final search's identical-structure start beside the
+        # workers (see _fused), so that the final search's chains all start ready.
         parts.append(StartPart(problem.taskset.tasks, refit_scorers, problem.n_restarts,
-                                identical=identical_beside_folds(problem)))
+                                identical=identical_beside_folds(problem) or fused))
     say(f"starts of {len(trains)} fold{'s' if len(trains) > 1 else ''}"
         + (" and of the search on all rows" if refit_scorers is not None else ""))
-    if first is not None and isinstance(problem.start, str) and problem.start != "empty" and \
-            first_round_with_starts(problem, len(trains)):
+    if fused:
         return _fused(problem, seeds, parts, len(trains), first, say)
     found = starts_of(problem, seeds, parts, say)
     problems = []
@@ -314,15 +319,34 @@ def _fused(problem, seeds, parts, n_folds, first, say):
     stl_args = [(sc, s.local_index[t], s.max_parents, s.required, s.forbidden, refit[0].restarts,
                  seeds.searches[t]) for t, sc in stl_calls]
     label = f"starts and the first penalty round of {n_folds} fold{'s' if n_folds > 1 else ''}"
+    # With worker processes this process searches the last fold, the final search's identical-structure start
+    # and half of its single-task searches itself (on its own scorers: nothing sent, nothing merged) while the
+    # workers search the other folds and then the other single-task searches: the operating system shares the
+    # cores, and this process's share fills the time that the workers' uneven jobs would leave idle
+    # (mtbn.learn.grid.problem_here does the same in the later grid rounds).
+    n_calls = n_folds + len(stl_args) + (maker is not None)
+    here = n_folds - 1 if in_worker_processes(problem.n_jobs, n_calls) else None
+    mine = 0 if here is None else (len(stl_args) + 1) // 2  # the single-task searches this process runs
+    beside = None
+    if here is not None:
+        def beside():
+            return ([folds[here](caches=False)] + [(single_task_search(*a), None) for a in stl_args[:mine]]
+                    + ([call_function(maker)] if maker is not None else []))
+    sent = [f for i, f in enumerate(folds) if i != here]
     with reporter(say).stage(label, sum(sizes) + len(stl_calls) + (maker is not None), "search",
                              "searches") as tick:
-        calls = ([job(call_function)(f) for f in folds]
-                 + [job(single_task_search_keeping_cache)(*a) for a in stl_args]
-                 + ([job(call_function)(maker)] if maker is not None else []))
-        done = run_jobs(calls, n_jobs=problem.n_jobs, tick=tick, sizes=sizes + [1] * (len(calls) - n_folds))
+        calls = ([job(call_function)(f) for f in sent]
+                 + [job(single_task_search_keeping_cache)(*a) for a in stl_args[mine:]]
+                 + ([job(call_function)(maker)] if maker is not None and here is None else []))
+        done = run_jobs(calls, n_jobs=problem.n_jobs, tick=tick, beside=beside,
+                        sizes=[z for i, z in enumerate(sizes) if i != here] + [1] * (len(calls) - len(sent))
+                        + ([sizes[here] + mine + (maker is not None)] if beside else []))
+    if here is not None:  # back in order: the folds, the final search's single-task searches, its TSK start
+        own = done.pop()  # the last fold, this process's single-task searches (the first ones), the TSK start
+        done = done[:here] + own[:1 + mine] + done[here:] + own[1 + mine:]
     problems, results, rows, pooled = [], [], [], []
     for part, (starts, stl, extra, found, found_rows, caches) in zip(parts, done[:n_folds]):
-        for scorer, items in zip(part.scorers, caches):
+        for scorer, items in zip(part.scorers, caches or ()):
             scorer.merge_cache(items)
         problems.append((part.scorers, starts, stl is not None))
         results.append(found)
@@ -332,19 +356,21 @@ def _fused(problem, seeds, parts, n_folds, first, say):
     if stl_calls:
         refit_stl = []
         for (t, sc), (result, cache) in zip(stl_calls, done[n_folds:n_folds + len(stl_calls)]):
-            sc.merge_cache(cache)
+            if cache is not None:
+                sc.merge_cache(cache)
             refit_stl.append(result)
     if maker is not None:
         refit_identical = done[-1]
     return Prepared(problems, refit_stl, refit_identical, pooled if parts[0].extra else None, (results, rows))
 
 
-def fold_first_round(outline, seeds, part, first, fold):
+def fold_first_round(outline, seeds, part, first, fold, caches=True):
     """One fold's start searches, then its first round of grid searches (a job of :func:`fold_problems`, in a
-    worker process).
+    worker process, or in this one beside them).
 
     Returns ``(starts, single-task results, extra results, grid results, held-out rows, caches)``, the
-    caches holding every score the fold's scorers computed, for the later rounds.
+    caches holding every score the fold's scorers computed, for the later rounds (None without ``caches``: the
+    search ran on the scorers themselves).
     """
     from mtbn.learn.grid import run_penalties
 
@@ -353,4 +379,4 @@ def fold_first_round(outline, seeds, part, first, fold):
     found, rows, _ = run_penalties(part.scorers, starts, first.prior, first.penalties, first.settings,
                                    valid=first.held_out[fold], ess=first.ess, base=first.base,
                                    starts_are_optima=stl is not None)
-    return starts, stl, extra, found, rows, [sc.cache_items() for sc in part.scorers]
+    return starts, stl, extra, found, rows, [sc.cache_items() for sc in part.scorers] if caches else None

@@ -38,6 +38,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 
 from mtbn._validation import check_n_jobs
 from mtbn.exceptions import InvalidParameterError
@@ -439,7 +440,13 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
         running = Parallel(n_jobs=n_jobs if workers is None else workers,
                            return_as="generator_unordered")(indexed)
         here, cpu = time.perf_counter(), time.process_time()
-        own = beside()
+        try:
+            own = beside()
+        except BaseException:  # e.g. Ctrl-C while this process worked: cancel the jobs, and say nothing of it
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # joblib's "tasks ... have been cancelled"
+                running.close()
+            raise
         if traced:  # this process's CPU time includes its threads' (joblib's, receiving the jobs' results)
             jobs.append({"start": here, "end": time.perf_counter(), "pid": os.getpid(),
                          "cpu": time.process_time() - cpu, "index": len(calls),

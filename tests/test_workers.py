@@ -88,6 +88,24 @@ def test_work_beside_the_jobs_runs_in_this_process_and_comes_last(n_jobs):
     assert sorted(ticks) == [1, 1, 1, 5]
 
 
+@pytest.mark.skipif(usable_cores() < 2, reason="needs two usable cores")
+def test_an_error_beside_the_jobs_cancels_them_and_warns_of_nothing():
+    # Ctrl-C (or any error) while this process works beside the jobs: the error propagates as it is, and
+    # joblib's "tasks ... have been cancelled" warning is not printed after mtbn's own message.
+    import gc
+    import warnings
+
+    def fails():
+        raise ValueError("from this process's share")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="this process's share"):
+            run_jobs((job(_pid_after)(0.3) for _ in range(8)), n_jobs=2, beside=fails)
+        gc.collect()
+    assert not [w for w in caught if "cancelled" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_negative_n_jobs_counts_usable_cores_as_joblib_does():
     cores = usable_cores()
     assert parallel(-1, 10**6).n_jobs == cores

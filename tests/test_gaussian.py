@@ -136,6 +136,26 @@ def test_the_joint_search_couples_continuous_tasks_as_it_couples_discrete_ones()
     assert alone.transfer is None and alone.penalty_path == []
 
 
+def test_a_list_of_tasks_is_learned_as_the_dict_of_the_same_tasks():
+    # A list of ContinuousData (named by their names), of DataFrames (task0, task1, ...) or of (name, task)
+    # pairs: the same structures as the dict; anything else, or two tasks with one name, one line.
+    from mtbn.data import continuous_from_dataframe
+    from mtbn.exceptions import InvalidDataError, InvalidParameterError
+
+    tasks, _ = _linear_tasks(k=3, n_rows=40)
+    kw = dict(penalty=0.9, n_restarts=1, n_joint_restarts=1, random_state=0)
+    ref = learn_gaussian_structures(tasks, **kw)
+    datas = [continuous_from_dataframe(f, name=n) for n, f in tasks.items()]
+    for given, names in ((datas, list(tasks)), (list(tasks.values()), ["task0", "task1", "task2"]),
+                         (list(tasks.items()), list(tasks))):
+        res = learn_gaussian_structures(given, **kw)
+        assert list(res.task_names) == names and [g.parents for g in res.graphs] == [g.parents for g in ref.graphs]
+    with pytest.raises(InvalidParameterError, match="tasks must be a dict"):
+        learn_gaussian_structures(datas[0], **kw)
+    with pytest.raises(InvalidDataError):
+        learn_gaussian_structures([("a", datas[0]), ("a", datas[1])], **kw)
+
+
 GRID = [0.0, 0.9, 0.999, 1.0]
 
 

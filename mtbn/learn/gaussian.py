@@ -19,6 +19,7 @@ import numpy as np
 
 from mtbn._validation import check_random_state
 from mtbn.data.continuous import ContinuousData, continuous_from_dataframe, looks_continuous
+from mtbn.data.discrete import _check_unique
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
@@ -105,9 +106,12 @@ def _choose_strength(datas, folds, graphs_per_fold, rule):
 
 
 def _tasks(tasks):
-    names = list(tasks)
-    datas = [d if isinstance(d, ContinuousData) else continuous_from_dataframe(d, name=str(n))
-             for n, d in zip(names, (tasks[n] for n in names))]
+    items = named_frames(tasks)  # a dict, or a list of tasks or of (name, task) pairs
+    if items is None:
+        raise error("tasks-type", kind=type(tasks).__name__)
+    names = [n for n, _ in items]
+    _check_unique(names, "duplicate-task")
+    datas = [d if isinstance(d, ContinuousData) else continuous_from_dataframe(d, name=str(n)) for n, d in items]
     variables = list(datas[0].names)
     for d in datas[1:]:
         if sorted(d.names) != sorted(variables):
@@ -155,8 +159,9 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
 
     Parameters
     ----------
-    tasks : dict of str -> pandas.DataFrame or ContinuousData
-        The tasks, each with the same real-valued columns (checked: missing values, constant, identifier-like
+    tasks : dict of str -> pandas.DataFrame or ContinuousData, or a list of them
+        The tasks (a list: named by each ContinuousData's name, else ``task0``, ``task1``, ..., or given as
+        ``(name, task)`` pairs), each with the same real-valued columns (checked: missing values, constant, identifier-like
         and collinear columns are refused with one line naming them).
     penalty : float or "auto", default "auto"
         The multitask penalty delta in [0, 1] (0: each task alone; 1: one structure for all), or ``"auto"``:

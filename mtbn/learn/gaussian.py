@@ -19,7 +19,6 @@ import numpy as np
 
 from mtbn._validation import check_random_state
 from mtbn.data.continuous import ContinuousData, continuous_from_dataframe, looks_continuous
-from mtbn.data.discrete import _check_unique
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
@@ -110,7 +109,9 @@ def _tasks(tasks):
     if items is None:
         raise error("tasks-type", kind=type(tasks).__name__)
     names = [n for n, _ in items]
-    _check_unique(names, "duplicate-task")
+    repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if repeated is not None:
+        raise error("duplicate-task", value=repeated)
     datas = [d if isinstance(d, ContinuousData) else continuous_from_dataframe(d, name=str(n)) for n, d in items]
     variables = list(datas[0].names)
     for d in datas[1:]:

@@ -218,16 +218,17 @@ def search_grid(problems, grid, prior, settings, *, base, warm_start, n_jobs, sa
         here = problem_here(len(problems), n_jobs, len(grid) * len(problems))
         cut = grid_cut(len(problems), len(grid), workers, here)
         keep = workers != 1  # jobs in other processes send back the scores they computed, for the next rounds
-        beside = None  # this process's problem (the last of the cut): its scorers cache their scores themselves
-        if here is not None:
-            beside = functools.partial(run_penalties, *problems[here][:2], prior, list(grid), settings, base=base,
-                                       starts_are_optima=problems[here][2], valid=valid[here], ess=ess)
-        sent = cut[:-1] if here is not None else cut
+
+        def search(p, points, keep):  # the run_penalties call of problem p's points
+            return ((*problems[p][:2], prior, [grid[i] for i in points], settings),
+                    dict(base=base, starts_are_optima=problems[p][2], valid=valid[p], ess=ess, keep=keep))
+
+        beside, sent = None, cut
+        if here is not None:  # this process's problem, the last of the cut: its scorers cache their own scores
+            args, kwargs = search(*cut[-1], keep=False)
+            beside, sent = functools.partial(run_penalties, *args, **kwargs), cut[:-1]
         with reporter(say).stage(label, len(grid) * len(problems), "search", "searches") as tick:
-            done = run_jobs((job(run_penalties)(*problems[p][:2], prior, [grid[i] for i in points], settings,
-                                                base=base, starts_are_optima=problems[p][2], valid=valid[p], ess=ess,
-                                                keep=keep)
-                             for p, points in sent),
+            done = run_jobs((job(run_penalties)(*a, **kw) for a, kw in (search(p, points, keep) for p, points in sent)),
                             n_jobs=n_jobs, tick=tick, beside=beside, sizes=[len(points) for _, points in cut])
         out = [[None] * len(grid) for _ in problems]
         rows = [[None] * len(grid) for _ in problems]

@@ -11,7 +11,9 @@ parallel replicates, default 2). Writes ``experiments/out/interventions_sachs/``
   method rerun). Methods: single-task learning per condition (the mean and the range over the nine), the
   default multitask learner (its first condition's structure), pooled rows, and the interventional learner
   with the documented targets (mechanism changes; exact targets; perfect interventions) and with the targets
-  unknown. Replicates are one file each under ``boot/``; a killed run resumes.
+  unknown (``known``: the learner's default, ``skeleton="heldout"``; the variants as in
+  interventions_synthetic.py). Replicates are one file each under ``boot/``; a killed run resumes, and a
+  replicate without some method gets only that method run and added.
 * ``loco.csv`` / ``loco.md``: each of the seven conditions with targets left out in turn: the methods learn
   on the other eight (cut points on those eight), then the left-out condition's rows score the log-likelihood
   per row of the non-target variables given the targets. The interventional model predicts the condition by
@@ -39,9 +41,15 @@ from mtbn.networks import fit_parameters, log_likelihood
 from mtbn.stats import paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions_sachs")
-METHODS = ("single-task", "default", "pooled", "known", "known-further", "known-perfect", "unknown")
-INTERVENTIONAL = {"known": {}, "known-further": {"further_changes": True}, "known-perfect": {"intervention_type": "perfect"},
-                  "unknown": {}}
+METHODS = ("single-task", "default", "pooled", "known", "known-multitask", "known-free", "known-further",
+           "known-perfect", "unknown")
+#: The interventional methods' settings of ``learn_interventional`` (as in interventions_synthetic.py):
+#: ``known`` is the learner's default (``skeleton="heldout"``), the variants keep the multitask adjacencies
+#: (``known-free``: the tied score's own).
+INTERVENTIONAL = {"known": {}, "known-multitask": {"skeleton": "multitask"}, "known-free": {"skeleton": "search"},
+                  "known-further": {"further_changes": True, "skeleton": "multitask"},
+                  "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
+                  "unknown": {"skeleton": "multitask"}}
 COUNTS = ("arcs", "right", "reversed", "not_in_consensus", "adjacencies")
 
 
@@ -58,19 +66,24 @@ def _targets(sachs, unknown=False):
     return {t: v for t, v in targets.items() if not v} if unknown else targets
 
 
-def learn_all(frames, sachs, seed):
-    """Every method's arcs on the (discretised) condition frames: ``{method: list of edges}`` (single-task: one
-    list per condition)."""
+def learn_all(frames, sachs, seed, methods=METHODS):
+    """The arcs of each of ``methods`` on the (discretised) condition frames: ``{method: list of edges}``
+    (single-task: one list per condition)."""
     warnings.simplefilter("ignore")
     ts = make_taskset(frames)
     default = learn_structures(ts, random_state=seed)
-    out = {"single-task": [g.edges(names=True) for g in learn_structures(ts, prior="none", random_state=seed).graphs],
-           "default": default.graphs[0].edges(names=True),
-           "pooled": learn_structure(ts.pooled(), random_state=seed).graph.edges(names=True)}
+    out = {}
+    if "single-task" in methods:
+        out["single-task"] = [g.edges(names=True) for g in learn_structures(ts, prior="none", random_state=seed).graphs]
+    if "default" in methods:
+        out["default"] = default.graphs[0].edges(names=True)
+    if "pooled" in methods:
+        out["pooled"] = learn_structure(ts.pooled(), random_state=seed).graph.edges(names=True)
     for method, kw in INTERVENTIONAL.items():
-        res = learn_interventional(ts, _targets(sachs, method == "unknown"), random_state=seed,
-                                   adjacencies_from=default, **kw)
-        out[method] = res.interventions.causal_graph.edges(names=True)
+        if method in methods:
+            res = learn_interventional(ts, _targets(sachs, method == "unknown"), random_state=seed,
+                                       adjacencies_from=default, **kw)
+            out[method] = res.interventions.causal_graph.edges(names=True)
     return out
 
 
@@ -85,16 +98,16 @@ def _rows(learned, consensus, replicate):
     return rows
 
 
-def replicate(b, bins, seed):
-    """Bootstrap replicate ``b`` (-1: the original rows): rows drawn within every condition, cut points and every
-    method recomputed."""
+def replicate(b, bins, seed, methods=METHODS):
+    """Bootstrap replicate ``b`` (-1: the original rows): rows drawn within every condition, cut points and each
+    of ``methods`` recomputed."""
     sachs = load_sachs_conditions()
     tasks = sachs.tasks
     if b >= 0:
         rng = np.random.default_rng([seed, 46, b])
         tasks = {n: f.iloc[rng.integers(0, len(f), len(f))].reset_index(drop=True) for n, f in tasks.items()}
     frames, _ = discretize(tasks, f"quantile:{bins}")
-    return pd.DataFrame(_rows(learn_all(frames, sachs, seed), sachs.consensus, b))
+    return pd.DataFrame(_rows(learn_all(frames, sachs, seed, methods), sachs.consensus, b))
 
 
 def consensus_table(results):
@@ -177,7 +190,7 @@ def loco_table(frame):
     lines += ["", "Mean over the conditions of the per-row log-likelihood of the non-targets given the targets "
                   "(higher is better): paired differences, 95% t interval over the seven conditions.", "",
               "| method | baseline | mean difference [95% CI] | p (t) |", "|---|---|---|---|"]
-    for method in ("known", "known-further", "known-perfect", "unknown"):
+    for method in ("known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown"):
         for base in ("pooled", "default"):
             c = paired_comparison(frame[method], frame[base])
             lines.append(f"| {method} | {base} | {c['mean_diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}] | "
@@ -192,8 +205,18 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     folder = os.path.join(FOLDER, "boot")
-    run_resumable(range(-1, args.boot), lambda b: os.path.join(folder, f"replicate_{b:03d}.csv"),
-                  lambda b: replicate(b, args.bins, args.seed))
+    def path(b):
+        return os.path.join(folder, f"replicate_{b:03d}.csv")
+
+    def missing(b):  # a replicate file from before a method was added gets only that method run
+        have = set(pd.read_csv(path(b))["method"]) if os.path.exists(path(b)) else set()
+        return [m for m in METHODS if m not in have]
+
+    def compute(b):
+        new = replicate(b, args.bins, args.seed, missing(b))
+        return pd.concat([pd.read_csv(path(b)), new], ignore_index=True) if os.path.exists(path(b)) else new
+
+    run_resumable(range(-1, args.boot), path, compute, done=lambda p: not missing(int(p[-7:-4])))
     results = pd.concat([pd.read_csv(os.path.join(folder, f)) for f in sorted(os.listdir(folder))
                          if f.endswith(".csv")], ignore_index=True)
     results.to_csv(os.path.join(FOLDER, "consensus.csv"), index=False)

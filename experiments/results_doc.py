@@ -1332,11 +1332,15 @@ def interventions():
                  "its parents cut and a new distribution), every task the same number of rows. The edit distance "
                  "(ED; a reversal counts one), the reversals and the CPDAG SHD of each method's causal DAG to the "
                  "true one: pooled rows and the default learner ignore the targets; `known` is the interventional "
-                 "learner with them (the default model), `known-further` lets it find changes besides the "
-                 "targets, `known-free` drops the fixed adjacencies of its first stage, `known-perfect` assumes "
-                 "perfect interventions; `unknown` is given only the observational task (recall and precision "
-                 "of the changed mechanisms it finds). Seconds: each method's own, the interventional ones "
-                 "including the default learner they start from.", "",
+                 "learner with them as a user gets it (its default `skeleton=\"heldout\"`: the adjacencies of "
+                 "`known-multitask` or of `known-free`, whichever model predicts 20% held-out rows better), "
+                 "`known-multitask` keeps the adjacencies of its first stage (the default multitask learner; the "
+                 "default before), `known-free` lets the tied score decide them; `known-further` (changes besides "
+                 "the targets), `known-perfect` (perfect interventions) and `unknown` (given only the "
+                 "observational task; recall and precision of the changed mechanisms it finds) keep the first "
+                 "stage's adjacencies. Seconds: each method's own, the interventional ones including the default "
+                 "learner they start from. `trials`: per method (a method added later may have run on fewer "
+                 "trials of a cell; its comparisons pair the trials both methods ran).", "",
                  interventions_synthetic.table(results)]
         counts = results.groupby(["network", "rows", "kind"])["trial"].nunique()
         partial = counts[counts < counts.max()]

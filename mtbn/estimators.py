@@ -546,7 +546,7 @@ class MultitaskStructureLearner(_Estimator):
         >>> learner = MultitaskStructureLearner(interventions=sachs.intervention_targets(), n_restarts=0)
         >>> model = learner.fit(frames).predict_condition(["plcg"])
         >>> sorted(learner.causal_graph_.predecessors("plcg")), model.get_parents("plcg")
-        (['PIP2', 'PIP3'], [])
+        (['PIP2', 'PKC'], [])
         """
         from mtbn.networks import to_pgmpy
 

@@ -191,6 +191,8 @@ def _predicted_targets(args, taskset):
 def _mechanism_lines(model):
     """The printed summary of an interventional fit: the causal DAG, and each task's changed mechanisms."""
     lines = [f"causal DAG shared by the tasks: {model.causal_graph.n_edges} arcs ({model.type} interventions)"]
+    if model.adjacency_line():
+        lines.append("  " + model.adjacency_line())
     for task, per in model.changed.items():
         given = model.given[task]
         kind = "observational" if given == () else "targets unknown" if given is None else \
@@ -226,7 +228,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
             "type": model.type, "further_changes": bool(args.further_changes),
             "given": {t: None if g is None else list(g) for t, g in model.given.items()},
             "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
-            "log_score": res.log_score, "files": INTERVENTION_FILES}
+            "log_score": res.log_score, "adjacencies": model.adjacencies, "files": INTERVENTION_FILES}
         if args.predict is not None:
             summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
     if res.sharing_strength is not None:

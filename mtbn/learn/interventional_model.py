@@ -57,6 +57,10 @@ class InterventionalModel:
         whose changes are searched; only its given targets change). Changes
         are found relative to one condition, and without a rule a symmetric
         choice would depend on the order the tasks were given in.
+    adjacencies : dict or None, default None
+        With ``skeleton="heldout"``: ``{"chosen": "multitask" | "search", "heldout": {skeleton: log-likelihood
+        of the held-out rows}, "held_out_rows": n}``, the choice of where the causal DAG's adjacencies come
+        from; None with a fixed ``skeleton``.
 
     Examples
     --------
@@ -79,6 +83,23 @@ class InterventionalModel:
     causal_network: BayesianNetwork
     indicators: dict
     reference: "str | None" = None
+    adjacencies: "dict | None" = None
+
+    def adjacency_line(self):
+        """One line on where the causal DAG's adjacencies come from (``skeleton="heldout"``), or None.
+
+        Returns
+        -------
+        str or None
+            The source chosen and both held-out log-likelihoods; None when the skeleton was fixed or the tasks
+            were too small to hold rows out.
+        """
+        held = (self.adjacencies or {}).get("heldout")
+        if not held:
+            return None
+        source = {"multitask": "the multitask learner's", "search": "the tied score's own"}[self.adjacencies["chosen"]]
+        return (f"adjacencies: {source} (held-out log-likelihood {held['multitask']:.1f} with the multitask "
+                f"learner's, {held['search']:.1f} with the tied score's, on {self.adjacencies['held_out_rows']} rows)")
 
     def table(self):
         """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged).

@@ -468,14 +468,20 @@ class _Plan:
     alone: tuple = ()
 
 
-def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None):
+def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None, skeleton=None):
     """Replicate ``b``'s edges per task and its penalty (None for a pooled structure): the rows drawn, then the
-    whole learner (``plan`` None) or the plan's decisions repeated."""
+    whole learner (``plan`` None) or the plan's decisions repeated; ``skeleton``: the interventional learner's
+    choice of adjacencies, repeated."""
     rng = np.random.default_rng([base, b])
     data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
     changed = []
     if plan is None:
-        res = learn_structures(data, **kwargs)
+        if skeleton is not None:
+            from mtbn.learn.interventional import learn_from_settings
+
+            res = learn_from_settings(dict(kwargs, tasks=data), skeleton=skeleton)
+        else:
+            res = learn_structures(data, **kwargs)
         graphs, penalty = dict(zip(names, res.graphs)), (None if res.pooled else res.penalty)
         if res.interventions is not None:
             penalty = None
@@ -538,7 +544,10 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         they can differ from those of a run of your own: pass its result
         to describe it); a given penalty couples every task at that
         penalty. Not with ``reselect_penalty``, where each replicate's
-        learner decides.
+        learner decides. With ``interventions`` every replicate runs the
+        interventional learner whole, except that it keeps the result's
+        source of adjacencies (``result.interventions.adjacencies``) instead
+        of choosing it on held-out rows again.
     **learn_kwargs
         Settings of :func:`~mtbn.learn.learn_structures` (``prior``,
         ``penalty``, ``n_restarts``, ...; :data:`mtbn.learn.settings.MULTITASK`),
@@ -598,7 +607,12 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
     interventional = learn_kwargs["interventions"] is not None
-    if interventional:  # no penalty to choose: every replicate runs the interventional learner whole
+    skeleton = None
+    if interventional:  # no penalty to choose: every replicate runs the interventional learner whole, except the
+        # choice of where the adjacencies come from, which a result made (rows drawn with replacement would fall
+        # on both sides of its held-out split)
+        if result is not None and result.interventions is not None:
+            skeleton = (result.interventions.adjacencies or {}).get("chosen")
         reselect_penalty, result = True, None
     elif not reselect_penalty or learn_kwargs["penalty"] != "auto":
         kwargs["parameter_sharing"] = None  # structures only, and no pooled structure for a replicate to decide
@@ -619,7 +633,8 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     with warnings.catch_warnings(), say.stage(f"bootstrap of {ts.n_tasks} task(s)", n_boot, "replicate") as tick:
         warnings.simplefilter("ignore", TransferWarning)
         shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per replicate
-        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample, plan) for b in range(n_boot)),
+        reps = run_jobs((job(_replicate)(shared, ts.names, b, base, kwargs, resample, plan, skeleton)
+                         for b in range(n_boot)),
                         n_jobs=n_jobs, tick=tick)
     n = len(ts.variables)
     pos = {v: i for i, v in enumerate(ts.variables)}

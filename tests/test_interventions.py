@@ -286,6 +286,28 @@ def test_the_bootstrap_counts_arcs_and_changed_mechanisms(asia_tasks):
     assert boot.penalty is None and all(p is None for p in boot.penalties)
 
 
+def test_the_bootstrap_repeats_the_results_choice_of_adjacencies(asia_tasks, monkeypatch):
+    """Given the learner's result, each replicate keeps its skeleton (rows drawn with replacement fall on both
+    sides of a held-out split); without a result each replicate chooses on its own held-out rows."""
+    import mtbn.learn.interventional as module
+
+    targets = {"obs": [], "a": ["lung"]}
+    res = learn_structures(asia_tasks, interventions=targets, n_restarts=1)
+    chosen = res.interventions.adjacencies["chosen"]
+    seen, learn = [], module.learn_interventional
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("skeleton", "heldout"))
+        return learn(*args, **kwargs)
+
+    monkeypatch.setattr(module, "learn_interventional", spy)
+    bootstrap_structures(asia_tasks, n_boot=2, interventions=targets, n_restarts=1, result=res, n_jobs=1)
+    assert seen == [chosen, chosen]
+    seen.clear()
+    bootstrap_structures(asia_tasks, n_boot=2, interventions=targets, n_restarts=1, n_jobs=1)
+    assert seen[0] == "heldout" and seen.count("heldout") == 2
+
+
 # ---------------------------------------------------------------------------
 # Without interventions, nothing changes
 # ---------------------------------------------------------------------------

@@ -98,7 +98,8 @@ from mtbn.networks.model import BayesianNetwork
 from mtbn.progress import reporter
 from mtbn.score import LocalScore, make_scorer
 
-__all__ = ["INTERVENTION_TYPES", "InterventionalModel", "check_interventions", "learn_interventional"]
+__all__ = ["INTERVENTION_TYPES", "InterventionalModel", "check_interventions", "learn_from_settings",
+           "learn_interventional"]
 
 P, D = InvalidParameterError, InvalidDataError
 register("interventions-type", P,
@@ -726,15 +727,32 @@ def _equal(a, b):
         return False
 
 
-def _learn_from_settings(args):
-    """``learn_structures(..., interventions=...)`` on its bound settings ``args``: one causal DAG and the changed
-    mechanisms (installed as :data:`mtbn.learn.multitask.INTERVENTIONAL_ENTRY`)."""
+def learn_from_settings(args, skeleton="heldout"):
+    """``learn_structures(..., interventions=...)`` on its settings: one causal DAG and the changed mechanisms.
+
+    Installed as :data:`mtbn.learn.multitask.INTERVENTIONAL_ENTRY` (with the default ``skeleton``); the
+    bootstrap calls it with the skeleton its result chose, so that every replicate repeats that decision.
+
+    Parameters
+    ----------
+    args : dict
+        Settings of :func:`mtbn.learn.learn_structures` by name (``tasks`` and ``interventions`` among them);
+        a setting left out takes its default.
+    skeleton : {"heldout", "multitask", "search"}, default "heldout"
+        As for :func:`learn_interventional`.
+
+    Returns
+    -------
+    MultitaskResult
+        As :func:`learn_interventional` returns it.
+    """
     from mtbn.data import make_taskset
 
+    args = dict(MULTITASK.defaults(), **args)
     check_unused_settings(args, MULTITASK.defaults())
     ts = make_taskset(args["tasks"], task_column=args["task_column"])
     used = {k: args[k] for k in USED_SETTINGS if k not in ("tasks", "task_column", "interventions")}
-    return learn_interventional(ts, args["interventions"], **used)
+    return learn_interventional(ts, args["interventions"], **used, skeleton=skeleton)
 
 
-INTERVENTIONAL_ENTRY["learn"] = _learn_from_settings
+INTERVENTIONAL_ENTRY["learn"] = learn_from_settings

@@ -1342,6 +1342,13 @@ def interventions():
                  "learner they start from. `trials`: per method (a method added later may have run on fewer "
                  "trials of a cell; its comparisons pair the trials both methods ran).", "",
                  interventions_synthetic.table(results)]
+        cost = os.path.join(folder, "cost.md")
+        if os.path.exists(cost):
+            text += ["", "Cost, same run (`python experiments/interventions_cost.py`: trial 0 of each mechanism cell, "
+                         "the three learners one after another in one process; the interventional seconds include "
+                         "the default learner they start from; the table's seconds above come from runs on a "
+                         "loaded machine at different times and do not compare across methods):", "",
+                     open(cost).read()]
         counts = results.groupby(["network", "rows", "kind"])["trial"].nunique()
         partial = counts[counts < counts.max()]
         if len(partial):

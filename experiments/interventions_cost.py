@@ -1,0 +1,60 @@
+"""What the held-out choice of adjacencies costs (issue 46): the interventional learner with its default
+``skeleton="heldout"`` against keeping the multitask learner's adjacencies and against the default multitask
+learner alone, on the same tasks, one after another in one process.
+
+Run: ``python experiments/interventions_cost.py [--cells sachs:1000 insurance:1000 alarm:1000 hepar2:250]``.
+Each cell is trial 0 of the synthetic suite's mechanism-change cell (interventions_synthetic.py: one
+observational task and six single-variable interventions). Writes ``experiments/out/interventions/cost.md``.
+"""
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+from _common import write_out
+
+from mtbn.benchmarks import make_interventional_tasks
+from mtbn.data import DiscreteData, make_taskset
+from mtbn.learn import learn_structures
+from mtbn.learn.interventional import learn_interventional
+from mtbn.networks import sample
+
+
+def cell(network, rows, trial=0):
+    """Seconds of the default learner, and of the interventional learner (first stage included) with each
+    skeleton, on the trial's tasks."""
+    warnings.simplefilter("ignore")
+    rng = np.random.default_rng([0, trial])
+    tasks = make_interventional_tasks(network, n_interventions=6, kind="mechanism", random_state=rng)
+    data = {name: DiscreteData(sample(net, rows, random_state=rng).codes, net.names, net.states, name)
+            for name, _, net in tasks}
+    ts, targets = make_taskset(data), {name: list(t) for name, t, _ in tasks}
+    seed = int(rng.integers(2**31))
+    t0 = time.perf_counter()
+    default = learn_structures(ts, random_state=seed)
+    out = {"default": time.perf_counter() - t0}
+    for skeleton in ("multitask", "heldout"):
+        t0 = time.perf_counter()
+        learn_interventional(ts, targets, random_state=seed, adjacencies_from=default, skeleton=skeleton)
+        out[skeleton] = out["default"] + time.perf_counter() - t0
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cells", nargs="+", default=["sachs:1000", "insurance:1000", "alarm:1000", "hepar2:250"])
+    args = ap.parse_args()
+    lines = ["| network | rows | default learner (s) | interventional, multitask adjacencies (s) | "
+             "interventional, held-out choice (s) | held-out / multitask | held-out / default |", "|---" * 7 + "|"]
+    for spec in args.cells:
+        network, rows = spec.split(":")
+        s = cell(network, int(rows))
+        lines.append(f"| {network} | {rows} | {s['default']:.1f} | {s['multitask']:.1f} | {s['heldout']:.1f} | "
+                     f"{s['heldout'] / s['multitask']:.2f} | {s['heldout'] / s['default']:.2f} |")
+        print(lines[-1], flush=True)
+    write_out("interventions/cost.md", "\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

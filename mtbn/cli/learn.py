@@ -191,8 +191,9 @@ def _predicted_targets(args, taskset):
 def _mechanism_lines(model):
     """The printed summary of an interventional fit: the causal DAG, and each task's changed mechanisms."""
     lines = [f"causal DAG shared by the tasks: {model.causal_graph.n_edges} arcs ({model.type} interventions)"]
-    if model.adjacency_line():
-        lines.append("  " + model.adjacency_line())
+    adjacencies = model.adjacency_line()
+    if adjacencies:
+        lines.append("  " + adjacencies)
     for task, per in model.changed.items():
         given = model.given[task]
         kind = "observational" if given == () else "targets unknown" if given is None else \

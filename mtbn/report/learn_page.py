@@ -139,11 +139,12 @@ def _interventions_page(result, bootstrap=None):
     doc.para(f"mtbn learned one causal DAG shared by {len(names)} experimental conditions of one system, each family's "
              f"CPT tied across the conditions except where a condition changes its mechanism ({model.type} "
              "interventions; docs/guide/interventions.rst).", lead=True)
+    adjacencies = model.adjacency_line()
     doc.box([f"Causal DAG: {model.causal_graph.n_edges} arcs; score of the model on all rows pooled "
              f"{format_number(result.log_score, 8)}",
              f"Changed mechanisms: {sum(1 for r in model.records() if r['how'] == 'given')} given, "
              f"{sum(1 for r in model.records() if r['how'] == 'learned')} found by the search"]
-            + ([model.adjacency_line()[0].upper() + model.adjacency_line()[1:]] if model.adjacency_line() else []))
+            + ([adjacencies[0].upper() + adjacencies[1:]] if adjacencies else []))
     doc.heading("Changed mechanisms")
     table = model.table()
     rows = [[t, "observational" if model.given[t] == () else "unknown" if model.given[t] is None

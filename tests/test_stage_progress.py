@@ -173,3 +173,29 @@ def test_with_worker_processes_this_process_searches_the_last_fold_itself(tmp_pa
     (chains,) = [s for s in sections if s["section"] == "_chains"]  # penalty 0.5: a joint search
     jobs = sorted(chains["jobs"], key=lambda j: j["index"])
     assert [j["size"] for j in jobs] == [1, 1, 1] and [j["pid"] == os.getpid() for j in jobs] == [False] * 2 + [True]
+
+
+def test_single_task_learning_searches_a_share_of_the_tasks_in_this_process(tmp_path, bars):
+    """prior="none" on 5 tasks with 2 workers: a longest-first split among the 2 workers and this process gives
+    this process 2 of the 5 searches (5 equal searches take 2.5 searches' time, not 3); the same answers and the
+    same ticks as in one process."""
+    import json
+
+    from mtbn.engine import tracing, usable_cores
+
+    if usable_cores() < 2:
+        pytest.skip("needs 2 cores for worker processes")
+    tasks = _tasks(k=5)
+    one = learn_structures(tasks, prior="none", n_restarts=2, n_jobs=1, progress=Reporter(bars=True))
+    path = tmp_path / "trace.jsonl"
+    with tracing(str(path)):
+        two = learn_structures(tasks, prior="none", n_restarts=2, n_jobs=2, progress=Reporter(bars=True))
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs]
+    assert [r.log_score for r in one.single_task] == [r.log_score for r in two.single_task]
+    assert [(b.kwargs["desc"], b.n) for b in bars[:len(bars) // 2]] == [(b.kwargs["desc"], b.n)
+                                                                          for b in bars[len(bars) // 2:]]
+    (section,) = [json.loads(line) for line in path.read_text().splitlines()]
+    jobs = sorted(section["jobs"], key=lambda j: j["index"])
+    assert [j["size"] for j in jobs] == [1, 1, 1, 2]  # 3 searches sent, 2 here (one tick for both)
+    assert [j["pid"] == os.getpid() for j in jobs] == [False, False, False, True]
+    assert jobs[-1]["sent"] == jobs[-1]["received"] == 0 and all(j["sent"] > 0 for j in jobs[:-1])

@@ -11,7 +11,7 @@ parallel replicates, default 2). Writes ``experiments/out/interventions_sachs/``
   method rerun). Methods: single-task learning per condition (the mean and the range over the nine), the
   default multitask learner (its first condition's structure), pooled rows, and the interventional learner
   with the documented targets (mechanism changes; exact targets; perfect interventions) and with the targets
-  unknown (``known``: the learner's default, ``skeleton="heldout"``; the variants as in
+  unknown (``known`` and ``unknown``: the learner's default, ``skeleton="heldout"``; the variants as in
   interventions_synthetic.py). Replicates are one file each under ``boot/``; a killed run resumes, and a
   replicate without some method gets only that method run and added.
 * ``loco.csv`` / ``loco.md``: each of the seven conditions with targets left out in turn: the methods learn
@@ -42,14 +42,14 @@ from mtbn.stats import paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions_sachs")
 METHODS = ("single-task", "default", "pooled", "known", "known-multitask", "known-free", "known-further",
-           "known-perfect", "unknown")
+           "known-perfect", "unknown", "unknown-multitask")
 #: The interventional methods' settings of ``learn_interventional`` (as in interventions_synthetic.py):
-#: ``known`` is the learner's default (``skeleton="heldout"``), the variants keep the multitask adjacencies
-#: (``known-free``: the tied score's own).
+#: ``known`` and ``unknown`` are the learner's default (``skeleton="heldout"``), the variants keep the multitask
+#: adjacencies (``known-free``: the tied score's own).
 INTERVENTIONAL = {"known": {}, "known-multitask": {"skeleton": "multitask"}, "known-free": {"skeleton": "search"},
                   "known-further": {"further_changes": True, "skeleton": "multitask"},
                   "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
-                  "unknown": {"skeleton": "multitask"}}
+                  "unknown": {}, "unknown-multitask": {"skeleton": "multitask"}}
 COUNTS = ("arcs", "right", "reversed", "not_in_consensus", "adjacencies")
 
 
@@ -81,7 +81,7 @@ def learn_all(frames, sachs, seed, methods=METHODS):
         out["pooled"] = learn_structure(ts.pooled(), random_state=seed).graph.edges(names=True)
     for method, kw in INTERVENTIONAL.items():
         if method in methods:
-            res = learn_interventional(ts, _targets(sachs, method == "unknown"), random_state=seed,
+            res = learn_interventional(ts, _targets(sachs, method.startswith("unknown")), random_state=seed,
                                        adjacencies_from=default, **kw)
             out[method] = res.interventions.causal_graph.edges(names=True)
     return out
@@ -175,7 +175,7 @@ def loco(condition, bins, seed):
            "pooled": float(_conditional(pooled, held, targets).mean()),
            "default": float(_conditional(structure, held, targets).mean())}
     for method, kw in INTERVENTIONAL.items():
-        g = {n: v for n, v in given.items() if not v} if method == "unknown" else given
+        g = {n: v for n, v in given.items() if not v} if method.startswith("unknown") else given
         res = learn_interventional(ts, g, random_state=seed, adjacencies_from=default, **kw)
         out[method] = float(_do(res.interventions.predict(targets), held, targets).mean())
     return out
@@ -190,7 +190,8 @@ def loco_table(frame):
     lines += ["", "Mean over the conditions of the per-row log-likelihood of the non-targets given the targets "
                   "(higher is better): paired differences, 95% t interval over the seven conditions.", "",
               "| method | baseline | mean difference [95% CI] | p (t) |", "|---|---|---|---|"]
-    for method in ("known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown"):
+    for method in ("known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown",
+                   "unknown-multitask"):
         for base in ("pooled", "default"):
             c = paired_comparison(frame[method], frame[base])
             lines.append(f"| {method} | {base} | {c['mean_diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}] | "

@@ -21,8 +21,11 @@ CPDAG SHD:
 * ``known-free``: the same without fixed adjacencies (``skeleton="search"``: the tied score decides them too);
 * ``known-further``: ``known-multitask`` with ``further_changes=True`` (changes besides the given targets);
 * ``known-perfect``: ``intervention_type="perfect"`` (Cooper & Yoo);
-* ``unknown``: ``interventions={"observational": []}``: every other task's targets unknown, learned; the
-  precision and recall of the changed mechanisms it finds are recorded.
+* ``unknown``: ``interventions={"observational": []}``: every other task's targets unknown, learned (as a user
+  gets it: the held-out choice of the adjacencies); the precision and recall of the changed mechanisms it finds
+  are recorded;
+* ``unknown-multitask``: the same with the multitask learner's adjacencies kept (the ``unknown`` of the trials
+  run before the held-out choice became the default).
 
 The interventional methods run :func:`mtbn.learn.interventional.learn_interventional` with the ``default``
 method's result as their first stage (``adjacencies_from``: the computation ``learn_structures(tasks,
@@ -54,14 +57,15 @@ from mtbn.networks import sample
 from mtbn.stats import holm, paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions")
-METHODS = ("pooled", "default", "known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown")
+METHODS = ("pooled", "default", "known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown",
+           "unknown-multitask")
 #: The methods run by default.
 RUN = METHODS
 #: Each interventional method's settings of ``learn_interventional``.
 SETTINGS = {"known": {}, "known-multitask": {"skeleton": "multitask"}, "known-free": {"skeleton": "search"},
             "known-further": {"further_changes": True, "skeleton": "multitask"},
             "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
-            "unknown": {"skeleton": "multitask"}}
+            "unknown": {}, "unknown-multitask": {"skeleton": "multitask"}}
 COMPARISONS = (("known", "pooled"), ("known", "default"), ("unknown", "pooled"), ("unknown", "default"))
 
 
@@ -95,7 +99,7 @@ def run_trial(network, rows, kind, trial, n_interventions, methods):
         elif method == "default":
             graph = default.graphs[0]
         else:
-            given = {"observational": []} if method == "unknown" else targets
+            given = {"observational": []} if method.startswith("unknown") else targets
             res = learn_interventional(ts, given, random_state=seed, adjacencies_from=default, **SETTINGS[method])
             graph = res.interventions.causal_graph
             found = {(t, v) for t, per in res.interventions.changed.items() for v in per}
@@ -140,11 +144,66 @@ def stored(folder):
     return pd.concat([pd.read_csv(os.path.join(folder, f)) for f in files], ignore_index=True) if files else None
 
 
+def _comparisons(results):
+    """The paired comparisons of :data:`COMPARISONS` in every cell, ``(network, rows, kind, method, baseline,
+    paired_comparison)`` each, and their t-test p-values Holm-corrected over all of them."""
+    comparisons = []
+    for (network, rows, kind), cell in results.groupby(["network", "rows", "kind"], sort=False):
+        per = cell.pivot_table(index="trial", columns="method", values="edit_distance")
+        for a, b in COMPARISONS:
+            if a in per and b in per:
+                both = per[[a, b]].dropna()
+                comparisons.append((network, rows, kind, a, b, paired_comparison(both[a], both[b])))
+    return comparisons, holm([c[5]["p_t"] for c in comparisons])
+
+
+def verdicts(results):
+    """Markdown: per cell, the mean ED differences of the learner as a user gets it (``known``, ``unknown``)
+    from pooling and the default (``*``: significant after Holm over every comparison, as in :func:`table`;
+    ``(worse)``: significantly higher), and the recall of the changed mechanisms with unknown targets; then the
+    counts over the cells."""
+    comparisons, adjusted = _comparisons(results)
+    found = {(n, r, k, a, b): (c, p) for (n, r, k, a, b, c), p in zip(comparisons, adjusted)}
+    lines = ["| network | rows | kind | known - pooled | known - default | unknown - pooled | unknown - default | "
+             "unknown: recall / precision of the changes |", "|---" * 8 + "|"]
+    count = {key: [0, 0, 0, 0] for key in COMPARISONS}  # cells, lower, significantly lower, significantly higher
+    recall_1000 = []
+    for (network, rows, kind), cell in results.groupby(["network", "rows", "kind"], sort=False):
+        cells = []
+        for a, b in COMPARISONS:
+            if (network, rows, kind, a, b) not in found:
+                cells.append("")
+                continue
+            c, p = found[network, rows, kind, a, b]
+            tally = count[a, b]
+            tally[0] += 1
+            tally[1] += c["mean_diff"] < 0
+            tally[2] += p < 0.05 and c["mean_diff"] < 0
+            tally[3] += p < 0.05 and c["mean_diff"] > 0
+            cells.append(f"{c['mean_diff']:+.2f}" + ("*" if p < 0.05 and c["mean_diff"] < 0 else "")
+                         + (" (worse)" if p < 0.05 and c["mean_diff"] > 0 else ""))
+        part = cell[cell["method"] == "unknown"]
+        changes = ""
+        if len(part) and part["changes_true"].notna().all():
+            recall = part["changes_true_found"].sum() / part["changes_true"].sum()
+            changes = f"{recall:.2f} / {part['changes_true_found'].sum() / max(part['changes_found'].sum(), 1):.2f}"
+            if rows == 1000:
+                recall_1000.append(recall)
+        lines.append(f"| {network} | {rows} | {kind} | " + " | ".join(cells) + f" | {changes} |")
+    lines.append("")
+    for (a, b), (n, lower, sig, worse) in count.items():
+        lines.append(f"- `{a}` against `{b}`: lower in {lower} of {n} cells, significantly lower in {sig}, "
+                     f"significantly higher in {worse}.")
+    if recall_1000:
+        lines.append(f"- `unknown`, 1,000 rows per task: recall of the changed mechanisms {min(recall_1000):.2f} to "
+                     f"{max(recall_1000):.2f} over {len(recall_1000)} cells.")
+    return "\n".join(lines) + "\n"
+
+
 def table(results):
     """Markdown: per cell and method the means; then the paired comparisons with Holm-corrected p-values."""
     lines = ["| network | rows | kind | trials | method | ED | reversals | CPDAG SHD | edges (true) | "
              "changes: recall | precision | seconds |", "|---" * 12 + "|"]
-    comparisons = []
     for (network, rows, kind), cell in results.groupby(["network", "rows", "kind"], sort=False):
         for method in [m for m in METHODS if m in set(cell["method"])]:
             part = cell[cell["method"] == method]
@@ -157,12 +216,7 @@ def table(results):
                          f"| {part['reversals'].mean():.2f} | {part['cpdag_shd'].mean():.2f} | "
                          f"{part['n_edges'].mean():.1f} ({part['true_edges'].iloc[0]}) | {recall} | {precision} | "
                          f"{part['seconds'].mean():.1f} |")
-        per = cell.pivot_table(index="trial", columns="method", values="edit_distance")
-        for a, b in COMPARISONS:
-            if a in per and b in per:
-                both = per[[a, b]].dropna()
-                comparisons.append((network, rows, kind, a, b, paired_comparison(both[a], both[b])))
-    adjusted = holm([c[5]["p_t"] for c in comparisons])
+    comparisons, adjusted = _comparisons(results)
     lines += ["", "Paired differences of the edit distance to the true causal DAG (method minus baseline; negative = "
                   "closer), 95% t interval, paired t-test and Wilcoxon p-values, t-test p Holm-corrected over every "
                   "row of this table:", "",
@@ -172,18 +226,19 @@ def table(results):
         lower = "yes" if p_holm < 0.05 and c["mean_diff"] < 0 else "no"
         lines.append(f"| {network} | {rows} | {kind} | {a} | {b} | {c['mean_diff']:+.2f} [{c['ci_low']:+.2f}, "
                      f"{c['ci_high']:+.2f}] | {c['p_t']:.2g} | {c['p_wilcoxon']:.2g} | {p_holm:.2g} | {lower} |")
-    lines += ["", "The held-out choice of the adjacencies (`known`) against keeping the first stage's "
-                  "(`known-multitask`): paired differences of the edit distance, unadjusted.", "",
-              "| network | rows | kind | trials | mean difference [95% CI] | p (t) | trials whose ED differs |",
-              "|---" * 7 + "|"]
+    lines += ["", "The held-out choice of the adjacencies (`known`, `unknown`) against keeping the first stage's "
+                  "(`known-multitask`, `unknown-multitask`): paired differences of the edit distance, unadjusted.", "",
+              "| network | rows | kind | targets | trials | mean difference [95% CI] | p (t) | trials whose ED differs |",
+              "|---" * 8 + "|"]
     for (network, rows, kind), cell in results.groupby(["network", "rows", "kind"], sort=False):
         per = cell.pivot_table(index="trial", columns="method", values="edit_distance")
-        if "known" in per and "known-multitask" in per:
-            both = per[["known", "known-multitask"]].dropna()
-            c = paired_comparison(both["known"], both["known-multitask"])
-            chose = per.loc[both.index, "known"].ne(per.loc[both.index, "known-multitask"]).sum()
-            lines.append(f"| {network} | {rows} | {kind} | {len(both)} | {c['mean_diff']:+.2f} [{c['ci_low']:+.2f}, "
-                         f"{c['ci_high']:+.2f}] | {c['p_t']:.2g} | {chose} |")
+        for method in ("known", "unknown"):
+            if method in per and f"{method}-multitask" in per:
+                both = per[[method, f"{method}-multitask"]].dropna()
+                c = paired_comparison(both[method], both[f"{method}-multitask"])
+                chose = both[method].ne(both[f"{method}-multitask"]).sum()
+                lines.append(f"| {network} | {rows} | {kind} | {method} | {len(both)} | {c['mean_diff']:+.2f} "
+                             f"[{c['ci_low']:+.2f}, {c['ci_high']:+.2f}] | {c['p_t']:.2g} | {chose} |")
     return "\n".join(lines) + "\n"
 
 
@@ -205,6 +260,7 @@ def main():
                     frames.append(frame)
     results = pd.concat(frames, ignore_index=True)
     write_out("interventions/table.md", table(results))
+    write_out("interventions/verdicts.md", verdicts(results))
 
 
 if __name__ == "__main__":

@@ -122,3 +122,34 @@ def test_trials_needed_matches_the_hand_computed_normal_approximation(results_do
     claims.finish()
     text = results_doc._selection_power(claims)
     assert "250 rows 34 (mean -1.00 edits, SD 2.05)" in text and "500 rows" not in text
+
+
+def test_interventional_verdicts_mark_only_corrected_differences_and_count_them():
+    """experiments/interventions_synthetic.verdicts on a made-up cell: `known` 5 edits below pooling in every
+    trial (significant after Holm), `unknown` as pooling, recall 9 of 10 changes at 1000 rows."""
+    import pandas as pd
+
+    sys.path.insert(0, EXPERIMENTS)
+    try:
+        import interventions_synthetic
+    finally:
+        sys.path.remove(EXPERIMENTS)
+    rng = np.random.default_rng(1)
+    rows = []
+    for trial in range(10):
+        pooled = 20 + rng.integers(0, 5)
+        for method, ed in (("pooled", pooled), ("default", pooled), ("known", pooled - 5 - rng.integers(0, 2)),
+                           ("unknown", pooled + rng.integers(-1, 2))):
+            extra = {"changes_true": 1, "changes_true_found": int(trial < 9), "changes_found": 1} \
+                if method == "unknown" else {}
+            rows.append({"network": "net", "rows": 1000, "kind": "mechanism", "trial": trial, "method": method,
+                         "edit_distance": ed, **extra})
+    text = interventions_synthetic.verdicts(pd.DataFrame(rows))
+    line = next(x for x in text.splitlines() if x.startswith("| net |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[3].endswith("*") and float(cells[3].rstrip("*")) < -5 and cells[4].endswith("*")
+    assert not cells[5].endswith("*") and "worse" not in cells[5]
+    assert cells[7] == "0.90 / 0.90"
+    assert "- `known` against `pooled`: lower in 1 of 1 cells, significantly lower in 1, significantly higher in 0." \
+        in text
+    assert "recall of the changed mechanisms 0.90 to 0.90 over 1 cells" in text

@@ -11,26 +11,18 @@ import argparse
 import time
 import warnings
 
-import numpy as np
 from _common import write_out
+from interventions_synthetic import trial_tasks
 
-from mtbn.benchmarks import make_interventional_tasks
-from mtbn.data import DiscreteData, make_taskset
 from mtbn.learn import learn_structures
 from mtbn.learn.interventional import learn_interventional
-from mtbn.networks import sample
 
 
 def cell(network, rows, trial=0):
     """Seconds of the default learner, and of the interventional learner (first stage included) with each
     skeleton, on the trial's tasks."""
     warnings.simplefilter("ignore")
-    rng = np.random.default_rng([0, trial])
-    tasks = make_interventional_tasks(network, n_interventions=6, kind="mechanism", random_state=rng)
-    data = {name: DiscreteData(sample(net, rows, random_state=rng).codes, net.names, net.states, name)
-            for name, _, net in tasks}
-    ts, targets = make_taskset(data), {name: list(t) for name, t, _ in tasks}
-    seed = int(rng.integers(2**31))
+    ts, targets, _, _, seed = trial_tasks(network, rows, "mechanism", trial)
     t0 = time.perf_counter()
     default = learn_structures(ts, random_state=seed)
     out = {"default": time.perf_counter() - t0}

@@ -74,19 +74,24 @@ def _reversals(graph, truth):
     return sum((v, u) in true for u, v in graph.edges(names=True))
 
 
-def run_trial(network, rows, kind, trial, n_interventions, methods):
-    """One trial's rows: per method the distances to the true causal DAG, seconds, changed-mechanism recovery."""
-    warnings.simplefilter("ignore")
+def trial_tasks(network, rows, kind, trial, n_interventions=6):
+    """Trial ``trial``'s conditions (seed ``[0, trial]``): ``(taskset, targets, true causal DAG, true changes
+    {(task, variable)}, the methods' seed)``."""
     rng = np.random.default_rng([0, trial])
     tasks = make_interventional_tasks(network, n_interventions=n_interventions, kind=kind, random_state=rng)
     truth_net = tasks[0][2]
     truth = DAG([set(p) for p in truth_net.parents], truth_net.names)
     data = {name: DiscreteData(sample(net, rows, random_state=rng).codes, net.names, net.states, name)
             for name, _, net in tasks}
-    ts = make_taskset(data)
     targets = {name: list(t) for name, t, _ in tasks}
     true_changes = {(name, t[0]) for name, t, _ in tasks if t}
-    seed = int(rng.integers(2**31))
+    return make_taskset(data), targets, truth, true_changes, int(rng.integers(2**31))
+
+
+def run_trial(network, rows, kind, trial, n_interventions, methods):
+    """One trial's rows: per method the distances to the true causal DAG, seconds, changed-mechanism recovery."""
+    warnings.simplefilter("ignore")
+    ts, targets, truth, true_changes, seed = trial_tasks(network, rows, kind, trial, n_interventions)
     out = []
     t0 = time.perf_counter()
     default = learn_structures(ts, random_state=seed)  # the default, and the interventional methods' first stage

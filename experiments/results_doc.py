@@ -1339,8 +1339,8 @@ def interventions():
                  "the targets) and `known-perfect` (perfect interventions) keep the first stage's adjacencies; "
                  "`unknown` is given only the observational task (recall and precision of the changed mechanisms "
                  "it finds), as a user gets it (the held-out choice), `unknown-multitask` the same keeping the "
-                 "first stage's adjacencies (the `unknown` of the runs before the held-out choice). Seconds: each method's own, the interventional ones including the default "
-                 "learner they start from. `trials`: per method (a method added later may have run on fewer "
+                 "first stage's adjacencies (the `unknown` of the runs before the held-out choice). Seconds: each "
+                 "method's own, the interventional ones including the default learner they start from. `trials`: per method (a method added later may have run on fewer "
                  "trials of a cell; its comparisons pair the trials both methods ran).", "",
                  interventions_synthetic.table(results),
                  "Per cell, the learner as a user gets it (`known`, `unknown`: the held-out choice of the "

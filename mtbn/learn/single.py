@@ -152,6 +152,7 @@ def start_searches(parts, *, max_parents, required, forbidden, seeds, local_inde
         return single_task_search(*stl_args(p, t)) if t is not None else parts[p][2][i]()
 
     local = n_jobs == 1 or len(work) < 2
+    mine = set() if local else set(searched_here(work, [cost(w) for w in work], n_jobs))  # searched here
     kinds = "single-task and identical-structure searches" if any(o for *_, o in parts) else "single-task searches"
     with reporter(say).stage(kinds, len(work), "search", "searches") as tick:
         if local:
@@ -160,27 +161,23 @@ def start_searches(parts, *, max_parents, required, forbidden, seeds, local_inde
                 done.append(here(*item))
                 tick()
         else:
-            mine = set(searched_here(work, [cost(w) for w in work], n_jobs))
             sent = [w for k, w in enumerate(work) if k not in mine]
             beside = (lambda: [here(*work[k]) for k in sorted(mine)]) if mine else None
-            done = run_jobs((job(single_task_search_keeping_cache)(*stl_args(p, t)) if t is not None
+            back = run_jobs((job(single_task_search_keeping_cache)(*stl_args(p, t)) if t is not None
                              else job(call_function)(parts[p][2][i]) for p, t, i in sent), n_jobs=n_jobs, tick=tick,
                             beside=beside, sizes=[1] * len(sent) + [len(mine)] if mine else None)
-            own = iter(done.pop() if mine else ())
-            done, shipped = iter(done), []
-            for k, (p, t, i) in enumerate(work):
-                result = next(own) if k in mine else next(done)
-                if k not in mine and t is not None:
-                    result, cache = result
-                    parts[p][0][t].merge_cache(cache)  # the worker's local scores come back for the joint search
-                shipped.append(result)
-            done = shipped
+            own = iter(back.pop() if mine else ())
+            back = iter(back)
+            done = [next(own) if k in mine else next(back) for k in range(len(work))]
     out = [(None if scorers is None else [None] * len(scorers), [None] * len(others)) for scorers, _, others in parts]
-    for (p, t, i), result in zip(work, done):  # in the parts' order, whatever order the jobs ran in
+    for k, ((p, t, i), result) in enumerate(zip(work, done)):  # in the parts' order, whatever order they ran in
         if t is None:
             out[p][1][i] = result
-        else:
-            out[p][0][t] = result
+            continue
+        if not local and k not in mine:
+            result, cache = result
+            parts[p][0][t].merge_cache(cache)  # the worker's local scores come back: the joint search reuses them
+        out[p][0][t] = result
     return out
 
 

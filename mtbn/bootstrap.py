@@ -609,10 +609,11 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     interventional = learn_kwargs["interventions"] is not None
     skeleton = None
     if interventional:  # no penalty to choose: every replicate runs the interventional learner whole, except the
-        # choice of where the adjacencies come from, which a result made (rows drawn with replacement would fall
-        # on both sides of its held-out split)
+        # choices of the model and of where the adjacencies come from, which a result made (rows drawn with
+        # replacement would fall on both sides of its held-out split)
         if result is not None and result.interventions is not None:
             skeleton = (result.interventions.adjacencies or {}).get("chosen")
+            kwargs["intervention_type"] = result.interventions.type  # the model it chose, repeated
         reselect_penalty, result = True, None
     elif not reselect_penalty or learn_kwargs["penalty"] != "auto":
         kwargs["parameter_sharing"] = None  # structures only, and no pooled structure for a replicate to decide

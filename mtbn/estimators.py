@@ -399,7 +399,7 @@ class MultitaskStructureLearner(_Estimator):
     With ``interventions`` (the tasks are experimental conditions of one
     system): ``causal_graph_`` (networkx.DiGraph, the causal DAG shared by
     the tasks), ``mechanisms_`` (task x variable: ``"given"``,
-    ``"learned"`` or ``""``) and :meth:`predict_condition`.
+    ``"learned"``, ``"activity"`` or ``""``) and :meth:`predict_condition`.
 
     Examples
     --------
@@ -425,7 +425,7 @@ class MultitaskStructureLearner(_Estimator):
                  edge_penalty=None, structure_log_prior=None, required_edges=None, forbidden_edges=None, tiers=None,
                  knowledge=None, n_restarts=50, tabu_length=10, max_tabu_iter=10, n_joint_restarts=20,
                  max_iter=None, random_state=0, n_jobs=None, task_column=None, progress=None,
-                 parameter_sharing="auto", interventions=None, intervention_type="mechanism", further_changes=False,
+                 parameter_sharing="auto", interventions=None, intervention_type="auto", further_changes=False,
                  transfer_per_task="auto", n_bootstrap=0):
         self._store({k: v for k, v in locals().items() if k != "self"})
 

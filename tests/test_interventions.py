@@ -21,6 +21,7 @@ from mtbn import MultitaskStructureLearner
 from mtbn.bootstrap import bootstrap_structures
 from mtbn.data import DiscreteData, load_sachs_conditions, make_taskset
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
+from mtbn.graph import DAG
 from mtbn.learn import learn_structures
 from mtbn.learn.interventional import learn_interventional
 from mtbn.networks import load_network, log_likelihood, sample
@@ -151,6 +152,52 @@ def test_the_mechanism_score_is_bdeu_of_all_rows_with_condition_indicators(asia_
     assert res.log_score == pytest.approx(_pgmpy_bdeu(frame, edges), rel=1e-12, abs=1e-7)
 
 
+def test_the_activity_score_gives_a_targets_children_the_tasks_indicator(asia_tasks):
+    """Activity interventions: the score is BDeu of all rows with do(task) a parent of every child of the task's
+    targets (and of a target whose own change the search found), checked against pgmpy on the augmented rows."""
+    res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"], "b": ["smoke"]},
+                           intervention_type="activity", n_restarts=2)
+    model = res.interventions
+    graph = model.causal_graph
+    frame = pd.concat([asia_tasks[t].assign(**{ind: "1" if task == t else "0" for task, ind in model.indicators.items()})
+                       for t in asia_tasks], ignore_index=True)
+    for task, target in (("a", "lung"), ("b", "smoke")):
+        children = {graph.names[c] for c in range(len(graph.names)) if graph.names.index(target) in graph.parents[c]}
+        assert children and {v for v, how in model.changed[task].items() if how == "activity"} == children
+        assert set(model.changed[task]) <= children | {target}
+    edges = list(graph.edges(names=True)) + [(model.indicators[t], v) for t, per in model.changed.items() for v in per]
+    assert res.log_score == pytest.approx(_pgmpy_bdeu(frame, edges), rel=1e-12, abs=1e-7)
+    # each task's network: a child of a target has its own CPT in that task, every other family the tied one
+    nets = dict(zip(res.task_names, res.networks))
+    for v, name in enumerate(graph.names):
+        assert np.array_equal(nets["obs"].cpts[v], nets["a"].cpts[v]) == (name not in model.changed["a"]), name
+
+
+def test_the_activity_scorer_extends_a_family_as_it_scores_it(asia_tasks):
+    """The vectorised extension scores (one call per child) equal the family scores looked up one at a time."""
+    from mtbn.learn.interventional import _ActivityScorer, _pooled
+    from mtbn.score import make_scorer
+
+    ts = make_taskset(asia_tasks)
+    data, _ = _pooled(ts, {"a": "do(a)", "b": "do(b)"})
+    names = list(data.names)
+    via = {names.index("either"): {names.index("do(a)")}, names.index("smoke"): {names.index("do(b)")}}
+    scorer = _ActivityScorer(make_scorer(data, "bdeu", 1.0), via)
+    plain = make_scorer(data, "bdeu", 1.0)
+    for child in range(len(names) - 2):
+        for parents in (set(), {names.index("either")}, {names.index("tub"), names.index("do(a)")}):
+            parents = parents - {child}
+            others = [u for u in range(len(names)) if u != child and u not in parents]
+            got = scorer.extension_scores(child, parents, others)
+            one = [scorer.local_score(child, parents | {u}) for u in others]
+            assert np.allclose(got, one, rtol=0, atol=1e-9)
+            # what the score is: the plain BDeu with the targets' indicators added to the parents
+            want = [plain.local_score_uncached(child, parents | {u} | set().union(*[via.get(p, set())
+                                                                                    for p in parents | {u}]))
+                    for u in others]
+            assert np.allclose(one, want, rtol=0, atol=1e-9)
+
+
 def test_the_perfect_score_leaves_the_intervened_rows_out_of_the_targets_families(asia_tasks):
     targets = {"obs": [], "a": ["lung"], "b": ["bronc", "tub"]}
     res = learn_structures(asia_tasks, interventions=targets, intervention_type="perfect", n_restarts=2)
@@ -225,6 +272,46 @@ def test_an_intervention_orients_what_observation_cannot(target, kind):
     assert unknown.causal_graph.edges(names=True) == [("x", "y")] and unknown.changed["do"] == {target: "learned"}
 
 
+def test_an_activity_intervention_orients_the_arcs_out_of_its_target():
+    """x -> y; the task "do" fixes x's activity: y no longer follows x (it copies one value of x), x's own
+    distribution is the observational one. The activity model orients x -> y and marks y as changed."""
+    rng = np.random.default_rng(0)
+    n = 3000
+    x0 = (rng.random(n) < 0.3).astype(int)
+    y0 = np.where(rng.random(n) < 0.9, x0, 1 - x0)
+    x1 = (rng.random(n) < 0.3).astype(int)
+    y1 = np.where(rng.random(n) < 0.9, 1, 0)  # what y sees of x is fixed at "hi"
+    frame = lambda x, y: pd.DataFrame({"x": np.array(["lo", "hi"])[x], "y": np.array(["lo", "hi"])[y]})  # noqa: E731
+    res = learn_structures({"obs": frame(x0, y0), "do": frame(x1, y1)}, interventions={"obs": [], "do": ["x"]},
+                           intervention_type="activity", n_restarts=2)
+    assert res.interventions.causal_graph.edges(names=True) == [("x", "y")]
+    assert res.interventions.changed["do"] == {"y": "activity"}
+
+
+def test_activity_conditions_change_the_targets_children_only():
+    from mtbn.benchmarks import make_interventional_tasks
+
+    tasks = make_interventional_tasks("asia", n_interventions=4, kind="activity", random_state=1)
+    base = tasks[0][2]
+    for name, (target,), net in tasks[1:]:
+        t = base.names.index(target)
+        children = [c for c in range(base.n_vars) if t in base.parents[c]]
+        assert children  # a target with a child
+        states = set()
+        for v in range(base.n_vars):
+            if v not in children:
+                assert np.array_equal(net.cpts[v], base.cpts[v]), (name, base.names[v])
+                continue
+            axis = base.parents[v].index(t)
+            for value in range(base.cpts[v].shape[axis]):  # whatever x's value, the rows at one state s
+                rows = np.take(net.cpts[v], value, axis=axis)
+                match = [s for s in range(base.cpts[v].shape[axis])
+                         if np.array_equal(rows, np.take(base.cpts[v], s, axis=axis))]
+                assert match, (name, base.names[v])
+                states.add(match[0] if len(match) == 1 else -1)
+        assert len(states - {-1}) <= 1, name  # the same state for every child
+
+
 def test_unknown_targets_are_found():
     from mtbn.benchmarks import make_interventional_tasks
 
@@ -265,6 +352,27 @@ def test_a_predicted_condition_replaces_the_targets_mechanisms_only(asia_tasks):
     assert np.allclose(others, by_hand)
 
 
+def test_a_predicted_activity_condition_averages_the_childrens_cpts_over_the_target(asia_tasks):
+    from mtbn.learn.interventional_model import InterventionalModel
+
+    net = load_network("asia")
+    names = list(net.names)
+    graph = DAG([set(p) for p in net.parents], names)
+    model = InterventionalModel("activity", {}, {}, graph, net, {})
+    do = model.predict(["lung"], {"lung": [0.9, 0.1]})
+    lung, either = names.index("lung"), names.index("either")
+    axis = net.parents[either].index(lung)
+    by_hand = 0.9 * np.take(net.cpts[either], 0, axis=axis) + 0.1 * np.take(net.cpts[either], 1, axis=axis)
+    for value in range(2):
+        assert np.allclose(np.take(do.cpts[either], value, axis=axis), by_hand)
+    assert do.parents[lung] == () and do.parents[either] == net.parents[either]
+    for v in range(len(names)):
+        if v not in (lung, either):
+            assert np.array_equal(do.cpts[v], net.cpts[v])
+    same = InterventionalModel("mechanism", {}, {}, graph, net, {}).predict(["lung"], {"lung": [0.9, 0.1]})
+    assert np.array_equal(same.cpts[either], net.cpts[either])
+
+
 def test_the_estimator_gives_the_causal_graph_and_the_mechanisms(asia_tasks):
     learner = MultitaskStructureLearner(interventions={"obs": [], "a": ["lung"]}, n_restarts=2)
     learner.fit(asia_tasks)
@@ -298,11 +406,13 @@ def test_the_bootstrap_repeats_the_results_choice_of_adjacencies(asia_tasks, mon
 
     def spy(*args, **kwargs):
         seen.append(kwargs.get("skeleton", "heldout"))
+        kinds.append(kwargs.get("intervention_type", "auto"))
         return learn(*args, **kwargs)
 
+    kinds = []
     monkeypatch.setattr(module, "learn_interventional", spy)
     bootstrap_structures(asia_tasks, n_boot=2, interventions=targets, n_restarts=1, result=res, n_jobs=1)
-    assert seen == [chosen, chosen]
+    assert seen == [chosen, chosen] and kinds == [res.interventions.type] * 2
     seen.clear()
     bootstrap_structures(asia_tasks, n_boot=2, interventions=targets, n_restarts=1, n_jobs=1)
     assert seen[0] == "heldout" and seen.count("heldout") == 2
@@ -356,20 +466,27 @@ def test_the_sachs_conditions_through_mtbn_learn(tmp_path):
     out = tmp_path / "out"
     summary = json.loads((out / "summary.json").read_text())
     record = summary["interventions"]
-    assert record["type"] == "mechanism" and record["given"] == sachs.intervention_targets()
+    types = record["adjacencies"]["types"]  # intervention_type="auto": the model that predicts held-out rows better
+    assert record["type"] == max(types, key=types.get) and record["given"] == sachs.intervention_targets()
     mechanisms = pd.read_csv(out / "interventions" / "mechanisms.csv")
     assert mechanisms.to_dict("records") == record["changed"]
-    for task, targets in sachs.intervention_targets().items():
-        assert (out / f"{task}.bifxml").is_file()
-        for t in targets:
-            assert {"task": task, "variable": t, "how": "given"} in record["changed"]
     causal = pd.read_csv(out / "interventions" / "causal.edges.csv")
     assert sorted(map(list, zip(causal["source"], causal["target"]))) == sorted(record["causal_edges"])
+    for task, targets in sachs.intervention_targets().items():
+        assert (out / f"{task}.bifxml").is_file()
+        children = {b for a, b in record["causal_edges"] if a in targets}
+        changed = {r["variable"]: r["how"] for r in record["changed"] if r["task"] == task}
+        if record["type"] == "mechanism":
+            assert changed == {t: "given" for t in targets}
+        else:  # activity: the targets' children, and a target whose own change the search found
+            assert {v for v, how in changed.items() if how == "activity"} == children - set(targets)
+            assert {v for v, how in changed.items() if how == "given"} <= set(targets)
     assert (out / "interventions" / "causal.bifxml").is_file() and (out / "interventions" / "predicted.bifxml").is_file()
     assert "causal DAG shared by the tasks:" in proc.stdout and "6-cd3cd28-u0126 (targets pmek)" in proc.stdout
     held = record["adjacencies"]["heldout"]
-    assert record["adjacencies"]["chosen"] == max(held, key=held.get)
+    assert record["adjacencies"]["chosen"] == max(held, key=held.get) and max(held.values()) == max(types.values())
     assert f"held-out log-likelihood {held['multitask']:.1f} with the multitask learner's" in proc.stdout
+    assert f"{types['mechanism']:.1f} with mechanism, {types['activity']:.1f} with activity" in proc.stdout
 
 
 # ---------------------------------------------------------------------------
@@ -429,7 +546,7 @@ def test_without_an_observational_task_the_answer_does_not_follow_the_task_order
 
 def test_learn_interventional_checks_its_own_options(asia_tasks):
     ts = make_taskset(asia_tasks)
-    with pytest.raises(InvalidParameterError, match="intervention_type must be one of 'mechanism', 'perfect'; got 'Perfect'"):
+    with pytest.raises(InvalidParameterError, match="intervention_type must be one of 'auto', 'mechanism', 'perfect', 'activity'; got 'Perfect'"):
         learn_interventional(ts, {"obs": []}, intervention_type="Perfect")
     with pytest.raises(InvalidParameterError, match="skeleton must be one of 'heldout', 'multitask', 'search'; got 'multi-task'"):
         learn_interventional(ts, {"obs": []}, skeleton="multi-task")
@@ -480,13 +597,21 @@ def test_the_heldout_skeleton_is_the_fixed_one_whose_model_predicts_held_out_row
         train.append(d.take(np.sort(order[:cut])))
         test.append(d.take(np.sort(order[cut:])))
     part = TaskSet.assemble(train, ts.variables, ts.states)
+    expected = {}
+    for kind in ("mechanism", "activity"):  # intervention_type="auto" (the default) compares both models too
+        for skeleton in ("multitask", "search"):
+            fit = learn_interventional(part, targets, n_restarts=2, random_state=base, skeleton=skeleton,
+                                       intervention_type=kind)
+            expected[kind, skeleton] = sum(log_likelihood(net, d) * d.n_samples for net, d in zip(fit.networks, test))
+    best = max(expected, key=lambda k: (expected[k], k[0] == "mechanism", k[1] == "multitask"))
+    assert (choice["type"], choice["chosen"]) == best == (res.interventions.type, choice["chosen"])
     for skeleton in ("multitask", "search"):
-        fit = learn_interventional(part, targets, n_restarts=2, random_state=base, skeleton=skeleton)
-        expected = sum(log_likelihood(net, d) * d.n_samples for net, d in zip(fit.networks, test))
-        assert choice["heldout"][skeleton] == pytest.approx(expected, rel=1e-12)
+        assert choice["heldout"][skeleton] == pytest.approx(expected[best[0], skeleton], rel=1e-12)
+    for kind in ("mechanism", "activity"):
+        assert choice["types"][kind] == pytest.approx(max(expected[kind, s] for s in ("multitask", "search")),
+                                                      rel=1e-12)
     assert choice["held_out_rows"] == 3 * 60
-    assert choice["chosen"] == max(("search", "multitask"), key=lambda s: (choice["heldout"][s], s == "multitask"))
-    fixed = learn_interventional(ts, targets, n_restarts=2, skeleton=choice["chosen"])
+    fixed = learn_interventional(ts, targets, n_restarts=2, skeleton=choice["chosen"], intervention_type=best[0])
     assert res.interventions.causal_graph.edges(names=True) == fixed.interventions.causal_graph.edges(names=True)
     assert res.interventions.changed == fixed.interventions.changed and res.log_score == fixed.log_score
     assert fixed.interventions.adjacencies is None
@@ -495,7 +620,8 @@ def test_the_heldout_skeleton_is_the_fixed_one_whose_model_predicts_held_out_row
 def test_tasks_too_small_to_hold_rows_out_keep_the_multitask_adjacencies():
     tasks = {k: v.iloc[:9] for k, v in _two_variable_tasks("x", "mechanism").items()}
     res = learn_interventional(make_taskset(tasks), {"obs": [], "do": ["x"]}, n_restarts=1)
-    assert res.interventions.adjacencies == {"chosen": "multitask", "heldout": {}, "held_out_rows": 0}
+    assert res.interventions.adjacencies == {"chosen": "multitask", "type": "mechanism", "heldout": {}, "types": {},
+                                             "held_out_rows": 0}
     fixed = learn_interventional(make_taskset(tasks), {"obs": [], "do": ["x"]}, n_restarts=1, skeleton="multitask")
     assert res.log_score == fixed.log_score
 
@@ -505,7 +631,10 @@ def test_the_report_of_an_interventional_fit_says_where_its_adjacencies_come_fro
 
     res = learn_structures(asia_tasks, interventions={"obs": [], "a": ["lung"], "b": None}, n_restarts=1)
     held = res.interventions.adjacencies["heldout"]
+    types = res.interventions.adjacencies["types"]
     md = open(write_learn_report(res, tmp_path)["markdown"], encoding="utf-8").read()
     source = "multitask learner's" if held["multitask"] >= held["search"] else "tied score's own"
-    assert f"Adjacencies: the {source} (held-out log-likelihood {held['multitask']:.1f}" in md
+    assert f"adjacencies: the {source} (held-out log-likelihood {held['multitask']:.1f}" in md
+    assert f"{res.interventions.type.capitalize()} interventions (held-out log-likelihood " \
+           f"{types['mechanism']:.1f} with mechanism, {types['activity']:.1f} with activity)" in md
     assert "Changed mechanisms" in md

@@ -520,19 +520,24 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
     return tasks
 
 
-#: ``make_interventional_tasks(kind=...)``: a target's mechanism changes (new CPT rows, same parents) or is replaced
-#: (no parents, a new distribution).
-INTERVENTION_KINDS = ("mechanism", "perfect")
+#: ``make_interventional_tasks(kind=...)``: a target's mechanism changes (new CPT rows, same parents), is replaced
+#: (no parents, a new distribution), or its activity is fixed (its children see one state of it).
+INTERVENTION_KINDS = ("mechanism", "perfect", "activity")
 
 
 def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", random_state=None):
     """One observational task and ``n_interventions`` single-variable interventions on ``network`` (issue 46).
 
     The targets are drawn without replacement among the variables with a
-    parent or a child. ``kind="mechanism"``: the target keeps its parents
-    and every row of its CPT is redrawn from Dirichlet(1, ..., 1);
-    ``kind="perfect"``: the target loses its parents and gets one
-    Dirichlet(1, ..., 1) distribution. Every other CPT is the network's.
+    parent or a child (``kind="activity"``: with a child). ``kind="mechanism"``:
+    the target keeps its parents and every row of its CPT is redrawn from
+    Dirichlet(1, ..., 1); ``kind="perfect"``: the target loses its parents
+    and gets one Dirichlet(1, ..., 1) distribution; ``kind="activity"`` (an
+    inhibitor or activator acting on what the target does, not on how much
+    of it there is): the target's own CPT is kept, and each child's CPT
+    becomes, for every value of the target, its rows at one state of the
+    target drawn uniformly (the children no longer see the target's value).
+    Every other CPT is the network's.
 
     Parameters
     ----------
@@ -540,7 +545,7 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
         The system every condition shares.
     n_interventions : int, default 6
         How many single-variable interventions (one task each).
-    kind : {"mechanism", "perfect"}, default "mechanism"
+    kind : {"mechanism", "perfect", "activity"}, default "mechanism"
         What an intervention does to its target (see above).
     random_state : int or numpy.random.Generator, optional
         Seed of the targets and the new distributions.
@@ -561,7 +566,8 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
     check_option("kind", kind, INTERVENTION_KINDS)
     net = load_network(network) if isinstance(network, str) else network
     rng = check_random_state(random_state)
-    linked = [v for v in range(net.n_vars) if net.parents[v] or any(v in ps for ps in net.parents)]
+    linked = [v for v in range(net.n_vars) if (net.parents[v] and kind != "activity")
+              or any(v in ps for ps in net.parents)]
     if isinstance(n_interventions, bool) or not isinstance(n_interventions, (int, np.integer)) \
             or not 1 <= n_interventions <= len(linked):
         raise error("bench-interventions", value=n_interventions, n=len(linked))
@@ -569,12 +575,26 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
     for v in rng.choice(linked, size=int(n_interventions), replace=False):
         v = int(v)
         parents = list(net.parents)
-        if kind == "perfect":
-            parents[v] = ()
-        cpts = random_cpts(net, rng, variables=[v], parents=parents)
+        if kind == "activity":
+            cpts = _activity_cpts(net, v, int(rng.integers(len(net.states[v]))))
+        else:
+            if kind == "perfect":
+                parents[v] = ()
+            cpts = random_cpts(net, rng, variables=[v], parents=parents)
         name = net.names[v]
         tasks.append((f"do-{name}", (name,), BayesianNetwork(net.names, net.states, parents, cpts)))
     return tasks
+
+
+def _activity_cpts(net, target, state):
+    """``net``'s CPTs with each child of ``target`` given, whatever the target's value, its rows at ``state``."""
+    cpts = list(net.cpts)
+    for v, ps in enumerate(net.parents):
+        if target in ps:
+            axis = ps.index(target)
+            fixed = np.take(net.cpts[v], [state], axis=axis)
+            cpts[v] = np.ascontiguousarray(np.repeat(fixed, net.cpts[v].shape[axis], axis=axis))
+    return cpts
 
 
 register("networks-unrelated-tasks", InvalidParameterError,

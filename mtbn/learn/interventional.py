@@ -30,6 +30,21 @@ interventions")
     targets: its indicator's children are learned. A task with an empty
     list is observational: no indicator.
 
+``"activity"`` (an inhibitor or activator acts on what the target does)
+    Known targets act on the target's activity, which is not what is
+    measured: the mechanisms that change in a task are those of its
+    targets' *children* (and, if the search finds it, the target's own).
+    Eaton and Murphy (2007) found this on the Sachs data: learning the
+    intervention nodes' children, the inhibitors' effects fell on the
+    targets' children. The score is the mechanism model's with each family
+    that has a target of task ``c`` among its parents given ``do(c)`` as a
+    parent too: which mechanisms change follows from the DAG, so the
+    invariance of the other families orients the arcs out of a target
+    (reversing ``t -> v`` moves the change off ``v``). Those implied
+    indicator parents are not edges the search adds or removes; the target's
+    own change (``do(c) -> t``) is searched. Unknown targets as for
+    ``"mechanism"``.
+
 ``"perfect"`` (Cooper and Yoo 1999)
     Known targets only. A target's family is not scored from the rows of
     the tasks that intervene on it (those rows say nothing about its
@@ -41,7 +56,8 @@ The score of a structure, ``G`` over the system variables ``V`` and (mechanism
 type) the indicators ``I``, is a sum of BDeu local scores on the pooled rows
 ``D``: ``sum_{v in V} BDeu(v | Pa_G(v); D_v)`` with ``D_v`` all rows
 (mechanism: ``Pa_G(v)`` includes the indicators of the tasks that change
-``v``) or the rows of the tasks that do not intervene on ``v`` (perfect).
+``v``; activity: also those of the tasks that target a parent of ``v``) or
+the rows of the tasks that do not intervene on ``v`` (perfect).
 
 The search has two stages. The adjacencies come from the default multitask
 learner on the tasks (every task its own CPTs, so a changed mechanism cannot
@@ -129,7 +145,7 @@ register("interventions-shared-variables", D,
 register("perfect-needs-targets", P,
          "intervention_type='perfect' needs every task's targets; task {task!r} has none given (unknown).",
          cause="A perfect intervention's rows are left out of its targets' families, which needs the targets.",
-         fix="List the task's targets (an empty list: observational), or use intervention_type='mechanism', "
+         fix="List the task's targets (an empty list: observational), or use intervention_type='auto', "
              "which learns unknown targets.")
 register("interventions-adjacencies-from", P,
          "adjacencies_from must be the MultitaskResult that learn_structures returned on the same tasks.",
@@ -264,6 +280,72 @@ class _ExcludingScorer(LocalScore):
         return {k: sum(i[k] for i in infos) for k in ("hits", "misses", "size")}
 
 
+class _ActivityScorer(LocalScore):
+    """The tied score with activity interventions: a family with a parent that a task targets is scored with
+    that task's indicator among its parents (the child's mechanism changes in that task).
+
+    ``via[p]``: the indicator columns of the tasks that target system variable ``p``. The indicators a family
+    gets from its parents are not edges of the graph searched (the search cannot remove them): they follow from
+    the parents, so a reversal of ``t -> v`` moves the change from ``v`` to ``t``'s other children. Families
+    without such a parent are scored, and their extensions computed together, by the pooled rows' scorer.
+    """
+
+    name = "activity"
+
+    def __init__(self, base, via):
+        super().__init__(base.data)
+        self._base, self._via = base, via
+
+    def _implied(self, parents):
+        out = set()
+        for p in parents:
+            out |= self._via.get(p, set())
+        return out
+
+    def compute(self, child, parents):
+        return self._base.local_score(child, set(parents) | self._implied(parents))
+
+    def local_score(self, child, parents):
+        parents = set(parents)
+        return self._base.local_score(child, parents | self._implied(parents))
+
+    def extension_scores(self, child, parents, candidates):
+        parents = set(parents)
+        have = parents | self._implied(parents)
+        candidates = [int(u) for u in candidates]
+        out = np.empty(len(candidates))
+        plain = [i for i, u in enumerate(candidates) if u not in self._via and u not in have]
+        if plain:
+            out[plain] = self._base.extension_scores(child, have, [candidates[i] for i in plain])
+        for i in sorted(set(range(len(candidates))) - set(plain)):
+            u = candidates[i]
+            out[i] = self._base.local_score(child, have | {u} | self._via.get(u, set()))
+        return out
+
+    def cache_info(self):
+        return self._base.cache_info()
+
+
+def _activity_parents(names, variables, given, indicator_of):
+    """``{system column: indicator columns}``: for each variable some task targets, the indicators of those
+    tasks (activity interventions: the target's children change)."""
+    via = {}
+    for task, targets in given.items():
+        for t in targets or ():
+            via.setdefault(variables.index(t), set()).add(names.index(indicator_of[task]))
+    return via
+
+
+def _with_implied(aug, via, n):
+    """The augmented graph with the activity indicators made edges: each system variable gets the indicators
+    of the tasks that target one of its system parents."""
+    parents = [set(ps) for ps in aug.parents]
+    for v in range(n):
+        for p in aug.parents[v]:
+            parents[v] |= via.get(p, set())
+    return DAG(parents, aug.names)
+
+
 # ---------------------------------------------------------------------------
 # The learner
 # ---------------------------------------------------------------------------
@@ -305,11 +387,12 @@ def _pooled(taskset, indicator_of):
     return DiscreteData(all_codes, names, states, "pooled", kinds), rows
 
 
-def _constraints(variables, indicator_of, given, further, reference, user, adjacent=None):
+def _constraints(variables, indicator_of, given, further, reference, user, adjacent=None, activity=False):
     """Required and forbidden edges over the augmented variables (the system's, then the indicators): the user's
     background knowledge among the system variables; nothing into an indicator (a condition is caused by nothing
-    in the system); a task's given targets required from its indicator, and (without ``further``, and for the
-    ``reference`` task) nothing else; with ``adjacent`` (pairs of system names), no edge between other pairs."""
+    in the system); a task's given targets required from its indicator (``activity``: allowed, not required), and
+    (without ``further``, and for the ``reference`` task) nothing else; with ``adjacent`` (pairs of system names),
+    no edge between other pairs."""
     from mtbn.learn.checks import constraint_matrices
 
     n, names = len(variables), list(variables) + list(indicator_of.values())
@@ -324,7 +407,7 @@ def _constraints(variables, indicator_of, given, further, reference, user, adjac
         forbidden[:, i] = True
         targets = given[task] or ()
         for t in targets:
-            required[i, variables.index(t)] = True
+            required[i, variables.index(t)] = not activity
         if (given[task] is not None and not further) or task == reference:
             forbidden[i, :n] = [v not in targets for v in variables]
     if adjacent is not None:
@@ -344,7 +427,7 @@ def _reference(taskset, given, further, intervention_type):
     return min(searched) if searched else None
 
 
-def learn_interventional(taskset, interventions, *, intervention_type="mechanism", further_changes=False, score="bdeu",
+def learn_interventional(taskset, interventions, *, intervention_type="auto", further_changes=False, score="bdeu",
                          equivalent_sample_size=1.0, max_parents=None, required_edges=None, forbidden_edges=None,
                          tiers=None, knowledge=None, n_restarts=50, tabu_length=10, max_tabu_iter=10, max_iter=None,
                          random_state=0, n_jobs=None, progress=None, skeleton="heldout", adjacencies_from=None):
@@ -364,8 +447,10 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
     interventions : dict of task name -> list of str or None
         Each task's targets (an empty list: observational; None or absent: unknown), as for
         :func:`check_interventions`.
-    intervention_type : {"mechanism", "perfect"}, default "mechanism"
-        The model (see the module docstring); "perfect" needs every task's targets.
+    intervention_type : {"auto", "mechanism", "perfect", "activity"}, default "auto"
+        The model (see the module docstring); "perfect" needs every task's targets; "activity": the given
+        targets' children change; "auto": "mechanism" or "activity", the one whose model predicts held-out rows
+        better (chosen with the adjacencies, see ``skeleton``; "mechanism" when no task has given targets).
     further_changes : bool, default False
         Mechanism type: besides a task's given targets, other mechanisms may change in it (found by the
         search). False: the given targets are all that changes; a task with unknown targets has its changes
@@ -406,7 +491,8 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         and remove system edges too (from the multitask structure and from an empty graph); "heldout": the one
         of the two whose model, learned on 80% of every task's rows, gives the other 20% the higher
         log-likelihood (ties, or a task under 10 rows: "multitask"), then learned on all rows
-        (``result.interventions.adjacencies`` records the choice).
+        (``result.interventions.adjacencies`` records the choice; with ``intervention_type="auto"`` the four
+        pairs of model and adjacencies are compared so).
     adjacencies_from : MultitaskResult, optional
         The result of :func:`mtbn.learn.learn_structures` on the same tasks, used as the first stage instead of
         running it; anything else raises ``InvalidParameterError``.
@@ -429,17 +515,22 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
     say = reporter(progress)
     given = check_interventions(interventions, taskset, intervention_type)
     base = int(check_random_state(random_state).integers(0, 2**31 - 1))
+    types = CHOSEN_TYPES if intervention_type == "auto" and any(given.values()) else \
+        ("mechanism",) if intervention_type == "auto" else (intervention_type,)
+    skeletons = ("multitask", "search") if skeleton == "heldout" else (skeleton,)
     choice = None
-    if skeleton == "heldout":
-        say("adjacencies: the multitask learner's or the tied score's, chosen on held-out rows")
-        choice = _heldout_choice(taskset, dict(interventions=given, intervention_type=intervention_type,
-                                               further_changes=further_changes, score=score,
+    if len(types) * len(skeletons) > 1:
+        say(f"held-out choice of the {' and '.join(w for w, n in (('model', types), ('adjacencies', skeletons)) if len(n) > 1)}")
+        choice = _heldout_choice(taskset, dict(interventions=given, further_changes=further_changes, score=score,
                                                equivalent_sample_size=equivalent_sample_size, max_parents=max_parents,
                                                required_edges=required_edges, forbidden_edges=forbidden_edges,
                                                tiers=tiers, knowledge=knowledge, n_restarts=n_restarts,
                                                tabu_length=tabu_length, max_tabu_iter=max_tabu_iter,
-                                               max_iter=max_iter, random_state=base, n_jobs=n_jobs), base)
-        skeleton = choice["chosen"]
+                                               max_iter=max_iter, random_state=base, n_jobs=n_jobs), base,
+                                 types, skeletons)
+        skeleton, intervention_type = choice["chosen"], choice["type"]
+    else:
+        skeleton, intervention_type = skeletons[0], types[0]
     variables = tuple(taskset.variables)
     reference = _reference(taskset, given, further_changes, intervention_type)
     indicator_of = {} if intervention_type == "perfect" else _indicator_names(
@@ -456,6 +547,10 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         scorer = _ExcludingScorer(data, keep, score, equivalent_sample_size)
     else:
         scorer = make_scorer(data, score, equivalent_sample_size)
+        via = _activity_parents(list(data.names), variables, given, indicator_of) \
+            if intervention_type == "activity" else {}
+        if via:
+            scorer = _ActivityScorer(scorer, via)
     user = dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge)
     settings = dict(max_parents=max_parents, n_restarts=n_restarts, tabu_length=tabu_length,
                     max_tabu_iter=max_tabu_iter, max_iter=max_iter)
@@ -469,7 +564,8 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         kept = np.zeros((len(names), len(names)), dtype=bool)
         for a, b in shared.edges(names=True):
             kept[names.index(a), names.index(b)] = kept[names.index(b), names.index(a)] = True
-    required, forbidden = _constraints(variables, indicator_of, given, further_changes, reference, user, adjacent)
+    required, forbidden = _constraints(variables, indicator_of, given, further_changes, reference, user, adjacent,
+                                       activity=intervention_type == "activity")
     counted = np.arange(len(names)) < len(variables)  # max_parents counts system parents, not the indicators
     starts = [("multitask", _allowed(data, shared.edges(names=True), required, forbidden, max_parents, counted))]
     if skeleton == "multitask":  # the pooled rows' orientations of the same adjacencies
@@ -488,7 +584,7 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         if search is None or found.log_score > search.log_score + 1e-9:  # ties: the earlier start
             search = found
     n = len(variables)
-    aug = search.graph
+    aug = search.graph if intervention_type != "activity" else _with_implied(search.graph, via, n)
     causal = DAG([{p for p in aug.parents[v] if p < n} for v in range(n)], variables)
     changed = {}
     for task in taskset.names:
@@ -498,8 +594,10 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
         elif task in indicator_of:
             ind = list(data.names).index(indicator_of[task])
             for v in range(n):
-                if ind in aug.parents[v]:
+                if ind in search.graph.parents[v]:
                     per[variables[v]] = "given" if variables[v] in (given[task] or ()) else "learned"
+                elif ind in aug.parents[v]:  # activity: a child of one of the task's targets
+                    per[variables[v]] = "activity"
         changed[task] = dict(sorted(per.items(), key=lambda kv: variables.index(kv[0])))
     say("fitting each condition's CPTs")
     if intervention_type == "perfect":
@@ -515,6 +613,10 @@ def learn_interventional(taskset, interventions, *, intervention_type="mechanism
                            search=search, interventions=model)
 
 
+#: ``intervention_type="auto"`` with given targets: the models compared on held-out rows (each task's targets
+#: change their own mechanisms, or their children's).
+CHOSEN_TYPES = ("mechanism", "activity")
+
 #: ``skeleton=`` of :func:`learn_interventional`: the one of the next two that predicts held-out rows better,
 #: the adjacencies of the default multitask learner, or free (the interventional score alone decides them too).
 SKELETONS = ("heldout", "multitask", "search")
@@ -523,15 +625,17 @@ SKELETONS = ("heldout", "multitask", "search")
 HELDOUT_SHARE, HELDOUT_MIN_ROWS = 0.2, 10
 
 
-def _heldout_choice(taskset, settings, base):
-    """``skeleton="heldout"``: learn the model with each fixed skeleton on 80% of every task's rows (a seeded
-    split, the same for both) and score the other 20% under each task's fitted network; the higher total
-    log-likelihood wins (ties: "multitask"). Returns ``{"chosen", "heldout": {skeleton: log-likelihood},
-    "held_out_rows"}`` (``heldout`` empty when a task has under ``HELDOUT_MIN_ROWS`` rows)."""
+def _heldout_choice(taskset, settings, base, types, skeletons):
+    """The held-out choice of the model (``types``) and of the adjacencies (``skeletons``): learn the model of each
+    pair on 80% of every task's rows (a seeded split, the same for all) and score the other 20% under each task's
+    fitted network; the highest total log-likelihood wins (ties: the earlier pair, types first: "mechanism" and
+    "multitask" before the others). Returns ``{"chosen": skeleton, "type", "heldout": {skeleton: log-likelihood}
+    (the chosen type's, when skeletons were compared), "types": {type: its best log-likelihood} (when types were
+    compared), "held_out_rows"}``; with a task under ``HELDOUT_MIN_ROWS`` rows the first pair, nothing held out."""
     from mtbn.data import TaskSet
 
     if min(d.n_samples for d in taskset.tasks) < HELDOUT_MIN_ROWS:
-        return {"chosen": "multitask", "heldout": {}, "held_out_rows": 0}
+        return {"chosen": skeletons[0], "type": types[0], "heldout": {}, "types": {}, "held_out_rows": 0}
     rng = np.random.default_rng([base, 46, 7])
     train, test = [], []
     for d in taskset.tasks:
@@ -540,14 +644,23 @@ def _heldout_choice(taskset, settings, base):
         train.append(d.take(np.sort(order[:cut])))
         test.append(d.take(np.sort(order[cut:])))
     part = TaskSet.assemble(train, taskset.variables, taskset.states)
-    # the first stage the two learns below would each run (their seed drawn as learn_interventional draws it)
+    # the first stage the learns below would each run (their seed drawn as learn_interventional draws it)
     first = _first_stage(part, settings, int(check_random_state(settings["random_state"]).integers(0, 2**31 - 1)))
-    heldout = {}
-    for skeleton in ("multitask", "search"):
-        res = learn_interventional(part, **settings, skeleton=skeleton, adjacencies_from=first)
-        heldout[skeleton] = float(sum(log_likelihood(net, d) * d.n_samples for net, d in zip(res.networks, test)))
-    chosen = "search" if heldout["search"] > heldout["multitask"] else "multitask"
-    return {"chosen": chosen, "heldout": heldout, "held_out_rows": int(sum(d.n_samples for d in test))}
+    scores = {}
+    for kind in types:
+        for skeleton in skeletons:
+            res = learn_interventional(part, **settings, intervention_type=kind, skeleton=skeleton,
+                                       adjacencies_from=first)
+            scores[kind, skeleton] = float(sum(log_likelihood(net, d) * d.n_samples for net, d in zip(res.networks, test)))
+    best = None
+    for key, value in scores.items():  # ties: the earlier pair
+        if best is None or value > scores[best]:
+            best = key
+    kind, chosen = best
+    return {"chosen": chosen, "type": kind,
+            "heldout": {sk: scores[kind, sk] for sk in skeletons} if len(skeletons) > 1 else {},
+            "types": {t: max(scores[t, sk] for sk in skeletons) for t in types} if len(types) > 1 else {},
+            "held_out_rows": int(sum(d.n_samples for d in test))}
 
 
 def _shared_structure(taskset, settings, user, score, ess, base, n_jobs, res=None):

@@ -12,8 +12,10 @@ from mtbn.networks.model import BayesianNetwork
 
 __all__ = ["INTERVENTION_TYPES", "InterventionalModel"]
 
-#: ``intervention_type=``: changed mechanisms (JCI indicators) or perfect interventions (Cooper & Yoo).
-INTERVENTION_TYPES = ("mechanism", "perfect")
+#: ``intervention_type=``: changed mechanisms (JCI indicators), perfect interventions (Cooper & Yoo), or activity
+#: interventions (the targets' children's mechanisms change).
+#: ``"auto"``: mechanism or activity, whichever predicts held-out rows better.
+INTERVENTION_TYPES = ("auto", "mechanism", "perfect", "activity")
 
 P = InvalidParameterError
 register("interventions-unknown-variable", P,
@@ -33,15 +35,17 @@ class InterventionalModel:
 
     Parameters
     ----------
-    type : {"mechanism", "perfect"}
+    type : {"mechanism", "perfect", "activity"}
         The intervention type learned (``intervention_type`` of
-        :func:`~mtbn.learn.interventional.learn_interventional`): changed mechanisms or perfect interventions.
+        :func:`~mtbn.learn.interventional.learn_interventional`): changed mechanisms, perfect interventions, or
+        activity interventions (the targets' children change).
     given : dict
         Per task, the targets given (a tuple; empty: observational), or None
         (unknown).
     changed : dict
-        Per task, ``{variable: "given" | "learned"}``: the mechanisms that
-        change in it (given as a target, or found by the search).
+        Per task, ``{variable: "given" | "learned" | "activity"}``: the
+        mechanisms that change in it (given as a target, found by the search,
+        or, with activity interventions, a child of one of its targets).
     causal_graph : DAG
         The causal DAG over the system variables, shared by all tasks.
     causal_network : BayesianNetwork
@@ -58,9 +62,10 @@ class InterventionalModel:
         are found relative to one condition, and without a rule a symmetric
         choice would depend on the order the tasks were given in.
     adjacencies : dict or None, default None
-        With ``skeleton="heldout"``: ``{"chosen": "multitask" | "search", "heldout": {skeleton: log-likelihood
-        of the held-out rows}, "held_out_rows": n}``, the choice of where the causal DAG's adjacencies come
-        from; None with a fixed ``skeleton``.
+        The held-out choice (``skeleton="heldout"`` or ``intervention_type="auto"``): ``{"chosen": "multitask" |
+        "search", "type": the model chosen, "heldout": {skeleton: log-likelihood of the held-out rows},
+        "types": {model: its best held-out log-likelihood}, "held_out_rows": n}`` (``heldout`` or ``types``
+        empty when that was not chosen); None when nothing was chosen.
 
     Examples
     --------
@@ -86,23 +91,30 @@ class InterventionalModel:
     adjacencies: "dict | None" = None
 
     def adjacency_line(self):
-        """One line on where the causal DAG's adjacencies come from (``skeleton="heldout"``), or None.
+        """One line on the held-out choice of the model and of the adjacencies, or None.
 
         Returns
         -------
         str or None
-            The source chosen and both held-out log-likelihoods; None when the skeleton was fixed or the tasks
-            were too small to hold rows out.
+            The model and the adjacencies' source chosen, with the held-out log-likelihoods compared; None when
+            nothing was chosen or the tasks were too small to hold rows out.
         """
-        held = (self.adjacencies or {}).get("heldout")
-        if not held:
+        choice = self.adjacencies or {}
+        held, types = choice.get("heldout"), choice.get("types")
+        parts = []
+        if types:
+            parts.append(f"{self.type} interventions (held-out log-likelihood "
+                         + ", ".join(f"{value:.1f} with {kind}" for kind, value in types.items()) + ")")
+        if held:
+            source = {"multitask": "the multitask learner's", "search": "the tied score's own"}[choice["chosen"]]
+            parts.append(f"adjacencies: {source} (held-out log-likelihood {held['multitask']:.1f} with the multitask "
+                         f"learner's, {held['search']:.1f} with the tied score's)")
+        if not parts:
             return None
-        source = {"multitask": "the multitask learner's", "search": "the tied score's own"}[self.adjacencies["chosen"]]
-        return (f"adjacencies: {source} (held-out log-likelihood {held['multitask']:.1f} with the multitask "
-                f"learner's, {held['search']:.1f} with the tied score's, on {self.adjacencies['held_out_rows']} rows)")
+        return "; ".join(parts) + f", on {choice['held_out_rows']} rows"
 
     def table(self):
-        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"`` or ``""`` (unchanged).
+        """Task x variable (a pandas DataFrame): ``"given"``, ``"learned"``, ``"activity"`` or ``""`` (unchanged).
 
         Returns
         -------
@@ -121,7 +133,7 @@ class InterventionalModel:
         Returns
         -------
         list of dict
-            One ``{"task": ..., "variable": ..., "how": "given" | "learned"}`` per changed mechanism, task by task.
+            One ``{"task": ..., "variable": ..., "how": "given" | "learned" | "activity"}`` per changed mechanism.
         """
         return [{"task": t, "variable": v, "how": how} for t, per in self.changed.items() for v, how in per.items()]
 
@@ -133,7 +145,11 @@ class InterventionalModel:
         states), or uniform; every other mechanism stays the reference
         regime's. For the rows of such a condition, the log-likelihood of the
         other variables given the targets is that of these CPTs, whatever the
-        targets' distributions.
+        targets' distributions. With activity interventions (``type ==
+        "activity"``) the targets' children change too, in a way no task
+        showed: each child no longer sees its target's value, and its CPT is
+        its reference CPT averaged over the target's states with the weights
+        of the target's distribution (uniform unless given).
 
         Parameters
         ----------
@@ -173,5 +189,11 @@ class InterventionalModel:
             r = len(net.states[v])
             dist = (distributions or {}).get(t)
             p = np.full(r, 1.0 / r) if dist is None else np.asarray(dist, dtype=float)
+            if self.type == "activity":
+                for c, ps in enumerate(parents):
+                    if v in ps:
+                        axis = ps.index(v)
+                        mixed = np.tensordot(p, cpts[c], axes=([0], [axis]))
+                        cpts[c] = np.ascontiguousarray(np.repeat(np.expand_dims(mixed, axis), r, axis=axis))
             parents[v], cpts[v] = (), p
         return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)

@@ -630,14 +630,14 @@ MULTITASK = Settings((
                      "[\"target\", ...]} or a CSV file with columns task,variable (a task with no targets is "
                      "observational, one absent has unknown targets); learns one causal DAG and each task's "
                      "changed mechanisms, written to DIR/interventions/"),
-    Setting("intervention_type", "mechanism", "{choices}",
-            "With interventions: \"mechanism\", a target's mechanism changes (its CPT given its parents differs "
-            "in that task; Joint Causal Inference's condition indicators), and tasks with unknown targets are "
-            "allowed; \"perfect\", a target's mechanism is replaced (its family is not scored from that "
-            "task's rows, Cooper & Yoo 1999; every task's targets must be given).",
+    Setting("intervention_type", "auto", "{choices}",
+            "With interventions: \"mechanism\", a target's own mechanism changes (JCI's condition indicators; "
+            "unknown targets learned); \"activity\", its children's do (what the target does is acted on); \"auto\", "
+            "the one of those two that predicts held-out rows better; \"perfect\", a target's mechanism is replaced "
+            "(its family not scored from that task's rows, Cooper & Yoo 1999; every task's targets given).",
             choices=lambda: INTERVENTION_TYPES, flag="--intervention-type",
-            cli_help="with --interventions: mechanism (targets' mechanisms change; unknown targets learned) or "
-                     "perfect (targets' mechanisms replaced; every task's targets given)"),
+            cli_help="with --interventions: auto (mechanism or activity, chosen on held-out rows), mechanism "
+                     "(targets' own mechanisms change), activity (targets' children change) or perfect"),
     Setting("further_changes", False, "bool",
             "With interventions and intervention_type=\"mechanism\": besides a task's given targets, other "
             "mechanisms may change in it (off-target effects), found by the search. False: the given targets are "

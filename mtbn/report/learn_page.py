@@ -143,7 +143,9 @@ def _interventions_page(result, bootstrap=None):
     doc.box([f"Causal DAG: {model.causal_graph.n_edges} arcs; score of the model on all rows pooled "
              f"{format_number(result.log_score, 8)}",
              f"Changed mechanisms: {sum(1 for r in model.records() if r['how'] == 'given')} given, "
-             f"{sum(1 for r in model.records() if r['how'] == 'learned')} found by the search"]
+             f"{sum(1 for r in model.records() if r['how'] == 'learned')} found by the search"
+             + (f", {sum(1 for r in model.records() if r['how'] == 'activity')} children of targets (activity)"
+                if model.type == "activity" else "")]
             + ([adjacencies[0].upper() + adjacencies[1:]] if adjacencies else []))
     doc.heading("Changed mechanisms")
     table = model.table()

@@ -387,7 +387,7 @@ def plot_tasks(graphs, *, axes=None, ncols=4, title=None, strength=None):
 
 
 #: Fills of :func:`plot_mechanisms`: a mechanism changed as a given target, and one the search found.
-_GIVEN_FILL, _LEARNED_FILL = "#f6c48b", "#a9c4e4"
+_GIVEN_FILL, _LEARNED_FILL, _ACTIVITY_FILL = "#f6c48b", "#a9c4e4", "#c9e4b4"
 
 
 def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
@@ -398,9 +398,10 @@ def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
     causal_graph : DAG, networkx.DiGraph or BayesianNetwork
         The DAG the tasks share (``result.interventions.causal_graph``).
     changed : dict
-        Per task, ``{variable: "given" | "learned"}``
+        Per task, ``{variable: "given" | "learned" | "activity"}``
         (``result.interventions.changed``): orange, a given target; blue, a
-        mechanism the search found changed.
+        mechanism the search found changed; green, a child of a target
+        (activity interventions).
     ncols : int, default 4
         Panels per row (fewer when the row would be wider than 22 inches).
     title : str, optional
@@ -425,7 +426,7 @@ def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
     layout = _layout(nodes, edges)
     names = list(changed)
     fig, axes = _panels(len(names), ncols, layout, 0.6)
-    fill = {"given": _GIVEN_FILL, "learned": _LEARNED_FILL}
+    fill = {"given": _GIVEN_FILL, "learned": _LEARNED_FILL, "activity": _ACTIVITY_FILL}
     for ax, task in zip(axes, names):
         per = changed[task]
         _draw_structure(ax, nodes, layout, [(edges, _GREY, "solid", 1.2)],
@@ -433,9 +434,11 @@ def plot_mechanisms(causal_graph, changed, *, ncols=4, title=None):
                         fills={v: fill[how] for v, how in per.items()})
     for ax in axes[len(names):]:
         ax.set_axis_off()
-    fig.legend(handles=[Patch(facecolor=_GIVEN_FILL, edgecolor="#333333", label="changed: a given target"),
-                        Patch(facecolor=_LEARNED_FILL, edgecolor="#333333", label="changed: found by the search")],
-               loc="outside lower center", ncols=2, fontsize=9, frameon=False)
+    labels = [(_GIVEN_FILL, "changed: a given target"), (_LEARNED_FILL, "changed: found by the search")]
+    if any(how == "activity" for per in changed.values() for how in per.values()):
+        labels.append((_ACTIVITY_FILL, "changed: a child of a target (activity)"))
+    fig.legend(handles=[Patch(facecolor=f, edgecolor="#333333", label=label) for f, label in labels],
+               loc="outside lower center", ncols=len(labels), fontsize=9, frameon=False)
     if title:
         fig.suptitle(_wrapped(title, int(fig.get_figwidth() * 11)))
     return fig

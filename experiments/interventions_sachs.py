@@ -11,7 +11,8 @@ parallel replicates, default 2). Writes ``experiments/out/interventions_sachs/``
   method rerun). Methods: single-task learning per condition (the mean and the range over the nine), the
   default multitask learner (its first condition's structure), pooled rows, and the interventional learner
   with the documented targets (mechanism changes; exact targets; perfect interventions) and with the targets
-  unknown (``known`` and ``unknown``: the learner's default, ``skeleton="heldout"``; the variants as in
+  unknown (``known`` and ``unknown``: the learner's default, ``intervention_type="auto"`` and
+  ``skeleton="heldout"``; ``known-mechanism`` and ``known-activity`` with the model fixed; the variants as in
   interventions_synthetic.py). Replicates are one file each under ``boot/``; a killed run resumes, and a
   replicate without some method gets only that method run and added.
 * ``loco.csv`` / ``loco.md``: each of the seven conditions with targets left out in turn: the methods learn
@@ -41,13 +42,18 @@ from mtbn.networks import fit_parameters, log_likelihood
 from mtbn.stats import paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions_sachs")
-METHODS = ("single-task", "default", "pooled", "known", "known-multitask", "known-free", "known-further",
-           "known-perfect", "unknown", "unknown-multitask")
+METHODS = ("single-task", "default", "pooled", "known", "known-mechanism", "known-activity", "known-multitask",
+           "known-free", "known-further", "known-perfect", "unknown", "unknown-multitask")
 #: The interventional methods' settings of ``learn_interventional`` (as in interventions_synthetic.py):
-#: ``known`` and ``unknown`` are the learner's default (``skeleton="heldout"``), the variants keep the multitask
-#: adjacencies (``known-free``: the tied score's own).
-INTERVENTIONAL = {"known": {}, "known-multitask": {"skeleton": "multitask"}, "known-free": {"skeleton": "search"},
-                  "known-further": {"further_changes": True, "skeleton": "multitask"},
+#: ``known`` and ``unknown`` are the learner's default (``intervention_type="auto"``, ``skeleton="heldout"``);
+#: ``known-mechanism`` / ``known-activity`` fix the model (``known-mechanism`` is the ``known`` of the runs before
+#: "auto" became the default); the other variants are mechanism changes with the multitask adjacencies kept
+#: (``known-free``: the tied score's own).
+MECHANISM = {"intervention_type": "mechanism"}
+INTERVENTIONAL = {"known": {}, "known-mechanism": MECHANISM, "known-activity": {"intervention_type": "activity"},
+                  "known-multitask": {"skeleton": "multitask", **MECHANISM},
+                  "known-free": {"skeleton": "search", **MECHANISM},
+                  "known-further": {"further_changes": True, "skeleton": "multitask", **MECHANISM},
                   "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
                   "unknown": {}, "unknown-multitask": {"skeleton": "multitask"}}
 COUNTS = ("arcs", "right", "reversed", "not_in_consensus", "adjacencies")
@@ -127,9 +133,30 @@ def consensus_table(results):
             cells = [f"{cell} [{np.percentile(boot[c], 2.5):.1f}, {np.percentile(boot[c], 97.5):.1f}]"
                      for cell, c in zip(cells, COUNTS)]
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
-    return (f"Arcs learned on all rows of the nine conditions (quantile:3) against the 18 consensus arcs; "
+    text = (f"Arcs learned on all rows of the nine conditions (quantile:3) against the 18 consensus arcs; "
             f"[2.5%, 97.5%] over {n_boot} bootstrap replicates; single-task: the mean over the nine conditions "
             "(range), its interval that of the mean.\n\n" + "\n".join(lines) + "\n")
+    return text + (_paired_right(results) if n_boot else "")
+
+
+def _paired_right(results):
+    """Markdown: consensus arcs in the right direction, ``known`` (the learner as a user gets it) minus each other
+    method, on all rows and as the [2.5%, 97.5%] percentiles of the differences within each replicate, and the
+    share of replicates where it is positive."""
+    per = results[results["method"] != "single-task"].pivot_table(index="replicate", columns="method", values="right")
+    single = results[results["method"] == "single-task"].groupby("replicate")["right"]
+    per["single-task (mean)"], per["single-task (best)"] = single.mean(), single.max()
+    lines = ["", "Consensus arcs in the right direction, `known` minus the method, within each replicate (the rows "
+                 "drawn once for every method):", "",
+             "| method | on all rows | [2.5%, 97.5%] over the replicates | replicates with more for `known` |",
+             "|---|---|---|---|"]
+    boot = per.loc[per.index >= 0]
+    for method in ("single-task (mean)", "single-task (best)", "default", "pooled", "known-mechanism"):
+        diff = boot["known"] - boot[method]
+        lines.append(f"| {method} | {per.loc[-1, 'known'] - per.loc[-1, method]:+.1f} | "
+                     f"[{np.percentile(diff, 2.5):+.1f}, {np.percentile(diff, 97.5):+.1f}] | "
+                     f"{int((diff > 0).sum())} of {len(diff)} |")
+    return "\n".join(lines) + "\n"
 
 
 # ---------------------------------------------------------------------------
@@ -190,8 +217,7 @@ def loco_table(frame):
     lines += ["", "Mean over the conditions of the per-row log-likelihood of the non-targets given the targets "
                   "(higher is better): paired differences, 95% t interval over the seven conditions.", "",
               "| method | baseline | mean difference [95% CI] | p (t) |", "|---|---|---|---|"]
-    for method in ("known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown",
-                   "unknown-multitask"):
+    for method in (m for m in INTERVENTIONAL if m in frame):
         for base in ("pooled", "default"):
             c = paired_comparison(frame[method], frame[base])
             lines.append(f"| {method} | {base} | {c['mean_diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}] | "

@@ -7,17 +7,21 @@ Run: ``python experiments/interventions_synthetic.py [--networks alarm insurance
 Each cell (network, rows per task, kind of intervention) draws, per trial, one observational task and
 ``--interventions`` (default 6) single-variable interventions (:func:`mtbn.benchmarks.make_interventional_tasks`,
 seed ``[0, trial]``): ``mechanism``, the target's CPT rows redrawn (same parents); ``perfect``, the target's
-parents removed and a new distribution. Every task gets ``rows`` rows. Methods, each scored on the true
-causal DAG (the observational network's) by directed edit distance (a reversal counts 1), reversals and the
-CPDAG SHD:
+parents removed and a new distribution; ``activity``, the target's children see one state of it (an inhibitor or
+activator of what it does). A task's true changes are the families whose CPT differs from the observational
+task's. Every task gets ``rows`` rows. Methods, each scored on the true causal DAG (the observational network's)
+by directed edit distance (a reversal counts 1), reversals and the CPDAG SHD:
 
 * ``pooled``: one structure learned on all rows stacked (the targets ignored);
 * ``default``: ``learn_structures(tasks)`` (the targets ignored), the observational task's structure;
-* ``known``: the interventional learner with the targets (``learn_structures(tasks, interventions=targets)``:
-  mechanism changes, the given targets the only changes of their tasks; its default ``skeleton="heldout"``:
-  the adjacencies of the variant below whose model predicts 20% held-out rows better);
-* ``known-multitask``: the same with the multitask learner's adjacencies kept (``skeleton="multitask"``, the
-  default before; the variants below run with it too, except ``known-free``);
+* ``known``: the interventional learner with the targets, as a user gets it (``learn_structures(tasks,
+  interventions=targets)``: ``intervention_type="auto"``, the model, mechanism changes or activity interventions,
+  and the adjacencies, the multitask learner's or the tied score's, chosen together on 20% held-out rows);
+* ``known-mechanism``: the same with the model fixed to mechanism changes (the given targets the only changes
+  of their tasks; the ``known`` of the trials run before "auto" became the default);
+* ``known-activity``: the same with the model fixed to activity interventions (the targets' children change);
+* ``known-multitask``: ``known-mechanism`` with the multitask learner's adjacencies kept (``skeleton="multitask"``,
+  the default before; the variants below run with it too, except ``known-free``);
 * ``known-free``: the same without fixed adjacencies (``skeleton="search"``: the tied score decides them too);
 * ``known-further``: ``known-multitask`` with ``further_changes=True`` (changes besides the given targets);
 * ``known-perfect``: ``intervention_type="perfect"`` (Cooper & Yoo);
@@ -36,7 +40,7 @@ and a trial file without some of ``--methods`` gets only those run and added (th
 depend on which methods run: the tasks and the seed come from the trial number).
 ``table.md`` there (and ``experiments/out/interventions/table.md`` for all cells): per cell and method the
 mean ED, reversals and SHD, and paired comparisons (t-test, Wilcoxon, Holm over every comparison of the
-table) of ``known`` and ``unknown`` against ``pooled`` and ``default``.
+table) of ``known``, ``unknown`` and ``known-mechanism`` against ``pooled`` and ``default``.
 """
 
 import argparse
@@ -57,16 +61,19 @@ from mtbn.networks import sample
 from mtbn.stats import holm, paired_comparison
 
 FOLDER = os.path.join(OUT, "interventions")
-METHODS = ("pooled", "default", "known", "known-multitask", "known-free", "known-further", "known-perfect", "unknown",
-           "unknown-multitask")
+METHODS = ("pooled", "default", "known", "known-mechanism", "known-activity", "known-multitask", "known-free",
+           "known-further", "known-perfect", "unknown", "unknown-multitask")
 #: The methods run by default.
 RUN = METHODS
+MECHANISM = {"intervention_type": "mechanism"}
 #: Each interventional method's settings of ``learn_interventional``.
-SETTINGS = {"known": {}, "known-multitask": {"skeleton": "multitask"}, "known-free": {"skeleton": "search"},
-            "known-further": {"further_changes": True, "skeleton": "multitask"},
+SETTINGS = {"known": {}, "known-mechanism": MECHANISM, "known-activity": {"intervention_type": "activity"},
+            "known-multitask": {"skeleton": "multitask", **MECHANISM}, "known-free": {"skeleton": "search", **MECHANISM},
+            "known-further": {"further_changes": True, "skeleton": "multitask", **MECHANISM},
             "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
             "unknown": {}, "unknown-multitask": {"skeleton": "multitask"}}
-COMPARISONS = (("known", "pooled"), ("known", "default"), ("unknown", "pooled"), ("unknown", "default"))
+COMPARISONS = (("known", "pooled"), ("known", "default"), ("unknown", "pooled"), ("unknown", "default"),
+               ("known-mechanism", "pooled"), ("known-mechanism", "default"))
 
 
 def _reversals(graph, truth):
@@ -84,7 +91,8 @@ def trial_tasks(network, rows, kind, trial, n_interventions=6):
     data = {name: DiscreteData(sample(net, rows, random_state=rng).codes, net.names, net.states, name)
             for name, _, net in tasks}
     targets = {name: list(t) for name, t, _ in tasks}
-    true_changes = {(name, t[0]) for name, t, _ in tasks if t}
+    true_changes = {(name, truth_net.names[v]) for name, _, net in tasks for v in range(net.n_vars)
+                    if net.parents[v] != truth_net.parents[v] or not np.array_equal(net.cpts[v], truth_net.cpts[v])}
     return make_taskset(data), targets, truth, true_changes, int(rng.integers(2**31))
 
 
@@ -109,7 +117,7 @@ def run_trial(network, rows, kind, trial, n_interventions, methods):
             graph = res.interventions.causal_graph
             found = {(t, v) for t, per in res.interventions.changed.items() for v in per}
             extra = {"changes_found": len(found), "changes_true_found": len(found & true_changes),
-                     "changes_true": len(true_changes)}
+                     "changes_true": len(true_changes), "type": res.interventions.type}
         seconds = time.perf_counter() - t0 + (default_seconds if method != "pooled" else 0.0)
         out.append({"network": network, "rows": rows, "kind": kind, "trial": trial, "method": method,
                     "edit_distance": edit_distance(graph, truth), "reversals": _reversals(graph, truth),
@@ -165,12 +173,13 @@ def _comparisons(results):
 def verdicts(results):
     """Markdown: per cell, the mean ED differences of the learner as a user gets it (``known``, ``unknown``)
     from pooling and the default (``*``: significant after Holm over every comparison, as in :func:`table`;
-    ``(worse)``: significantly higher), and the recall of the changed mechanisms with unknown targets; then the
-    counts over the cells."""
+    ``(worse)``: significantly higher), the recall of the changed mechanisms with unknown targets, and the
+    trials in which ``known`` chose activity interventions; then the counts over the cells."""
     comparisons, adjusted = _comparisons(results)
     found = {(n, r, k, a, b): (c, p) for (n, r, k, a, b, c), p in zip(comparisons, adjusted)}
-    lines = ["| network | rows | kind | known - pooled | known - default | unknown - pooled | unknown - default | "
-             "unknown: recall / precision of the changes |", "|---" * 8 + "|"]
+    lines = ["| network | rows | kind | " + " | ".join(f"{a} - {b}" for a, b in COMPARISONS)
+             + " | unknown: recall / precision of the changes | known: trials choosing activity |",
+             "|---" * (len(COMPARISONS) + 5) + "|"]
     count = {key: [0, 0, 0, 0] for key in COMPARISONS}  # cells, lower, significantly lower, significantly higher
     recall_1000 = []
     for (network, rows, kind), cell in results.groupby(["network", "rows", "kind"], sort=False):
@@ -194,7 +203,10 @@ def verdicts(results):
             changes = f"{recall:.2f} / {part['changes_true_found'].sum() / max(part['changes_found'].sum(), 1):.2f}"
             if rows == 1000:
                 recall_1000.append(recall)
-        lines.append(f"| {network} | {rows} | {kind} | " + " | ".join(cells) + f" | {changes} |")
+        known = cell[cell["method"] == "known"]
+        chose = f"{int((known['type'] == 'activity').sum())} of {len(known)}" \
+            if len(known) and "type" in known and known["type"].notna().all() else ""
+        lines.append(f"| {network} | {rows} | {kind} | " + " | ".join(cells) + f" | {changes} | {chose} |")
     lines.append("")
     for (a, b), (n, lower, sig, worse) in count.items():
         lines.append(f"- `{a}` against `{b}`: lower in {lower} of {n} cells, significantly lower in {sig}, "
@@ -251,7 +263,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--networks", nargs="+", default=["sachs", "insurance", "alarm", "hepar2", "win95pts"])
     ap.add_argument("--rows", nargs="+", type=int, default=[250, 1000])
-    ap.add_argument("--kinds", nargs="+", default=["mechanism", "perfect"])
+    ap.add_argument("--kinds", nargs="+", default=["mechanism", "perfect", "activity"])
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--interventions", type=int, default=6)
     ap.add_argument("--methods", nargs="+", default=list(RUN), choices=METHODS)

@@ -1326,16 +1326,20 @@ def interventions():
         results = results.sort_values(["network", "rows", "kind", "trial"], key=lambda c: c.map(order)
                                       if c.name == "network" else c, kind="stable")
         text += ["### Synthetic conditions on the shipped networks", "",
-                 "Command: `python experiments/interventions_synthetic.py` (about three hours on 2 cores). Per "
+                 "Command: `python experiments/interventions_synthetic.py` (about six hours on 2 cores). Per "
                  "trial: one observational task and six single-variable interventions "
                  "(`mtbn.benchmarks.make_interventional_tasks`; mechanism: the target's CPT rows redrawn, perfect: "
-                 "its parents cut and a new distribution), every task the same number of rows. The edit distance "
-                 "(ED; a reversal counts one), the reversals and the CPDAG SHD of each method's causal DAG to the "
-                 "true one: pooled rows and the default learner ignore the targets; `known` is the interventional "
-                 "learner with them as a user gets it (its default `skeleton=\"heldout\"`: the adjacencies of "
-                 "`known-multitask` or of `known-free`, whichever model predicts 20% held-out rows better), "
-                 "`known-multitask` keeps the adjacencies of its first stage (the default multitask learner; the "
-                 "default before), `known-free` lets the tied score decide them; `known-further` (changes besides "
+                 "its parents cut and a new distribution, activity: the target's children see one state of it, "
+                 "as when an inhibitor blocks what a protein does), every task the same number of rows. The edit "
+                 "distance (ED; a reversal counts one), the reversals and the CPDAG SHD of each method's causal DAG "
+                 "to the true one: pooled rows and the default learner ignore the targets; `known` is the "
+                 "interventional learner with them as a user gets it (its defaults `intervention_type=\"auto\"` "
+                 "and `skeleton=\"heldout\"`: the model, mechanism changes or activity interventions, and the "
+                 "adjacencies, the multitask learner's or the tied score's, whichever pair predicts 20% held-out rows "
+                 "better), `known-mechanism` and `known-activity` the same with the model fixed (`known-mechanism` "
+                 "is the `known` of the runs before \"auto\" became the default; a cell without `known` rows was not "
+                 "rerun), `known-multitask` keeps the adjacencies of its first stage (the default multitask learner; "
+                 "the default before), `known-free` lets the tied score decide them; `known-further` (changes besides "
                  "the targets) and `known-perfect` (perfect interventions) keep the first stage's adjacencies; "
                  "`unknown` is given only the observational task (recall and precision of the changed mechanisms "
                  "it finds), as a user gets it (the held-out choice), `unknown-multitask` the same keeping the "
@@ -1344,7 +1348,7 @@ def interventions():
                  "trials of a cell; its comparisons pair the trials both methods ran).", "",
                  interventions_synthetic.table(results),
                  "Per cell, the learner as a user gets it (`known`, `unknown`: the held-out choice of the "
-                 "adjacencies): mean differences of the edit distance from pooling and from the default (`*`: "
+                 "model and the adjacencies): mean differences of the edit distance from pooling and from the default (`*`: "
                  "significantly lower after Holm's correction over every comparison above; `(worse)`: significantly "
                  "higher), and with unknown targets the recall and precision of the changed mechanisms it finds "
                  "(`python experiments/interventions_synthetic.py` writes it to "
@@ -1353,7 +1357,7 @@ def interventions():
         cost = os.path.join(folder, "cost.md")
         if os.path.exists(cost):
             text += ["", "Cost, same run (`python experiments/interventions_cost.py`: trial 0 of each mechanism cell, "
-                         "the three learners one after another in one process; the interventional seconds include "
+                         "the four learners one after another in one process; the interventional seconds include "
                          "the default learner they start from; the table's seconds above come from runs on a "
                          "loaded machine at different times and do not compare across methods):", "",
                      open(cost).read()]
@@ -1382,9 +1386,10 @@ def interventions():
                  "each inhibitor or activator's protein a target). "
                  + interventions_sachs.consensus_table(pd.read_csv(consensus)),
                  "Leave one condition out: each of the seven conditions with targets learned from the other "
-                 "eight and predicted (the interventional models by replacing the targets' mechanisms, pooling and "
+                 "eight and predicted (the interventional models by replacing the targets' mechanisms, and with "
+                 "activity interventions averaging each child's CPT over its target's states; pooling and "
                  "the default's structure by conditioning on the targets); per-row log-likelihood of its "
-                 "non-targets given its targets.", "",
+                 "non-targets given its targets. `known` chose activity interventions on all seven.", "",
                  interventions_sachs.loco_table(pd.read_csv(loco))]
     else:
         text += ["Sachs: `python experiments/interventions_sachs.py`. Not run yet.", ""]

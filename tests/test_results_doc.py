@@ -141,7 +141,8 @@ def test_interventional_verdicts_mark_only_corrected_differences_and_count_them(
         for method, ed in (("pooled", pooled), ("default", pooled), ("known", pooled - 5 - rng.integers(0, 2)),
                            ("unknown", pooled + rng.integers(-1, 2))):
             extra = {"changes_true": 1, "changes_true_found": int(trial < 9), "changes_found": 1} \
-                if method == "unknown" else {}
+                if method == "unknown" else {"type": "activity" if trial < 3 else "mechanism"} if method == "known" \
+                else {}
             rows.append({"network": "net", "rows": 1000, "kind": "mechanism", "trial": trial, "method": method,
                          "edit_distance": ed, **extra})
     text = interventions_synthetic.verdicts(pd.DataFrame(rows))
@@ -149,7 +150,7 @@ def test_interventional_verdicts_mark_only_corrected_differences_and_count_them(
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[3].endswith("*") and float(cells[3].rstrip("*")) < -5 and cells[4].endswith("*")
     assert not cells[5].endswith("*") and "worse" not in cells[5]
-    assert cells[7] == "0.90 / 0.90"
+    assert cells[7] == cells[8] == "" and cells[9] == "0.90 / 0.90" and cells[10] == "3 of 10"  # `known` chose, per trial
     assert "- `known` against `pooled`: lower in 1 of 1 cells, significantly lower in 1, significantly higher in 0." \
         in text
     assert "recall of the changed mechanisms 0.90 to 0.90 over 1 cells" in text

@@ -68,7 +68,8 @@ RUN = METHODS
 MECHANISM = {"intervention_type": "mechanism"}
 #: Each interventional method's settings of ``learn_interventional``.
 SETTINGS = {"known": {}, "known-mechanism": MECHANISM, "known-activity": {"intervention_type": "activity"},
-            "known-multitask": {"skeleton": "multitask", **MECHANISM}, "known-free": {"skeleton": "search", **MECHANISM},
+            "known-multitask": {"skeleton": "multitask", **MECHANISM},
+            "known-free": {"skeleton": "search", **MECHANISM},
             "known-further": {"further_changes": True, "skeleton": "multitask", **MECHANISM},
             "known-perfect": {"intervention_type": "perfect", "skeleton": "multitask"},
             "unknown": {}, "unknown-multitask": {"skeleton": "multitask"}}

@@ -159,7 +159,8 @@ def test_the_activity_score_gives_a_targets_children_the_tasks_indicator(asia_ta
                            intervention_type="activity", n_restarts=2)
     model = res.interventions
     graph = model.causal_graph
-    frame = pd.concat([asia_tasks[t].assign(**{ind: "1" if task == t else "0" for task, ind in model.indicators.items()})
+    frame = pd.concat([asia_tasks[t].assign(**{ind: "1" if task == t else "0"
+                                               for task, ind in model.indicators.items()})
                        for t in asia_tasks], ignore_index=True)
     for task, target in (("a", "lung"), ("b", "smoke")):
         children = {graph.names[c] for c in range(len(graph.names)) if graph.names.index(target) in graph.parents[c]}
@@ -546,7 +547,8 @@ def test_without_an_observational_task_the_answer_does_not_follow_the_task_order
 
 def test_learn_interventional_checks_its_own_options(asia_tasks):
     ts = make_taskset(asia_tasks)
-    with pytest.raises(InvalidParameterError, match="intervention_type must be one of 'auto', 'mechanism', 'perfect', 'activity'; got 'Perfect'"):
+    with pytest.raises(InvalidParameterError,
+                       match="intervention_type must be one of 'auto', 'mechanism', 'perfect', 'activity'; got 'Perfect'"):
         learn_interventional(ts, {"obs": []}, intervention_type="Perfect")
     with pytest.raises(InvalidParameterError, match="skeleton must be one of 'heldout', 'multitask', 'search'; got 'multi-task'"):
         learn_interventional(ts, {"obs": []}, skeleton="multi-task")

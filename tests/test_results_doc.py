@@ -150,7 +150,8 @@ def test_interventional_verdicts_mark_only_corrected_differences_and_count_them(
     cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[3].endswith("*") and float(cells[3].rstrip("*")) < -5 and cells[4].endswith("*")
     assert not cells[5].endswith("*") and "worse" not in cells[5]
-    assert cells[7] == cells[8] == "" and cells[9] == "0.90 / 0.90" and cells[10] == "3 of 10"  # `known` chose, per trial
+    # no known-mechanism rows; recall; the model `known` chose, per trial
+    assert cells[7] == cells[8] == "" and cells[9] == "0.90 / 0.90" and cells[10] == "3 of 10"
     assert "- `known` against `pooled`: lower in 1 of 1 cells, significantly lower in 1, significantly higher in 0." \
         in text
     assert "recall of the changed mechanisms 0.90 to 0.90 over 1 cells" in text

@@ -520,7 +520,8 @@ def learn_interventional(taskset, interventions, *, intervention_type="auto", fu
     skeletons = ("multitask", "search") if skeleton == "heldout" else (skeleton,)
     choice = None
     if len(types) * len(skeletons) > 1:
-        say(f"held-out choice of the {' and '.join(w for w, n in (('model', types), ('adjacencies', skeletons)) if len(n) > 1)}")
+        chosen = [w for w, n in (("model", types), ("adjacencies", skeletons)) if len(n) > 1]
+        say(f"held-out choice of the {' and '.join(chosen)}")
         choice = _heldout_choice(taskset, dict(interventions=given, further_changes=further_changes, score=score,
                                                equivalent_sample_size=equivalent_sample_size, max_parents=max_parents,
                                                required_edges=required_edges, forbidden_edges=forbidden_edges,
@@ -651,7 +652,8 @@ def _heldout_choice(taskset, settings, base, types, skeletons):
         for skeleton in skeletons:
             res = learn_interventional(part, **settings, intervention_type=kind, skeleton=skeleton,
                                        adjacencies_from=first)
-            scores[kind, skeleton] = float(sum(log_likelihood(net, d) * d.n_samples for net, d in zip(res.networks, test)))
+            scores[kind, skeleton] = float(sum(log_likelihood(net, d) * d.n_samples
+                                               for net, d in zip(res.networks, test)))
     best = None
     for key, value in scores.items():  # ties: the earlier pair
         if best is None or value > scores[best]:

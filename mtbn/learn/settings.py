@@ -639,7 +639,7 @@ MULTITASK = Settings((
             cli_help="with --interventions: auto (mechanism or activity, chosen on held-out rows), mechanism "
                      "(targets' own mechanisms change), activity (targets' children change) or perfect"),
     Setting("further_changes", False, "bool",
-            "With interventions and intervention_type=\"mechanism\": besides a task's given targets, other "
+            "With interventions (not intervention_type=\"perfect\"): besides a task's given targets, other "
             "mechanisms may change in it (off-target effects), found by the search. False: the given targets are "
             "all that changes (the model's assumption); a task without given targets has its changes learned "
             "either way.",

@@ -72,6 +72,7 @@ from mtbn._validation import check_option, check_random_state
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.networks import BayesianNetwork, load_network
+from mtbn.networks.model import mixed_over_parent
 
 __all__ = [
     "PROBLEMS",
@@ -588,13 +589,9 @@ def make_interventional_tasks(network, *, n_interventions=6, kind="mechanism", r
 
 def _activity_cpts(net, target, state):
     """``net``'s CPTs with each child of ``target`` given, whatever the target's value, its rows at ``state``."""
-    cpts = list(net.cpts)
-    for v, ps in enumerate(net.parents):
-        if target in ps:
-            axis = ps.index(target)
-            fixed = np.take(net.cpts[v], [state], axis=axis)
-            cpts[v] = np.ascontiguousarray(np.repeat(fixed, net.cpts[v].shape[axis], axis=axis))
-    return cpts
+    seen = np.eye(len(net.states[target]))[state]
+    return [mixed_over_parent(cpt, ps.index(target), seen) if target in ps else cpt
+            for cpt, ps in zip(net.cpts, net.parents)]
 
 
 register("networks-unrelated-tasks", InvalidParameterError,

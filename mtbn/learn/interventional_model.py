@@ -8,7 +8,7 @@ import numpy as np
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
-from mtbn.networks.model import BayesianNetwork
+from mtbn.networks.model import BayesianNetwork, mixed_over_parent
 
 __all__ = ["INTERVENTION_TYPES", "InterventionalModel"]
 
@@ -192,8 +192,6 @@ class InterventionalModel:
             if self.type == "activity":
                 for c, ps in enumerate(parents):
                     if v in ps:
-                        axis = ps.index(v)
-                        mixed = np.tensordot(p, cpts[c], axes=([0], [axis]))
-                        cpts[c] = np.ascontiguousarray(np.repeat(np.expand_dims(mixed, axis), r, axis=axis))
+                        cpts[c] = mixed_over_parent(cpts[c], ps.index(v), p)
             parents[v], cpts[v] = (), p
         return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)

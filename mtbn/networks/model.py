@@ -398,3 +398,31 @@ def renormalise_rounded(names, cpts, source):
         warnings.warn(text("network-rows-renormalised", source=source, n=n, largest=largest), DataWarning,
                       stacklevel=3)
     return out
+
+
+def mixed_over_parent(cpt, axis, weights):
+    """``cpt`` with its parent on ``axis`` no longer seen: every slice along ``axis`` is the ``weights`` mixture of
+    the slices (one-hot weights: the rows at one value of that parent, whatever its value).
+
+    Parameters
+    ----------
+    cpt : ndarray
+        A CPT, one axis per parent and the child's last.
+    axis : int
+        The axis of the parent whose value the child stops seeing.
+    weights : sequence of float
+        One weight per value of that parent, summing to one.
+
+    Returns
+    -------
+    ndarray
+        Same shape as ``cpt``, constant along ``axis``, C-contiguous.
+
+    Examples
+    --------
+    >>> mixed_over_parent(np.array([[0.9, 0.1], [0.2, 0.8]]), 0, [0.5, 0.5]).tolist()
+    [[0.55, 0.45], [0.55, 0.45]]
+    """
+    cpt = np.asarray(cpt)
+    mixed = np.tensordot(np.asarray(weights, dtype=float), cpt, axes=([0], [axis]))
+    return np.ascontiguousarray(np.repeat(np.expand_dims(mixed, axis), cpt.shape[axis], axis=axis))

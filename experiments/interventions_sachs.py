@@ -184,8 +184,9 @@ def _do(network, data, targets):
     return total
 
 
-def loco(condition, bins, seed):
-    """Condition ``condition`` left out: each method's mean per-row score of its rows' non-targets given targets."""
+def left_out(condition, bins, seed):
+    """Condition ``condition`` left out: ``(its targets, the other eight's TaskSet (cut points on them), its rows
+    cut alike, the other eight's targets, the default learner on the eight)``."""
     warnings.simplefilter("ignore")
     sachs = load_sachs_conditions()
     targets = list(sachs.intervention_targets()[condition])
@@ -194,7 +195,12 @@ def loco(condition, bins, seed):
     ts = make_taskset(frames)
     held = make_taskset(dict(frames, **{condition: cuts.transform(sachs.tasks[condition], condition)})).tasks[-1]
     given = {n: v for n, v in sachs.intervention_targets().items() if n != condition}
-    default = learn_structures(ts, random_state=seed)
+    return targets, ts, held, given, learn_structures(ts, random_state=seed)
+
+
+def loco(condition, bins, seed):
+    """Condition ``condition`` left out: each method's mean per-row score of its rows' non-targets given targets."""
+    targets, ts, held, given, default = left_out(condition, bins, seed)
     pooled_data = ts.pooled()
     pooled = fit_parameters(learn_structure(pooled_data, random_state=seed).graph, pooled_data)
     structure = fit_parameters(default.graphs[0], pooled_data)

@@ -7,20 +7,19 @@ part: each of the seven conditions with targets left out in turn, the methods le
 
 * ``loco_variables.csv`` / ``loco_variables.md``: per left-out condition and non-target variable, the mean
   per-row ``log P(v | parents)`` of its rows under ``known`` (the learner's default, as a user gets it), under
-  ``known-kept`` (the same model predicted with the targets' children keeping their reference CPTs, as if they
-  still saw the targets: ``known`` chose activity interventions, whose prediction averages each child's CPT over
-  its target's states), under ``known-perfect`` (perfect interventions on the default learner's adjacencies)
-  and under the default learner's
-  structure with CPTs fitted on the eight conditions pooled, read as ``do(targets)`` (its factors of the
-  non-targets; ``interventions_sachs.py`` scores it by conditioning on the targets instead, which differs where a
-  target has parents), each with the variable's parents;
+  ``known-kept`` (the same model predicted with ``children="keep"``, the targets' children keeping their
+  reference CPTs as if they still saw the targets: ``known`` chose activity interventions, whose prediction
+  averages each child's CPT over its target's states), under ``known-perfect`` (perfect interventions on the
+  default learner's adjacencies) and under the default learner's structure with CPTs fitted on the eight
+  conditions pooled, read as ``do(targets)`` (its factors of the non-targets; ``interventions_sachs.py`` scores
+  it by conditioning on the targets instead, which differs where a target has parents), each with the
+  variable's parents;
 * ``loco_hedged.md``: the mean over the seven conditions of the per-row log-likelihood of the non-targets when
   every predicted CPT is mixed with the uniform distribution, ``lam * P(v | parents) + (1 - lam) / r_v``: whether
   hedging against a shift no training condition showed changes which model predicts better.
 """
 
 import argparse
-import dataclasses
 import os
 
 import numpy as np
@@ -58,7 +57,7 @@ def detail(condition, bins, seed):
         res = learn_interventional(ts, given, random_state=seed, adjacencies_from=default, **INTERVENTIONAL[method])
         nets[method] = res.interventions.predict(targets)
         if method == "known":  # the same model, its targets' children keeping their reference CPTs
-            nets["known-kept"] = dataclasses.replace(res.interventions, type="mechanism").predict(targets)
+            nets["known-kept"] = res.interventions.predict(targets, children="keep")
     rows = []
     for model, net in nets.items():
         for name, (p, r, parents) in _factors(net, held, targets).items():

@@ -520,7 +520,7 @@ class MultitaskStructureLearner(_Estimator):
         self.__dict__.pop("mechanisms_", None)
         return self
 
-    def predict_condition(self, targets, distributions=None):
+    def predict_condition(self, targets, distributions=None, children="average"):
         """With ``interventions``: the pgmpy network of a condition not among the tasks that intervenes on
         ``targets`` (their mechanisms replaced, every other kept;
         :meth:`mtbn.learn.interventional.InterventionalModel.predict`).
@@ -531,6 +531,8 @@ class MultitaskStructureLearner(_Estimator):
             The variables the condition intervenes on.
         distributions : dict of str -> sequence of float, optional
             Per target, its probabilities over its states; a target left out is uniform.
+        children : {"average", "keep"}, default "average"
+            With activity interventions, whether the targets' children stop seeing them or keep their CPTs.
 
         Returns
         -------
@@ -553,7 +555,7 @@ class MultitaskStructureLearner(_Estimator):
         self._check_fitted("result_")
         if self.result_.interventions is None:
             raise error("predict-needs-interventions-api")
-        return to_pgmpy(self.result_.interventions.predict(targets, distributions))
+        return to_pgmpy(self.result_.interventions.predict(targets, distributions, children))
 
     @property
     def networks_(self):

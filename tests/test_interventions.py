@@ -113,6 +113,43 @@ def test_the_command_line_checks_the_interventions_before_the_work(tmp_path):
     proc = run_mtbn("learn", "--interventions", "ok.csv", "--predict", "lungs", "--out", tmp_path / "o", *paths,
                     cwd=tmp_path)
     assert one_line_error(proc) == "--predict: 'lungs' is not a variable of the tasks"
+    proc = run_mtbn("learn", "--interventions", "ok.csv", "--predict-children", "keep", "--out", tmp_path / "o",
+                    *paths, cwd=tmp_path)
+    assert one_line_error(proc).startswith("--predict-children says how a predicted condition acts")
+    assert not (tmp_path / "o").exists()
+
+
+def test_mtbn_learn_predicts_a_condition_whose_children_keep_their_cpts(tmp_path):
+    """--predict-children keep: the predicted network is the causal network with only the targets' CPTs replaced;
+    the default (average) changes the targets' children under activity interventions."""
+    from mtbn.networks import read_network
+
+    net = load_network("asia")
+    paths = []
+    for t in ("obs", "a"):
+        paths.append(tmp_path / f"{t}.csv")
+        sample(net, 300, random_state=len(paths)).to_dataframe().to_csv(paths[-1], index=False)
+    (tmp_path / "t.csv").write_text("task,variable\nobs,\na,lung\n")
+    nets = {}
+    for children in ("keep", "average"):
+        out = tmp_path / children
+        proc = run_mtbn("learn", "--interventions", "t.csv", "--intervention-type", "activity", "--restarts", "1",
+                        "--predict", "tub", "--predict-children", children, "--out", out, *paths, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        nets[children] = (read_network(out / "interventions" / "predicted.bifxml"),
+                          read_network(out / "interventions" / "causal.bifxml"))
+        record = json.loads((out / "summary.json").read_text())["interventions"]
+        assert (record["predicted_targets"], record["predicted_children"]) == (["tub"], children)
+    kept, causal = nets["keep"]
+    tub = kept.names.index("tub")
+    assert kept.parents[tub] == () and np.allclose(kept.cpts[tub], 0.5)
+    children = [v for v, ps in enumerate(causal.parents) if tub in ps]
+    assert children  # tub has a child in the learned DAG, so the two readings differ
+    for v in range(len(kept.names)):
+        if v != tub:
+            assert kept.parents[v] == causal.parents[v] and np.allclose(kept.cpts[v], causal.cpts[v])
+    averaged = nets["average"][0]
+    assert not all(np.allclose(averaged.cpts[v], causal.cpts[v]) for v in children)
 
 
 def test_the_interventions_file_reader(tmp_path):
@@ -372,6 +409,32 @@ def test_a_predicted_activity_condition_averages_the_childrens_cpts_over_the_tar
             assert np.array_equal(do.cpts[v], net.cpts[v])
     same = InterventionalModel("mechanism", {}, {}, graph, net, {}).predict(["lung"], {"lung": [0.9, 0.1]})
     assert np.array_equal(same.cpts[either], net.cpts[either])
+
+
+def test_a_predicted_activity_condition_can_keep_the_childrens_cpts():
+    """children="keep": only the targets' mechanisms are replaced (the children follow the target's level as in
+    the reference regime), whatever the type; children="average" is the default; any other value is refused."""
+    from mtbn.learn.interventional_model import InterventionalModel
+
+    net = load_network("asia")
+    names = list(net.names)
+    graph = DAG([set(p) for p in net.parents], names)
+    activity = InterventionalModel("activity", {}, {}, graph, net, {})
+    kept = activity.predict(["lung"], {"lung": [0.9, 0.1]}, children="keep")
+    lung, either = names.index("lung"), names.index("either")
+    assert kept.parents[lung] == () and np.allclose(kept.cpts[lung], [0.9, 0.1])
+    for v in range(len(names)):
+        if v != lung:
+            assert kept.parents[v] == net.parents[v] and np.array_equal(kept.cpts[v], net.cpts[v])
+    averaged = activity.predict(["lung"], {"lung": [0.9, 0.1]})
+    assert not np.array_equal(averaged.cpts[either], kept.cpts[either])
+    assert np.array_equal(activity.predict(["lung"], children="average").cpts[either],
+                          activity.predict(["lung"]).cpts[either])
+    mechanism = InterventionalModel("mechanism", {}, {}, graph, net, {})
+    assert all(np.array_equal(a, b) for a, b in zip(mechanism.predict(["lung"], children="keep").cpts,
+                                                      mechanism.predict(["lung"]).cpts))
+    with pytest.raises(InvalidParameterError, match="predict: children must be 'average' or 'keep'; got 'kept'"):
+        activity.predict(["lung"], children="kept")
 
 
 def test_the_estimator_gives_the_causal_graph_and_the_mechanisms(asia_tasks):

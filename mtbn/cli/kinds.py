@@ -28,7 +28,8 @@ register("kind-option", _UsageError,
 #: The options of ``mtbn learn`` that are not learner settings, refused for every kind of data but the discrete
 #: one when set (dest: flag).
 COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "--forbid", "tiers": "--tiers",
-                "export": "--export", "task_column": "--task-column", "dropna": "--dropna", "predict": "--predict"}
+                "export": "--export", "task_column": "--task-column", "dropna": "--dropna", "predict": "--predict",
+                "predict_children": "--predict-children"}
 
 
 def kind_frames(paths, progress=None):

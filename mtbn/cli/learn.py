@@ -66,6 +66,10 @@ def _add_learn_interventions(p):
                        help="with --interventions: also write the network of a condition not among the tasks that "
                        "intervenes on these comma-separated variables (their mechanisms replaced, every other "
                        "kept) to DIR/interventions/predicted.bifxml and predicted.edges.csv")
+    group.add_argument("--predict-children", default=None, choices=("average", "keep"),
+                       help="with --predict and activity interventions: the targets' children stop seeing them "
+                       "(average, the default: their CPTs averaged over the target's states) or keep their CPTs "
+                       "(keep)")
 
 
 def _add_learn_prior(p):
@@ -160,7 +164,8 @@ def _learn(args, progress):
     boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    predicted = None if predict is None else res.interventions.predict(predict)
+    children = args.predict_children or "average"
+    predicted = None if predict is None else res.interventions.predict(predict, children=children)
     return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
 
 
@@ -175,9 +180,17 @@ register("predict-unknown-variable", _UsageError, "--predict: {variable!r} is no
          fix="Name the targets by their column names, separated by commas.")
 
 
+register("predict-children-needs-predict", _UsageError,
+         "--predict-children says how a predicted condition acts on its targets' children: it needs --predict",
+         cause="--predict-children was given without --predict.",
+         fix="Add --predict TARGETS (the condition to predict), or leave out --predict-children.")
+
+
 def _predicted_targets(args, taskset):
     """``--predict V1,V2``: the targets of the condition to predict, checked before the work (None without)."""
     if args.predict is None:
+        if args.predict_children is not None:
+            raise _usage_error("predict-children-needs-predict")
         return None
     if args.interventions is None:
         raise _usage_error("predict-needs-interventions")
@@ -232,6 +245,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
             "log_score": res.log_score, "adjacencies": model.adjacencies, "files": INTERVENTION_FILES}
         if args.predict is not None:
             summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
+            summary["interventions"]["predicted_children"] = args.predict_children or "average"
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity

@@ -27,6 +27,12 @@ register("predict-distribution-not-target", P,
          cause="Only the targets' mechanisms are replaced in a predicted condition; a distribution for another "
                "variable would be ignored.",
          fix="Add the variable to the targets, or leave its distribution out.")
+register("predict-children-value", P, "predict: children must be 'average' or 'keep'; got {value!r}.",
+         cause="How an unseen activity intervention acts on its targets' children is neither of the two readings.",
+         fix="Pass children='average' (they stop seeing the target) or children='keep' (their CPTs stay).")
+
+#: How a predicted activity intervention acts on its targets' children (:meth:`InterventionalModel.predict`).
+CHILDREN = ("average", "keep")
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ class InterventionalModel:
         """
         return [{"task": t, "variable": v, "how": how} for t, per in self.changed.items() for v, how in per.items()]
 
-    def predict(self, targets, distributions=None):
+    def predict(self, targets, distributions=None, children="average"):
         """The network of a condition not seen: the causal network with the ``targets``' mechanisms replaced.
 
         As ``do(targets)``: each target loses its parents and gets the
@@ -149,7 +155,11 @@ class InterventionalModel:
         "activity"``) the targets' children change too, in a way no task
         showed: each child no longer sees its target's value, and its CPT is
         its reference CPT averaged over the target's states with the weights
-        of the target's distribution (uniform unless given).
+        of the target's distribution (uniform unless given). With ``children="keep"``
+        the children keep their reference CPTs instead, as when a drug sets its
+        target's level and the children still follow that level (on the Sachs
+        conditions left out one at a time, the better reading in all seven:
+        ``experiments/interventions_sachs_loco_detail.py``, docs/robustness.md).
 
         Parameters
         ----------
@@ -158,6 +168,9 @@ class InterventionalModel:
         distributions : dict of str -> sequence of float, optional
             Per target, its probabilities over its states (in the network's state order); a target left out is
             uniform. A key that is not among ``targets`` raises ``InvalidParameterError``.
+        children : {"average", "keep"}, default "average"
+            With activity interventions, whether each target's children stop seeing it (their CPTs averaged
+            over its states) or keep their reference CPTs; other types replace the targets' mechanisms only.
 
         Returns
         -------
@@ -174,6 +187,8 @@ class InterventionalModel:
         >>> do.parents[net.names.index("lung")], np.round(do.cpts[net.names.index("lung")], 2).tolist()
         ((), [0.9, 0.1])
         """
+        if children not in CHILDREN:
+            raise error("predict-children-value", value=children)
         net = self.causal_network
         names = list(net.names)
         targets = [str(t) for t in targets]
@@ -189,7 +204,7 @@ class InterventionalModel:
             r = len(net.states[v])
             dist = (distributions or {}).get(t)
             p = np.full(r, 1.0 / r) if dist is None else np.asarray(dist, dtype=float)
-            if self.type == "activity":
+            if self.type == "activity" and children == "average":
                 for c, ps in enumerate(parents):
                     if v in ps:
                         cpts[c] = mixed_over_parent(cpts[c], ps.index(v), p)

@@ -173,15 +173,17 @@ def _conditional(network, data, targets):
     return log_likelihood(network, data, per_row=True) - np.log(table[codes])
 
 
+def factors(network, data, targets):
+    """Per variable of ``network`` not among ``targets``: ``(v, P(v | parents) of each row of data)``."""
+    for v, name in enumerate(network.names):
+        if name not in targets:
+            index = tuple(data.codes[:, data.index(network.names[p])] for p in network.parents[v])
+            yield v, network.cpts[v][index + (data.codes[:, data.index(name)],)]
+
+
 def _do(network, data, targets):
     """Per row, ``sum over v not a target of log P(v | parents)``: the non-targets' factors of ``network``."""
-    total = np.zeros(data.n_samples)
-    for v, name in enumerate(network.names):
-        if name in targets:
-            continue
-        index = tuple(data.codes[:, data.index(network.names[p])] for p in network.parents[v])
-        total += np.log(network.cpts[v][index + (data.codes[:, data.index(name)],)])
-    return total
+    return sum((np.log(p) for _, p in factors(network, data, targets)), np.zeros(data.n_samples))
 
 
 def left_out(condition, bins, seed):

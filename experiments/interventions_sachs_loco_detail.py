@@ -25,7 +25,7 @@ import os
 import numpy as np
 import pandas as pd
 from _common import OUT, jobs, write_out
-from interventions_sachs import INTERVENTIONAL, left_out
+from interventions_sachs import INTERVENTIONAL, factors, left_out
 
 from mtbn.data import load_sachs_conditions
 from mtbn.engine import job, parallel
@@ -38,15 +38,9 @@ WEIGHTS = (1.0, 0.95, 0.9, 0.8, 0.7, 0.5)
 
 
 def _factors(network, data, targets):
-    """Per non-target variable of ``network``: its per-row ``log P(v | parents)`` on ``data`` and its parents."""
-    out = {}
-    for v, name in enumerate(network.names):
-        if name in targets:
-            continue
-        index = tuple(data.codes[:, data.index(network.names[p])] for p in network.parents[v])
-        p = network.cpts[v][index + (data.codes[:, data.index(name)],)]
-        out[name] = (p, len(network.states[v]), [network.names[q] for q in network.parents[v]])
-    return out
+    """Per non-target variable of ``network``: its rows' ``P(v | parents)``, its state count and its parents."""
+    return {network.names[v]: (p, len(network.states[v]), [network.names[q] for q in network.parents[v]])
+            for v, p in factors(network, data, targets)}
 
 
 def detail(condition, bins, seed):

@@ -11,6 +11,7 @@ from mtbn.cli.files import read_constraints, read_taskset
 from mtbn.cli.kinds import cmd_learn_kind, kind_frames
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
 from mtbn.cli.values import _usage_error, _UsageError
+from mtbn.learn.interventional_model import CHILDREN
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
 from mtbn.messages import register
 from mtbn.priors import PRIORS
@@ -66,7 +67,7 @@ def _add_learn_interventions(p):
                        help="with --interventions: also write the network of a condition not among the tasks that "
                        "intervenes on these comma-separated variables (their mechanisms replaced, every other "
                        "kept) to DIR/interventions/predicted.bifxml and predicted.edges.csv")
-    group.add_argument("--predict-children", default=None, choices=("average", "keep"),
+    group.add_argument("--predict-children", default=None, choices=CHILDREN,
                        help="with --predict and activity interventions: the targets' children stop seeing them "
                        "(average, the default: their CPTs averaged over the target's states) or keep their CPTs "
                        "(keep)")
@@ -164,8 +165,7 @@ def _learn(args, progress):
     boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    children = args.predict_children or "average"
-    predicted = None if predict is None else res.interventions.predict(predict, children=children)
+    predicted = None if predict is None else res.interventions.predict(predict, children=_children(args))
     return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
 
 
@@ -184,6 +184,11 @@ register("predict-children-needs-predict", _UsageError,
          "--predict-children says how a predicted condition acts on its targets' children: it needs --predict",
          cause="--predict-children was given without --predict.",
          fix="Add --predict TARGETS (the condition to predict), or leave out --predict-children.")
+
+
+def _children(args):
+    """``--predict-children``, or the default of ``InterventionalModel.predict``."""
+    return args.predict_children or CHILDREN[0]
 
 
 def _predicted_targets(args, taskset):
@@ -245,7 +250,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
             "log_score": res.log_score, "adjacencies": model.adjacencies, "files": INTERVENTION_FILES}
         if args.predict is not None:
             summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
-            summary["interventions"]["predicted_children"] = args.predict_children or "average"
+            summary["interventions"]["predicted_children"] = _children(args)
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity

@@ -110,13 +110,19 @@ def table(rows):
     return "\n".join(lines)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--problems", nargs="+", default=list(DEFAULT_PROBLEMS))
+def suite_arguments(doc, flag, default):
+    """The command line of a suite of benchmark cells: which cells (``flag``), their rows and trials, or only the
+    table (this suite's and ``experiments/generalisation.py``'s)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument(flag, nargs="+", default=list(default))
     ap.add_argument("--rows", nargs="+", type=int, default=[250, 1000])
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--table-only", action="store_true", help="only rebuild the table from finished cells")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    args = suite_arguments(__doc__, "--problems", DEFAULT_PROBLEMS)
     rows = []
     for problem in args.problems:
         for n in args.rows:

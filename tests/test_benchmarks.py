@@ -23,8 +23,10 @@ from mtbn.benchmarks import (
     make_component_pool,
     make_component_tasks,
     make_perturbed_tasks,
+    make_problem,
     marginal,
 )
+from mtbn.exceptions import InvalidParameterError
 from mtbn.cli import main
 from mtbn.evaluate import RESULT_COLUMNS, run_benchmark
 from mtbn.graph import DAG
@@ -322,6 +324,53 @@ def test_bench_cli_writes_results_summary_and_plots(tmp_path, capsys):
     assert len(err) == 1 and err[0].startswith("mtbn: error:")
     assert "other settings" in err[0] and str(out) in err[0]
     assert len(pd.read_csv(out / "results.csv")) == 4
+
+
+# ---------------------------------------------------------------------------
+# A network file as a benchmark problem
+# ---------------------------------------------------------------------------
+
+
+def test_a_network_file_is_a_problem_whose_tasks_are_the_file_when_nothing_is_deleted(asia, tmp_path):
+    from mtbn.benchmarks import problem_source
+    from mtbn.networks import write_bif
+
+    path = tmp_path / "mine.bif"
+    write_bif(asia, str(path))
+    net, construction = problem_source(path)  # a path-like is taken as well as a str
+    assert construction is False and net.names == asia.names
+    kept = make_problem(str(path), n_tasks=3, p_del=0.0, random_state=0)
+    gone = make_problem(str(path), n_tasks=2, p_del=1.0, random_state=0)
+    assert all(t.edges == asia.edges for t in kept)
+    assert all(np.allclose(a, b) for t in kept for a, b in zip(t.cpts, asia.cpts))
+    assert all(t.edges == [] for t in gone)
+    # With every edge deleted each variable keeps its marginal in the file's network.
+    joint = _joint(asia)
+    for v in range(asia.n_vars):
+        assert np.allclose(gone[0].cpts[v], _brute_marginal(joint, [v]))
+
+
+def test_an_unknown_problem_names_it_in_one_line(tmp_path, capsys):
+    with pytest.raises(InvalidParameterError, match=r"problem 'no-such' is neither a benchmark problem \(alarm, "):
+        make_problem("no-such")
+    out = tmp_path / "never"
+    assert main(["bench", str(tmp_path / "missing.bif"), "--out", str(out), "--trials", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("mtbn: error: problem ") and "missing.bif" in err[0]
+    assert not out.exists()  # refused before --out was claimed
+
+
+def test_bench_cli_runs_on_a_network_file(asia, tmp_path, capsys):
+    from mtbn.networks import write_bif
+
+    path = tmp_path / "mine.bif"
+    write_bif(asia, str(path))
+    out = tmp_path / "run"
+    assert main(["bench", str(path), "--tasks", "2", "--train", "100", "--trials", "1", "--test-rows", "500",
+                 "--restarts", "0", "--methods", "stl", "--no-plots", "--out", str(out)]) == 0
+    table = pd.read_csv(out / "results.csv")
+    assert set(table["method"]) == {"stl"} and len(table) == 2
+    assert str(path) in capsys.readouterr().out
 
 
 def test_bench_zero_trials_is_a_usage_error(tmp_path, capsys):

@@ -62,16 +62,22 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   same component get different random sub-DAGs and CPTs there).
   :func:`make_component_pool` gives the 15 tasks that change every
   non-empty subset of components.
+* a network file (``.bif``, ``.bif.gz``, XMLBIF, ``.net``, ``.uai``; read with
+  :func:`mtbn.networks.read_network`): the ``alarm`` construction on that
+  network (related tasks by deleting edges, correlated parameters), so a
+  user's own network, or one of pgmpy's example networks, is a benchmark.
 """
 
 import itertools
+import os
+from pathlib import Path
 
 import numpy as np
 
 from mtbn._validation import check_option, check_random_state
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
-from mtbn.networks import BayesianNetwork, load_network
+from mtbn.networks import BayesianNetwork, load_network, read_network
 from mtbn.networks.model import mixed_over_parent
 
 __all__ = [
@@ -80,6 +86,7 @@ __all__ = [
     "PAPER_ALARM_COMPONENTS",
     "COMPONENT_SPLITS",
     "make_problem",
+    "problem_source",
     "mixed_unrelated",
     "make_perturbed_tasks",
     "relabel",
@@ -456,16 +463,63 @@ def make_component_pool(network="alarm", *, components=PAPER_ALARM_COMPONENTS, r
     return net, tasks, changed
 
 
+register("problem-unknown", InvalidParameterError,
+         "problem {value!r} is neither a benchmark problem ({choices}) nor a network file.",
+         cause="A benchmark names one of mtbn's problems, or the path of a network file (.bif, .bif.gz, .xml, "
+               ".xmlbif, .bifxml, .net, .uai) whose related tasks delete edges as alarm's do.",
+         fix="Give one of the problems listed, or the path of an existing network file.")
+
+
+def problem_source(problem):
+    """The network and the construction of a benchmark problem: a key of :data:`PROBLEMS`, or a network file.
+
+    Parameters
+    ----------
+    problem : str or path-like
+        A key of :data:`PROBLEMS`, or the path of a network file (any format :func:`mtbn.networks.read_network`
+        reads), whose tasks are built as ``alarm``'s (edges deleted with probability ``p_del``, correlated
+        parameters).
+
+    Returns
+    -------
+    network : str or BayesianNetwork
+        The shipped network's name (None for ``networks-unrelated``), or the network the file holds.
+    construction : bool or str or None
+        The value of :data:`PROBLEMS` (False for a network file).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``problem`` is neither a key of :data:`PROBLEMS` nor an existing file, or the file's format is unknown.
+
+    Examples
+    --------
+    >>> problem_source("alarm-ind")
+    ('alarm', True)
+    >>> problem_source("no-such-problem")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    mtbn.exceptions.InvalidParameterError: problem 'no-such-problem' is neither a benchmark problem (...) nor a network file.
+    """
+    if isinstance(problem, str) and problem in PROBLEMS:
+        return PROBLEMS[problem]
+    if isinstance(problem, (str, os.PathLike)) and Path(problem).is_file():
+        return read_network(problem), False
+    value = os.fspath(problem) if isinstance(problem, os.PathLike) else problem
+    raise error("problem-unknown", value=value, choices=", ".join(PROBLEMS))
+
+
 def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
-    """The true task networks of one of :data:`PROBLEMS`.
+    """The true task networks of one of :data:`PROBLEMS`, or of a network file (:func:`problem_source`).
 
     ``alarm-comp`` and ``alarm-comp-connected`` ignore ``p_del`` and use the
     paper's five tasks (or the first ``n_tasks`` of them).
 
     Parameters
     ----------
-    problem : str
-        A key of :data:`PROBLEMS`, e.g. ``"alarm"``, ``"insurance-ind"`` or ``"sachs-unrelated"``.
+    problem : str or path-like
+        A key of :data:`PROBLEMS`, e.g. ``"alarm"``, ``"insurance-ind"`` or ``"sachs-unrelated"``, or the path of
+        a network file (tasks built as ``alarm``'s).
     n_tasks : int, default 5
         The number of tasks. ``alarm-comp`` and ``alarm-comp-connected`` give at most 15 (the paper's five,
         then the other non-empty subsets of the four components); ``networks-unrelated`` allows at most 5.
@@ -484,11 +538,10 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
     Raises
     ------
     InvalidParameterError
-        An unknown ``problem``, more tasks than ``networks-unrelated`` has, or (for the problems built by
+        ``problem`` neither a problem nor a network file, more tasks than ``networks-unrelated`` has, or (for the problems built by
         deleting edges) ``p_del`` outside [0, 1] or fewer than one task.
     """
-    check_option("problem", problem, PROBLEMS)
-    name, independent = PROBLEMS[problem]
+    name, independent = problem_source(problem)
     if problem in COMPONENT_SPLITS:
         changed = ((), (0,), (1,), (2,), (0, 2))
         if n_tasks > len(changed):

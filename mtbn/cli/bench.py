@@ -17,12 +17,13 @@ def add_parser(sub):
     p = sub.add_parser(
         "bench",
         help="run multitask benchmarks (the paper's perturbed ALARM / INSURANCE and more networks)",
-        description="Generate related tasks from a shipped network, learn them with several methods and "
+        description="Generate related tasks from a shipped network (or a network file), learn them with several methods and "
         "compare the learned structures with the truth. Writes DIR/results.csv (one row per trial x method "
         "x task), DIR/summary.md and PNG plots. A killed run resumes from the trials already written.",
     )
-    p.add_argument("problem", choices=list(PROBLEMS), metavar="PROBLEM",
-                   help="the benchmark problem: " + ", ".join(PROBLEMS))
+    p.add_argument("problem", metavar="PROBLEM",
+                   help="the benchmark problem: " + ", ".join(PROBLEMS) + "; or a network file (.bif, .bif.gz, "
+                   ".xml, .net, .uai) whose related tasks delete edges as alarm's do")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: new or empty, or one holding a run of the same benchmark (which resumes)")
     p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")
@@ -77,6 +78,9 @@ def bench_methods(methods, penalty):
 
 def cmd_bench(args):
     """``mtbn bench PROBLEM``: related tasks from a shipped network, learned by each method, scored on the truth."""
+    from mtbn.benchmarks import problem_source
+
+    problem_source(args.problem)  # an unknown problem or unreadable network is refused before --out is claimed
     methods, grid = bench_methods(args.methods, args.penalty)
     return _bench_in(args.out, args.overwrite, lambda: _run_bench(
         args.problem, args.out, methods=methods, penalty_grid=grid, n_trials=args.trials, seed=args.seed,

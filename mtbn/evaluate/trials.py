@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from mtbn._validation import check_n_jobs, check_option, check_random_state
+from mtbn._validation import check_n_jobs, check_random_state
 from mtbn._version import __version__
-from mtbn.benchmarks import COMPONENT_SPLITS, PROBLEMS, make_problem
+from mtbn.benchmarks import COMPONENT_SPLITS, make_problem, problem_source
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import job, parallel
 from mtbn.exceptions import InvalidParameterError, TransferWarning
@@ -89,8 +89,9 @@ def run_trial(problem, trial, *, seed=0, n_tasks=5, p_del=0.05, n_train=1000, va
 
     Parameters
     ----------
-    problem : str
-        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``: the true task networks each trial draws.
+    problem : str or path-like
+        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``, or the path of a network file
+        (:func:`mtbn.benchmarks.problem_source`): the true task networks each trial draws.
     trial : int
         The trial number, which with ``seed`` keys the trial's random stream.
     seed : int, default 0
@@ -319,8 +320,9 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
 
     Parameters
     ----------
-    problem : str
-        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``: the true task networks each trial draws.
+    problem : str or path-like
+        A key of :data:`mtbn.benchmarks.PROBLEMS`, e.g. ``"alarm"``, or the path of a network file
+        (:func:`mtbn.benchmarks.problem_source`): the true task networks each trial draws.
     out : str or path-like
         The run's folder, created if missing: ``config.json`` (the settings), ``trials/trial_NNNN.csv`` (one
         file per finished trial), ``results.csv``, ``summary.md`` and the plots. A folder holding a run with
@@ -381,6 +383,8 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     methods = _check_benchmark(problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del,
                                n_train=n_train, validation=validation, n_test=n_test, methods=methods,
                                n_jobs=n_jobs)
+    if isinstance(problem, os.PathLike):
+        problem = os.fspath(problem)
     config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
@@ -404,7 +408,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
 
 def _check_benchmark(problem, *, n_trials, seed, n_tasks, p_del, n_train, validation, n_test, methods, n_jobs):
     """The checked list of methods, once every argument of :func:`run_benchmark` is known to be valid."""
-    check_option("problem", problem, PROBLEMS)
+    problem_source(problem)
     check_n_jobs(n_jobs)
     check_random_state(seed)
     methods = _check_methods(list(methods))

@@ -1,6 +1,7 @@
 """The default on networks nobody developed on: pgmpy's example networks (the brief's "generalise, don't tune").
 
-Run: ``python experiments/generalisation.py [--networks barley pathfinder ...] [--rows 250 1000] [--trials 10]``
+Run: ``python experiments/generalisation.py [--networks barley pathfinder ...] [--kinds related unrelated ...]
+[--rows 250 1000] [--trials 10]``
 
 The robustness suite (``experiments/robustness.py``) checks the default on the
 networks shipped in ``data/``. These cells use networks that are not shipped
@@ -10,7 +11,10 @@ the package. Each (network, rows) cell is one ``mtbn bench`` run on the
 network file (``mtbn.benchmarks.problem_source``: 5 related tasks, each edge
 deleted with probability 0.05, correlated parameters, seed 0; 5000 test rows
 per task for KL) in ``experiments/out/generalisation/<network>_<rows>/``; a
-killed run resumes from the trials already written. Methods: STL, IDENTICAL,
+killed run resumes from the trials already written. ``--kinds`` adds cells of
+unrelated tasks on the same networks (:data:`KINDS`, ``KIND:FILE`` problems), in
+``<network>-<kind>_<rows>/``, where the default should return the single-task
+solution (the guard). Methods: STL, IDENTICAL,
 POOLED and MTL (the default: 5-fold CV, one-SE rule, negative-transfer guard,
 transfer decided per task, parameter sharing).
 
@@ -38,14 +42,25 @@ EXAMPLES = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_model
 DEFAULT_NETWORKS = ("child", "water", "barley", "hailfinder", "pathfinder", "diabetes")
 
 
-def folder(network, rows):
-    return os.path.join(OUT, "generalisation", f"{network}_{rows}")
+#: The constructions: related tasks (as alarm's), and unrelated ones that the guard must catch (as
+#: alarm-unrelated's, relabelled variables; as alarm-marginals', random structures whose variables keep the
+#: network's marginals; as alarm-mixed's, 3 related tasks and 2 relabelled).
+KINDS = ("related", "unrelated", "marginals", "mixed")
 
 
-def cell(network, rows, trials):
-    out = folder(network, rows)
-    progress(f"{network}, {rows} rows, {trials} trials -> {out}")
-    results, _ = run_benchmark(os.path.join(EXAMPLES, f"{network}.bif.gz"), out, n_trials=trials, n_train=rows,
+def name(network, kind):
+    return network if kind == "related" else f"{network}-{kind}"
+
+
+def folder(network, kind, rows):
+    return os.path.join(OUT, "generalisation", f"{name(network, kind)}_{rows}")
+
+
+def cell(network, kind, rows, trials):
+    out = folder(network, kind, rows)
+    progress(f"{name(network, kind)}, {rows} rows, {trials} trials -> {out}")
+    path = os.path.join(EXAMPLES, f"{network}.bif.gz")
+    results, _ = run_benchmark(path if kind == "related" else f"{kind}:{path}", out, n_trials=trials, n_train=rows,
                                n_test=5000, methods=METHODS, n_restarts=20, n_jobs=jobs(), progress=progress,
                                plots=False)
     return results
@@ -97,17 +112,19 @@ def table(rows):
 
 
 def main():
-    args = suite_arguments(__doc__, "--networks", DEFAULT_NETWORKS)
+    args = suite_arguments(__doc__, "--networks", DEFAULT_NETWORKS, kinds=KINDS)
     if not args.table_only:
-        for network in args.networks:
-            for n in args.rows:
-                cell(network, n, args.trials)
+        for kind in args.kinds:
+            for network in args.networks:
+                for n in args.rows:
+                    cell(network, kind, n, args.trials)
     rows = []
-    for network in DEFAULT_NETWORKS:  # the table holds every stored cell, whichever were run now
-        for n in (250, 1000):
-            results = stored(folder(network, n))
-            if results is not None and set(METHODS) <= set(results["method"]):
-                rows.append(summarise_cell(network, n, results))
+    for kind in KINDS:  # the table holds every stored cell, whichever were run now
+        for network in DEFAULT_NETWORKS:
+            for n in (250, 1000):
+                results = stored(folder(network, kind, n))
+                if results is not None and set(METHODS) <= set(results["method"]):
+                    rows.append(summarise_cell(name(network, kind), n, results))
     write_out(os.path.join("generalisation", "table.md"), table(rows) + "\n")
 
 

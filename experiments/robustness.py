@@ -110,11 +110,13 @@ def table(rows):
     return "\n".join(lines)
 
 
-def suite_arguments(doc, flag, default):
-    """The command line of a suite of benchmark cells: which cells (``flag``), their rows and trials, or only the
-    table (this suite's and ``experiments/generalisation.py``'s)."""
+def suite_arguments(doc, flag, default, kinds=None):
+    """The command line of a suite of benchmark cells: which cells (``flag``, and ``--kinds`` of ``kinds`` if
+    given), their rows and trials, or only the table (this suite's and ``experiments/generalisation.py``'s)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument(flag, nargs="+", default=list(default))
+    if kinds:
+        ap.add_argument("--kinds", nargs="+", choices=kinds, default=[kinds[0]])
     ap.add_argument("--rows", nargs="+", type=int, default=[250, 1000])
     ap.add_argument("--trials", type=int, default=10)
     ap.add_argument("--table-only", action="store_true", help="only rebuild the table from finished cells")

@@ -348,11 +348,25 @@ def test_a_network_file_is_a_problem_whose_tasks_are_the_file_when_nothing_is_de
     joint = _joint(asia)
     for v in range(asia.n_vars):
         assert np.allclose(gone[0].cpts[v], _brute_marginal(joint, [v]))
+    # KIND:PATH: the construction of alarm-KIND on the file's network.
+    ind = make_problem(f"ind:{path}", n_tasks=2, p_del=0.0, random_state=0)
+    assert all(t.edges == asia.edges for t in ind)
+    assert not all(np.allclose(a, b) for a, b in zip(ind[1].cpts, asia.cpts))  # fresh CPTs, same structure
+    unrelated = make_problem(f"unrelated:{path}", n_tasks=3, p_del=0.0, random_state=0)
+    assert unrelated[0].edges == asia.edges
+
+    def degrees(net):
+        return sorted((sum(c == v for _, c in net.edges), sum(p == v for p, _ in net.edges)) for v in net.names)
+
+    assert all(degrees(t) == degrees(asia) for t in unrelated)  # a relabelling keeps the shape
+    assert any(t.edges != asia.edges for t in unrelated[1:])
 
 
 def test_an_unknown_problem_names_it_in_one_line(tmp_path, capsys):
     with pytest.raises(InvalidParameterError, match=r"problem 'no-such' is neither a benchmark problem \(alarm, "):
         make_problem("no-such")
+    with pytest.raises(InvalidParameterError, match="problem 'bogus:"):
+        make_problem(f"bogus:{tmp_path}")  # not a construction (and a folder is not a network file)
     out = tmp_path / "never"
     assert main(["bench", str(tmp_path / "missing.bif"), "--out", str(out), "--trials", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

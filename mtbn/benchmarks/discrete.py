@@ -65,7 +65,10 @@ and test data are drawn with :func:`mtbn.networks.sample`.
 * a network file (``.bif``, ``.bif.gz``, XMLBIF, ``.net``, ``.uai``; read with
   :func:`mtbn.networks.read_network`): the ``alarm`` construction on that
   network (related tasks by deleting edges, correlated parameters), so a
-  user's own network, or one of pgmpy's example networks, is a benchmark.
+  user's own network, or one of pgmpy's example networks, is a benchmark;
+  ``KIND:FILE`` (KIND ``ind``, ``unrelated``, ``random``, ``mixed``,
+  ``marginals`` or ``cptshare``) the construction of the ``-KIND`` problems
+  on it.
 """
 
 import itertools
@@ -87,6 +90,7 @@ __all__ = [
     "COMPONENT_SPLITS",
     "make_problem",
     "problem_source",
+    "FILE_CONSTRUCTIONS",
     "mixed_unrelated",
     "make_perturbed_tasks",
     "relabel",
@@ -463,10 +467,15 @@ def make_component_pool(network="alarm", *, components=PAPER_ALARM_COMPONENTS, r
     return net, tasks, changed
 
 
+#: ``KIND:FILE`` problems: the constructions of the shipped networks' ``-KIND`` problems, on a network file.
+FILE_CONSTRUCTIONS = {"ind": True, "unrelated": "unrelated", "random": "random", "mixed": "mixed",
+                      "marginals": "marginals", "cptshare": "cptshare"}
+
 register("problem-unknown", InvalidParameterError,
          "problem {value!r} is neither a benchmark problem ({choices}) nor a network file.",
          cause="A benchmark names one of mtbn's problems, or the path of a network file (.bif, .bif.gz, .xml, "
-               ".xmlbif, .bifxml, .net, .uai) whose related tasks delete edges as alarm's do.",
+               ".xmlbif, .bifxml, .net, .uai) whose related tasks delete edges as alarm's do, or KIND:PATH for "
+               "another construction (ind, unrelated, random, mixed, marginals, cptshare).",
          fix="Give one of the problems listed, or the path of an existing network file.")
 
 
@@ -476,9 +485,11 @@ def problem_source(problem):
     Parameters
     ----------
     problem : str or path-like
-        A key of :data:`PROBLEMS`, or the path of a network file (any format :func:`mtbn.networks.read_network`
+        A key of :data:`PROBLEMS`; or the path of a network file (any format :func:`mtbn.networks.read_network`
         reads), whose tasks are built as ``alarm``'s (edges deleted with probability ``p_del``, correlated
-        parameters).
+        parameters); or ``KIND:PATH``, KIND one of :data:`FILE_CONSTRUCTIONS` (``ind``, ``unrelated``,
+        ``random``, ``mixed``, ``marginals``, ``cptshare``): the construction of ``alarm-KIND`` (or
+        ``sachs-KIND``) on that file's network.
 
     Returns
     -------
@@ -505,6 +516,9 @@ def problem_source(problem):
         return PROBLEMS[problem]
     if isinstance(problem, (str, os.PathLike)) and Path(problem).is_file():
         return read_network(problem), False
+    kind, _, path = str(problem).partition(":") if isinstance(problem, str) else ("", "", "")
+    if kind in FILE_CONSTRUCTIONS and Path(path).is_file():
+        return read_network(path), FILE_CONSTRUCTIONS[kind]
     value = os.fspath(problem) if isinstance(problem, os.PathLike) else problem
     raise error("problem-unknown", value=value, choices=", ".join(PROBLEMS))
 

@@ -16,7 +16,7 @@ from mtbn.benchmarks import make_perturbed_tasks, relabel
 from mtbn.data import make_taskset
 from mtbn.exceptions import TransferWarning
 from mtbn.graph import DAG
-from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn import learn_pooled_structures, learn_structure, learn_structures
 from mtbn.learn.single import pooled_search
 from mtbn.networks import load_network, log_likelihood, sample
 from mtbn.networks.shared_fitting import STRENGTH_GRID, fit_shared_parameters, heldout_rows_by_strength
@@ -74,6 +74,27 @@ def test_copies_of_one_network_are_learned_pooled(tmp_path):
     assert res.log_score == pytest.approx(sum(res.task_log_likelihoods))
     page = open(write_learn_report(res, tmp_path)["markdown"], encoding="utf-8").read()
     assert "One structure learned from all tasks' rows pooled replaces the" in page
+
+
+def test_a_fallback_replaced_by_the_pooled_structure_says_so(asia):
+    # Cross-validation chooses penalty 0 (the guard falls back to independent learning), then the sharing step's
+    # pooled structure beats the single-task structures: what comes back is the pooled structure, and the warning
+    # and the verdict must say that, not that the single-task structures were returned.
+    tasks = {f"t{i}": sample(asia, 60, random_state=100 + i) for i in range(3)}
+    settings = dict(n_restarts=2, n_joint_restarts=0, random_state=1, cv=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = learn_structures(tasks, penalty_grid=[0.3], **settings)
+    assert res.transfer["status"] == "none" and res.penalty == 0.0 and res.transfer["sharing"]["pooled"] is True
+    pooled = learn_pooled_structures(tasks, **settings)
+    alone = learn_structures(tasks, prior="none", **settings)
+    got = [sorted(g.edges(names=True)) for g in res.graphs]
+    assert got == [sorted(g.edges(names=True)) for g in pooled]
+    assert got != [sorted(g.edges(names=True)) for g in alone.graphs]  # the case this test is about
+    said = [str(w.message) for w in caught if issubclass(w.category, TransferWarning)]
+    assert said == [res.transfer["message"]]
+    assert "returning the single-task structures" not in said[0]
+    assert "replaced by one structure learned from all tasks' rows pooled" in said[0]
 
 
 def test_independent_parameters_are_not_pooled():

@@ -28,6 +28,19 @@ RELATEDNESS_MIN_VARIABLES = 8
 LEAVE_OUT_SDS = 3.0
 
 
+#: How the guard's message ends when it falls back to independent learning; :func:`pooled_instead` rewrites it when
+#: the sharing step's pooled structure then replaced the single-task structures.
+FALLBACK = "returning the single-task structures"
+
+
+def pooled_instead(transfer):
+    """The guard's verdict ``transfer`` (a dict, changed in place) once the sharing step's pooled structure has
+    replaced the single-task structures it fell back to: its message says what was returned."""
+    transfer["message"] = transfer["message"].replace(
+        FALLBACK, "the single-task structures were then replaced by one structure learned from all tasks' rows "
+        "pooled, which beat them on the held-out rows (see the sharing record)")
+
+
 def _relatedness_check(scorers, local_index, seed):
     """Do the tasks' variables depend on each other alike, beyond chance?
 
@@ -148,8 +161,7 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
     penalty = format_penalty(grid[chosen])
     if grid[chosen] == 0.0:
         status = "none"
-        message = (f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); "
-                   "returning the single-task structures")
+        message = f"no transfer: rule {rule!r} on {where} chose penalty 0 (independent learning); {FALLBACK}"
     elif gain > se and related is not None and related["p_value"] >= related["level"]:
         status = "forced" if force else "rejected"
         message = (f"transfer {verdict}: penalty {penalty} "
@@ -157,7 +169,7 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
                    "variables "
                    "depend on each other no more alike than under random relabelling "
                    f"(p = {related['p_value']:.2g}): the tasks look unrelated and the gain is regularisation, "
-                   "not transfer" + ("" if force else "; returning the single-task structures"))
+                   "not transfer" + ("" if force else f"; {FALLBACK}"))
     elif gain > se:
         status = "accepted"
         message = (f"transfer accepted: penalty {penalty} beats independent learning by "
@@ -168,7 +180,7 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
         message = (f"transfer {verdict}: penalty {penalty} "
                    f"does not beat independent learning by more than one standard error on {where} "
                    f"(gain {gain:.4g} nats per row, SE {se:.2g}; in-selection)"
-                   + ("" if force else "; returning the single-task structures"))
+                   + ("" if force else f"; {FALLBACK}"))
     if related is not None:
         for name, r in zip(task_names, related["tasks"]):
             tasks[name]["relatedness"] = r

@@ -47,6 +47,7 @@ from mtbn.learn.guard import (
     agreement_reference,
     check_transfer,
     one_task_verdict,
+    pooled_instead,
     tasks_to_leave_out,
 )
 from mtbn.learn.kinds import kind_of, kind_settings
@@ -172,6 +173,10 @@ def _learn(args, base=None):
         choice, prepared = _choose_sharing_fixed(problem, seeds, float(chosen), say, scorers)
         sharing = choice.strength if choice.shared else None
     pooled = choice is not None and choice.pooled
+    if transfer is not None and transfer["status"] in ("rejected", "none"):
+        if pooled:
+            pooled_instead(transfer)
+        warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
     # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
     search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say, prepared)
     graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
@@ -537,14 +542,13 @@ def _choose_penalty(problem, seeds, say, scorers, pooled=False):
 
 def _guard(problem, seeds, scorers, scores, best, n_folds, grid, say, related=False):
     """Step 4: the negative-transfer guard's verdict and the penalty to learn with (``grid``: the penalties
-    searched); warns when it is 0."""
+    searched); :func:`_learn` warns when it is 0, once the sharing step has said what replaces the multitask
+    structures."""
     transfer, chosen = check_transfer(scores, grid, best, problem.taskset.names, rule=problem.rule, n_folds=n_folds,
                                       force=problem.force_transfer, scorers=scorers,
                                       local_index=problem.taskset.local_index, seed=seeds.relatedness,
                                       related=related)
     say(f"chosen penalty {format_penalty(grid[best])}" + ("" if chosen == grid[best] else "; " + transfer["message"]))
-    if transfer["status"] in ("rejected", "none"):
-        warnings.warn(transfer["message"], TransferWarning, stacklevel=4)  # the caller of learn_structures (via _learn)
     return transfer, chosen
 
 

@@ -78,6 +78,8 @@ def summarise_cell(network, rows, results):
     mtl = results[results["method"] == "mtl"].groupby("trial").first()
     row["penalty"] = float(np.median(mtl["penalty"]))
     row["guard"] = int(mtl["transfer"].isin(["none", "rejected"]).sum())
+    row["equal_stl"] = int(sum(np.array_equal(per.loc["mtl"].loc[t].values, per.loc["stl"].loc[t].values)
+                               for t in per.loc["mtl"].index))
     return row
 
 
@@ -86,7 +88,7 @@ def table(rows):
     adjusted = iter(holm(pvals)) if pvals else iter(())
     lines = ["| network | rows | trials | ED STL | ED MTL | ED POOLED | ED IDENT | CPDAG STL | CPDAG MTL | KL STL | "
              "KL MTL | ED MTL-STL (95% CI), p, Holm p | KL MTL-STL (95% CI), p, Holm p | median 1-delta | "
-             "guard fired |", "|---" * 15 + "|"]
+             "fell back | MTL = STL |", "|---" * 16 + "|"]
 
     def diff(r, col, digits):
         lo, hi = r[f"ci:{col}"]
@@ -102,12 +104,13 @@ def table(rows):
             f"{r['mtl:edit_distance']:.1f} | {r['pooled:edit_distance']:.1f} | {r['identical:edit_distance']:.1f} | "
             f"{r['stl:cpdag_shd']:.1f} | {r['mtl:cpdag_shd']:.1f} | {r['stl:kl']:.4f} | {r['mtl:kl']:.4f} | "
             f"{diff(r, 'edit_distance', 2)} | {diff(r, 'kl', 4)} | {1 - r['penalty']:.0e} | "
-            f"{r['guard']}/{r['trials']} |")
+            f"{r['guard']}/{r['trials']} | {r['equal_stl']}/{r['trials']} |")
     lines += ["", "ED, CPDAG SHD, KL: per task, mean over the tasks of a trial, then over the trials. Differences are "
                   "MTL minus STL (negative = MTL better), paired over trials; * Holm-corrected p < 0.05 over the "
-                  "table's comparisons. median 1-delta: of the penalty MTL chose (1e+00 = delta 0). guard fired: "
-                  "trials where MTL returned the single-task solution (the rule chose delta 0, or the guard rejected "
-                  "the choice)."]
+                  "table's comparisons. median 1-delta: of the penalty MTL chose (1e+00 = delta 0). fell back: trials "
+                  "where the rule chose delta 0 or the guard rejected the choice (the sharing step's pooled structure "
+                  "may then still replace the single-task structures); MTL = STL: trials where MTL's per-task ED, "
+                  "CPDAG SHD and KL equal STL's."]
     return "\n".join(lines)
 
 

@@ -385,6 +385,24 @@ def test_bench_cli_runs_on_a_network_file(asia, tmp_path, capsys):
     table = pd.read_csv(out / "results.csv")
     assert set(table["method"]) == {"stl"} and len(table) == 2
     assert str(path) in capsys.readouterr().out
+    # The run records the file by name and content, so it resumes from a copy elsewhere, and not on other content.
+    import hashlib
+    import json
+    import shutil
+
+    config = json.loads((out / "config.json").read_text())
+    assert config["problem"] == "mine.bif"
+    assert config["network_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    moved = tmp_path / "elsewhere"
+    moved.mkdir()
+    shutil.copy(path, moved / "mine.bif")
+    common = ["--tasks", "2", "--train", "100", "--test-rows", "500", "--restarts", "0", "--methods", "stl",
+              "--no-plots", "--out", str(out)]
+    assert main(["bench", str(moved / "mine.bif"), "--trials", "2"] + common) == 0
+    assert len(pd.read_csv(out / "results.csv")) == 4
+    (moved / "mine.bif").write_text(path.read_text() + "\n")  # other bytes: another benchmark
+    assert main(["bench", str(moved / "mine.bif"), "--trials", "2"] + common) == 2
+    assert "other settings" in capsys.readouterr().err
 
 
 def test_bench_zero_trials_is_a_usage_error(tmp_path, capsys):

@@ -90,6 +90,7 @@ __all__ = [
     "COMPONENT_SPLITS",
     "make_problem",
     "problem_source",
+    "problem_file",
     "FILE_CONSTRUCTIONS",
     "mixed_unrelated",
     "make_perturbed_tasks",
@@ -514,13 +515,41 @@ def problem_source(problem):
     """
     if isinstance(problem, str) and problem in PROBLEMS:
         return PROBLEMS[problem]
-    if isinstance(problem, (str, os.PathLike)) and Path(problem).is_file():
-        return read_network(problem), False
-    kind, _, path = str(problem).partition(":") if isinstance(problem, str) else ("", "", "")
-    if kind in FILE_CONSTRUCTIONS and Path(path).is_file():
-        return read_network(path), FILE_CONSTRUCTIONS[kind]
+    found = problem_file(problem)
+    if found is not None:
+        return read_network(found[1]), FILE_CONSTRUCTIONS[found[0]] if found[0] else False
     value = os.fspath(problem) if isinstance(problem, os.PathLike) else problem
     raise error("problem-unknown", value=value, choices=", ".join(PROBLEMS))
+
+
+def problem_file(problem):
+    """``(kind, path)`` when ``problem`` names a network file (``kind`` "" for the related tasks, else a key of
+    :data:`FILE_CONSTRUCTIONS`), None otherwise (a key of :data:`PROBLEMS`, or nothing that exists).
+
+    Parameters
+    ----------
+    problem : str or path-like
+        A benchmark problem (see :func:`problem_source`).
+
+    Returns
+    -------
+    tuple of (str, str) or None
+        The construction and the file's path.
+
+    Examples
+    --------
+    >>> problem_file("alarm") is None
+    True
+    """
+    if isinstance(problem, str) and problem in PROBLEMS:
+        return None
+    if isinstance(problem, (str, os.PathLike)) and Path(problem).is_file():
+        return "", os.fspath(problem)
+    if isinstance(problem, str):
+        kind, _, path = problem.partition(":")
+        if kind in FILE_CONSTRUCTIONS and Path(path).is_file():
+            return kind, path
+    return None
 
 
 def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):

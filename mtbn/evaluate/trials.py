@@ -1,5 +1,6 @@
 """Running the benchmark: one trial of every method, and a resumable run of many trials."""
 
+import hashlib
 import json
 from typing import Any
 import os
@@ -11,7 +12,7 @@ import numpy as np
 
 from mtbn._validation import check_n_jobs, check_random_state
 from mtbn._version import __version__
-from mtbn.benchmarks import COMPONENT_SPLITS, make_problem, problem_source
+from mtbn.benchmarks import COMPONENT_SPLITS, make_problem, problem_file, problem_source
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.engine import job, parallel
 from mtbn.exceptions import InvalidParameterError, TransferWarning
@@ -385,10 +386,17 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
                                n_jobs=n_jobs)
     if isinstance(problem, os.PathLike):
         problem = os.fspath(problem)
-    config = dict(problem=problem, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
+    # A network file is recorded by its name and content, not where it lies: a run resumes from another folder
+    # or machine, and a changed file is another benchmark.
+    found = problem_file(problem)
+    recorded = problem if found is None else (f"{found[0]}:" if found[0] else "") + os.path.basename(found[1])
+    config = dict(problem=recorded, n_trials=n_trials, seed=seed, n_tasks=n_tasks, p_del=p_del, n_train=n_train,
                   validation=validation, n_test=n_test, methods=list(methods),
                   penalty_grid=None if penalty_grid is None else [float(x) for x in penalty_grid],
                   n_restarts=n_restarts, mtbn_version=__version__)
+    if found is not None:
+        with open(found[1], "rb") as fh:
+            config["network_sha256"] = hashlib.sha256(fh.read()).hexdigest()
     if problem in COMPONENT_SPLITS:  # the split is part of the problem (it changed once)
         config["components"] = [list(c) for c in COMPONENT_SPLITS[problem]]
     _claim_folder(out, config)
@@ -397,7 +405,7 @@ def run_benchmark(problem, out, *, n_trials=10, seed=0, n_tasks=5, p_del=0.05, n
     _run_trials(problem, out, n_trials, trial_kwargs, n_jobs, reporter(progress))
     results = pd.concat([pd.read_csv(_trial_path(out, t)) for t in range(n_trials)], ignore_index=True)
     results.to_csv(os.path.join(out, "results.csv"), index=False)
-    summary = summarise(results, title=f"{problem}: {n_tasks} tasks, {n_train} training rows per task, "
+    summary = summarise(results, title=f"{recorded}: {n_tasks} tasks, {n_train} training rows per task, "
                                        f"{n_trials} trials (seed {seed})")
     with open(os.path.join(out, "summary.md"), "w", encoding="utf-8") as fh:
         fh.write(summary)

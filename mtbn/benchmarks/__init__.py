@@ -13,9 +13,9 @@ from mtbn.benchmarks.discrete import (
     make_perturbed_tasks,
     make_problem,
     marginal,
+    mixed_unrelated,
     problem_file,
     problem_source,
-    mixed_unrelated,
     random_cpts,
     relabel,
 )

@@ -511,7 +511,7 @@ def problem_source(problem):
     >>> problem_source("no-such-problem")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
         ...
-    mtbn.exceptions.InvalidParameterError: problem 'no-such-problem' is neither a benchmark problem (...) nor a network file.
+    mtbn.exceptions.InvalidParameterError: problem 'no-such-problem' is neither a benchmark problem (...) nor a ...
     """
     if isinstance(problem, str) and problem in PROBLEMS:
         return PROBLEMS[problem]
@@ -581,8 +581,8 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
     Raises
     ------
     InvalidParameterError
-        ``problem`` neither a problem nor a network file, more tasks than ``networks-unrelated`` has, or (for the problems built by
-        deleting edges) ``p_del`` outside [0, 1] or fewer than one task.
+        ``problem`` neither a problem nor a network file, more tasks than ``networks-unrelated`` has, or (for
+        the problems built by deleting edges) ``p_del`` outside [0, 1] or fewer than one task.
     """
     name, independent = problem_source(problem)
     if problem in COMPONENT_SPLITS:

@@ -17,8 +17,8 @@ def add_parser(sub):
     p = sub.add_parser(
         "bench",
         help="run multitask benchmarks (the paper's perturbed ALARM / INSURANCE and more networks)",
-        description="Generate related tasks from a shipped network (or a network file), learn them with several methods and "
-        "compare the learned structures with the truth. Writes DIR/results.csv (one row per trial x method "
+        description="Generate related tasks from a shipped network (or a network file), learn them with several "
+        "methods and compare the learned structures with the truth. Writes DIR/results.csv (one row per trial x method "
         "x task), DIR/summary.md and PNG plots. A killed run resumes from the trials already written.",
     )
     p.add_argument("problem", metavar="PROBLEM",

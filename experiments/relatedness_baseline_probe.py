@@ -32,9 +32,8 @@ from relatedness_power import check
 
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.evaluate import trial_data
-from mtbn.learn.guard import RELATEDNESS_LEVEL, RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK
+from mtbn.learn.guard import RELATEDNESS_LEVEL, relatedness_of
 from mtbn.score import make_scorer, pairwise_log_bayes_factors
-from mtbn.stats import level_strata, relabelling_test
 
 EXAMPLES = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_models")
 PGMPY = ("barley", "water", "hailfinder", "child")
@@ -72,11 +71,7 @@ def probe(problem, rows, trial, copies=1):
         base = [pairwise_log_bayes_factors(make_scorer(shuffled(d, rng), "bdeu", 1.0), idx) for _ in range(copies)]
         mats.append(raw - np.mean(base, axis=0))
         arities.append(np.asarray(d.arities)[idx])
-    work = len(mats) * len(common) ** 2
-    n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
-    strata = np.array([level_strata(b, a) for b, a in zip(mats, arities)])
-    return relabelling_test(mats, n_perm, np.random.SeedSequence([0, trial, 5]), strata=strata,
-                            centre=True)["p_value"]
+    return relatedness_of(mats, np.array(arities), np.random.SeedSequence([0, trial, 5]))["p_value"]
 
 
 def main():

@@ -73,11 +73,19 @@ def _relatedness_check(scorers, local_index, seed):
     if min(_movable(a) for a in arities) < RELATEDNESS_MIN_VARIABLES:
         return None
     mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
-    work = len(scorers) * len(common) ** 2
+    return relatedness_of(mats, arities, seed)
+
+
+def relatedness_of(mats, arities, seed):
+    """:func:`_relatedness_check`'s test on given dependence matrices (one per task, over the shared variables)
+    and those variables' state counts per task (``arities``, one row per task): relabelling within state count
+    and level, each variable's level taken out. Shared with ``experiments/relatedness_baseline_probe.py``,
+    which tests other matrices the same way."""
+    work = len(mats) * len(mats[0]) ** 2
     n_perm = int(max(199, min(RELATEDNESS_PERMUTATIONS, RELATEDNESS_WORK // work)))
     strata = np.array([level_strata(b, a) for b, a in zip(mats, arities)])
     out = relabelling_test(mats, n_perm, seed, strata=strata, centre=True)
-    out.update(level=RELATEDNESS_LEVEL, variables=int(len(common)))
+    out.update(level=RELATEDNESS_LEVEL, variables=int(len(mats[0])))
     return out
 
 

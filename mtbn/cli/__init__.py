@@ -83,7 +83,10 @@ def _stop_workers():
 
     loky's manager thread can fail while its workers are killed under it
     (a traceback on stderr after the one-line message); on the way out that
-    is expected, so its exceptions are not printed.
+    is expected, so its exceptions are not printed. joblib's ``terminate``
+    kills the workers, waits for them and deletes their memory-mapping folder
+    now; left to the interpreter's exit, that deletion can race with the
+    executor's own clean-up and print a warning after the one-line message.
     """
     import threading
 
@@ -99,7 +102,7 @@ def _stop_workers():
 
         executor = reusable_executor._executor
         if executor is not None:
-            executor.shutdown(wait=False, kill_workers=True)
+            executor.terminate(kill_workers=True)
     except Exception:  # pragma: no cover - best effort on the way out
         pass
 

@@ -1,6 +1,7 @@
 """Progress reporting (issue 12): log records in the API, bars or lines on the command line, no prints."""
 
 import logging
+import warnings
 
 import pytest
 
@@ -23,8 +24,8 @@ def _tasks(k=2, n=120):
 
 
 def test_api_logs_each_stage_and_prints_nothing(caplog, capsys):
-    with caplog.at_level(logging.INFO, logger="mtbn"):
-        learn_structures(_tasks(), **KW)
+    with caplog.at_level(logging.INFO, logger="mtbn"), warnings.catch_warnings(record=True):
+        learn_structures(_tasks(), **KW)  # a TransferWarning is the warnings module's, not a print
     messages = [r.getMessage() for r in caplog.records if r.name == "mtbn"]
     # grid (0, 0.9): 2 points x 2 folds = 4 searches
     assert "penalty grid x folds: 4 searches" in messages

@@ -12,7 +12,7 @@ import numpy as np
 
 from mtbn._validation import format_penalty
 from mtbn.learn.results import TransferVerdict
-from mtbn.score import pairwise_log_bayes_factors
+from mtbn.score import excess_log_bayes_factors
 from mtbn.stats import level_strata, relabelling_test
 
 
@@ -48,9 +48,14 @@ def _relatedness_check(scorers, local_index, seed):
     also win on unrelated tasks, as a plain sparsity penalty (it removes
     edges one task has and the others lack), which is not transfer. So the
     guard also asks whether the tasks share a dependence pattern at all:
-    :func:`mtbn.stats.relabelling_test` on every task's pairwise log Bayes
-    factors (:func:`mtbn.score.pairwise_log_bayes_factors`, all rows), over
-    the variables every task has, relabelling only among variables with the
+    :func:`mtbn.stats.relabelling_test` on every task's pairwise BDeu log
+    Bayes factors less their exact means under independence with the same
+    marginals (:func:`mtbn.score.excess_log_bayes_factors`, all rows; the
+    learner's equivalent sample size, 1 for BIC). Without that correction a
+    factor's size on sparse tables follows both marginals, a pattern that
+    unrelated tasks with alike marginals share and the relabelling below
+    does not keep (pgmpy's BARLEY passed in every trial). The test runs
+    over the variables every task has, relabelling only among variables with the
     same number of states in that task (a Bayes factor's scale depends on
     the state counts, which alone made unrelated networks over the same
     variables look related), and within those, only among variables of a
@@ -72,7 +77,8 @@ def _relatedness_check(scorers, local_index, seed):
     arities = np.array([np.asarray(s.arities)[local_index[t, common]] for t, s in enumerate(scorers)])
     if min(_movable(a) for a in arities) < RELATEDNESS_MIN_VARIABLES:
         return None
-    mats = [pairwise_log_bayes_factors(s, local_index[t, common]) for t, s in enumerate(scorers)]
+    mats = [excess_log_bayes_factors(s.data, local_index[t, common], getattr(s, "ess", 1.0))
+            for t, s in enumerate(scorers)]
     return relatedness_of(mats, arities, seed)
 
 

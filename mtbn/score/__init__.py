@@ -13,7 +13,7 @@ a :class:`LocalScore` subclass and one :func:`register_score` call
 """
 
 from mtbn.score.base import LocalScore, pairwise_log_bayes_factors
-from mtbn.score.bdeu import BDeuScore, bdeu_local_score
+from mtbn.score.bdeu import BDeuScore, bdeu_local_score, excess_log_bayes_factors
 from mtbn.score.bic import BICScore
 from mtbn.score.counting import CountingScore, count_family, family_code, observed_counts
 from mtbn.score.gaussian import BGeScore, GaussianBICScore, GaussianScore
@@ -34,5 +34,6 @@ __all__ = [
     "make_scorer",
     "register_score",
     "pairwise_log_bayes_factors",
+    "excess_log_bayes_factors",
     "SCORES",
 ]

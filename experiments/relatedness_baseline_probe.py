@@ -16,8 +16,9 @@ count and level) does not keep.
 The probe subtracts from every pair's factor its mean value on ``--copies``
 copies of the task's rows with every column shuffled on its own (the same
 marginals, every pair independent), or with ``--copies 0`` its exact mean
-over all such shufflings (:func:`mtbn.score.excess_log_bayes_factors`, what
-``mtbn.learn.guard._relatedness_check`` now tests), then runs the same test.
+over all such shufflings (:func:`mtbn.score.excess_log_bayes_factors`),
+floored at 2 nats (what ``mtbn.learn.guard._relatedness_check`` now tests),
+then runs the same test.
 Per (problem, rows) cell, over the first ``--trials`` trials of ``mtbn
 bench``'s data (seed 0): how often the test on the raw factors and on the
 corrected ones passes (p < 0.01), and their largest p. Writes
@@ -34,8 +35,8 @@ from _common import OUT, progress, write_out
 
 from mtbn.data import DiscreteData, make_taskset
 from mtbn.evaluate import trial_data
-from mtbn.learn.guard import RELATEDNESS_LEVEL, relatedness_of
-from mtbn.score import excess_log_bayes_factors, make_scorer, pairwise_log_bayes_factors
+from mtbn.learn.guard import RELATEDNESS_LEVEL, dependence_evidence, relatedness_of
+from mtbn.score import make_scorer, pairwise_log_bayes_factors
 
 EXAMPLES = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_models")
 PGMPY = ("barley", "water", "hailfinder", "child")
@@ -62,8 +63,9 @@ def shuffled(data, rng):
 
 def probe(problem, rows, trial, copies=1):
     """The guard's test on each pair's log Bayes factor minus its mean value on ``copies`` shuffled copies
-    (``copies=0``: minus its exact mean over all shufflings, :func:`mtbn.score.excess_log_bayes_factors`, the
-    guard's statistic since it was found here; ``copies=None``: the raw factors, the guard's statistic before)."""
+    (``copies=0``: minus its exact mean over all shufflings, floored at 2 nats, the guard's statistic since it
+    was found here, :func:`mtbn.learn.guard.dependence_evidence`; ``copies=None``: the raw factors, the guard's
+    statistic before)."""
     _, train, _, _ = trial_data(problem, trial, n_train=rows, n_test=1)
     ts = make_taskset(train)
     common = np.flatnonzero(np.all(ts.local_index >= 0, axis=0))
@@ -73,7 +75,7 @@ def probe(problem, rows, trial, copies=1):
         idx = ts.local_index[t, common]
         arities.append(np.asarray(d.arities)[idx])
         if copies == 0:
-            mats.append(excess_log_bayes_factors(d, idx))
+            mats.append(dependence_evidence(d, idx))
             continue
         raw = pairwise_log_bayes_factors(make_scorer(d, "bdeu", 1.0), idx)
         base = [pairwise_log_bayes_factors(make_scorer(shuffled(d, rng), "bdeu", 1.0), idx) for _ in range(copies or 0)]

@@ -44,8 +44,9 @@ DEFAULT_NETWORKS = ("child", "water", "barley", "hailfinder", "pathfinder", "dia
 
 #: The constructions: related tasks (as alarm's), and unrelated ones that the guard must catch (as
 #: alarm-unrelated's, relabelled variables; as alarm-marginals', random structures whose variables keep the
-#: network's marginals; as alarm-mixed's, 3 related tasks and 2 relabelled).
-KINDS = ("related", "unrelated", "marginals", "mixed")
+#: network's marginals; as alarm-mixed's, 3 related tasks and 2 relabelled), and weakly related ones (as
+#: alarm-ind's, each task's edges deleted independently: where the relatedness test has the least power).
+KINDS = ("related", "unrelated", "marginals", "mixed", "ind")
 
 
 def name(network, kind):
@@ -124,7 +125,7 @@ def main():
     rows = []
     for kind in KINDS:  # the table holds every stored cell, whichever were run now
         for network in DEFAULT_NETWORKS:
-            for n in (250, 1000):
+            for n in (50, 250, 1000):
                 results = stored(folder(network, kind, n))
                 if results is not None and set(METHODS) <= set(results["method"]):
                     rows.append(summarise_cell(name(network, kind), n, results))

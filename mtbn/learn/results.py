@@ -163,12 +163,12 @@ class MultitaskResult:
     >>> from mtbn.learn import learn_structures
     >>> from mtbn.networks import load_network, sample
     >>> net = load_network("asia")
-    >>> tasks = {"a": sample(net, 200, random_state=1), "b": sample(net, 200, random_state=2)}
+    >>> tasks = {"a": sample(net, 500, random_state=1), "b": sample(net, 500, random_state=2)}
     >>> res = learn_structures(tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0, random_state=0)
     >>> res.task_names, res.penalty, res.penalty_path, res.transfer
     (('a', 'b'), 0.9, [], None)
     >>> [g.n_edges for g in res.graphs], [round(ll, 3) for ll in res.task_log_likelihoods]
-    ([8, 8], [-469.36, -450.884])
+    ([8, 8], [-1165.565, -1141.157])
     >>> type(res.networks[0]).__name__
     'BayesianNetwork'
 
@@ -178,7 +178,7 @@ class MultitaskResult:
     >>> res = learn_structures(tasks, penalty="auto", penalty_grid=[0.9], cv=2, n_restarts=0,
     ...                        n_joint_restarts=0, random_state=0)
     >>> [(p["penalty"], round(p["validation_log_likelihood"], 3)) for p in res.penalty_path_records()]
-    [(0.0, -2.324), (0.9, -2.285)]
+    [(0.0, -2.309), (0.9, -2.283)]
     >>> res.penalty, res.transfer["status"]
     (0.9, 'accepted')
     """

@@ -32,6 +32,7 @@ import pgmpy
 from _common import OUT, jobs, progress, write_out
 from robustness import stored, suite_arguments
 
+from mtbn.benchmarks import mixed_unrelated
 from mtbn.evaluate import run_benchmark
 from mtbn.stats import holm, paired_comparison
 
@@ -44,9 +45,12 @@ DEFAULT_NETWORKS = ("child", "water", "barley", "hailfinder", "pathfinder", "dia
 
 #: The constructions: related tasks (as alarm's), and unrelated ones that the guard must catch (as
 #: alarm-unrelated's, relabelled variables; as alarm-marginals', random structures whose variables keep the
-#: network's marginals; as alarm-mixed's, 3 related tasks and 2 relabelled), and weakly related ones (as
-#: alarm-ind's, each task's edges deleted independently: where the relatedness test has the least power).
-KINDS = ("related", "unrelated", "marginals", "mixed", "ind")
+#: network's marginals; as alarm-mixed's, 3 related tasks and 2 relabelled; as alarm-lookalike's, 3 related tasks
+#: and 2 random structures keeping the network's marginals), and weakly related ones (as alarm-ind's, each task's
+#: edges deleted independently: where the relatedness test has the least power).
+KINDS = ("related", "unrelated", "marginals", "mixed", "ind", "lookalike")
+#: The kinds whose last tasks are unrelated to the first (``mtbn.benchmarks.mixed_unrelated``): tabulated per group.
+MIXED_KINDS = ("mixed", "lookalike")
 
 
 def name(network, kind):
@@ -82,6 +86,26 @@ def summarise_cell(network, rows, results):
     row["equal_stl"] = int(sum(np.array_equal(per.loc["mtl"].loc[t].values, per.loc["stl"].loc[t].values)
                                for t in per.loc["mtl"].index))
     return row
+
+
+def group_rows(network, rows, results):
+    """A mixed cell per group of tasks (the related first ones, the unrelated last ones): ED and KL of STL and
+    MTL, MTL minus STL paired over trials, and how often MTL learned each task alone (left out)."""
+    tasks = sorted(results["task"].unique(), key=lambda t: int("".join(filter(str.isdigit, t))))
+    n_other = mixed_unrelated(len(tasks))
+    out = []
+    for label, group in (("related", tasks[:-n_other]), ("unrelated", tasks[-n_other:])):
+        sub = results[results["task"].isin(group)]
+        per = sub.groupby(["method", "trial"])[["edit_distance", "kl"]].mean()
+        mtl = sub[sub["method"] == "mtl"]
+        alone = " ".join(f"{int((mtl[mtl['task'] == t]['transfer'] == 'alone').sum())}" for t in group)
+        cells = [network, str(rows), str(sub["trial"].nunique()), f"{label} ({', '.join(group)})"]
+        for col, digits in (("edit_distance", 2), ("kl", 4)):
+            c = paired_comparison(per.loc["mtl"][col].values, per.loc["stl"][col].values)
+            cells += [f"{per.loc['stl'][col].mean():.{digits}f}", f"{per.loc['mtl'][col].mean():.{digits}f}",
+                      f"{c['mean_diff']:+.{digits}f}, " + (f"{c['p_t']:.2g}" if c["p_t"] == c["p_t"] else "n/a")]
+        out.append("| " + " | ".join(cells + [alone]) + " |")
+    return out
 
 
 def table(rows):
@@ -122,14 +146,22 @@ def main():
             for network in args.networks:
                 for n in args.rows:
                     cell(network, kind, n, args.trials)
-    rows = []
+    rows, groups = [], []
     for kind in KINDS:  # the table holds every stored cell, whichever were run now
         for network in DEFAULT_NETWORKS:
             for n in (50, 250, 1000):
                 results = stored(folder(network, kind, n))
                 if results is not None and set(METHODS) <= set(results["method"]):
                     rows.append(summarise_cell(name(network, kind), n, results))
-    write_out(os.path.join("generalisation", "table.md"), table(rows) + "\n")
+                    if kind in MIXED_KINDS:
+                        groups += group_rows(name(network, kind), n, results)
+    text = table(rows) + "\n"
+    if groups:
+        text += ("\nThe cells whose last tasks are unrelated, per group of tasks (MTL minus STL paired over trials; "
+                 "left out: in how many trials MTL learned each task alone):\n\n"
+                 "| network | rows | trials | tasks | ED STL | ED MTL | ED MTL-STL, p | KL STL | KL MTL | KL MTL-STL, p "
+                 "| left out (per task) |\n" + "|---" * 11 + "|\n" + "\n".join(groups) + "\n")
+    write_out(os.path.join("generalisation", "table.md"), text)
 
 
 if __name__ == "__main__":

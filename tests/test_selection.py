@@ -312,6 +312,32 @@ def test_independent_many_state_variables_with_alike_marginals_are_found_unrelat
     assert raw_related == 5  # the case is one the uncorrected factors fail
 
 
+def test_each_task_s_own_test_leaves_out_tasks_that_only_look_like_the_related_ones():
+    """pgmpy's BARLEY, 3 related tasks and 2 random networks whose variables keep the network's marginals
+    (``lookalike:``): on the raw factors the look-alike tasks pass or nearly pass their own test and neither is
+    left out; on the factors' excess over independence both are, and so the guard leaves both out."""
+    import os
+
+    import pgmpy
+
+    from mtbn.benchmarks import make_problem
+    from mtbn.data import make_taskset
+    from mtbn.learn.guard import _relatedness_check, leave_out_by, tasks_to_leave_out
+    from mtbn.networks import sample
+    from mtbn.score import BDeuScore
+
+    barley = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_models", "barley.bif.gz")
+    rng = np.random.default_rng(1)
+    nets = make_problem(f"lookalike:{barley}", random_state=rng)
+    ts = make_taskset({f"t{i}": sample(n, 250, random_state=rng).to_dataframe() for i, n in enumerate(nets)})
+    test = _relatedness_check([BDeuScore(d) for d in ts.tasks], ts.local_index, 0)
+    assert test["p_value"] < 0.01  # three tasks are related: the all-tasks test passes
+    found = leave_out_by(test)
+    assert found["tasks"] == []  # the case is one the raw factors miss
+    assert found["tasks_excess"] == [3, 4]
+    assert tasks_to_leave_out(test) == [3, 4]
+
+
 def test_guard_rejects_a_held_out_gain_between_unrelated_tasks():
     from mtbn.learn import _transfer_check
 
@@ -522,6 +548,16 @@ def test_tasks_to_leave_out_needs_evidence_of_less_relatedness_by_hand():
     assert tasks_to_leave_out(test([0.001, 0.5, 0.5], [0.3, 0.0, 0.0])) == []
     assert tasks_to_leave_out(test([0.001, 0.001, 0.5, 0.5], [0.3, 0.3, 0.0, 0.0])) == [2, 3]
     assert tasks_to_leave_out(None) == []
+    # two sets of per-task results (raw factors, their excess): a task is left out when either leaves it out
+    both = test([0.001, 0.001, 0.001, 0.5, 0.5], [0.30, 0.32, 0.28, 0.0, 0.20])
+    both["tasks_excess"] = test([0.001, 0.001, 0.001, 0.5, 0.5], [0.30, 0.32, 0.28, 0.20, 0.0])["tasks"]
+    assert tasks_to_leave_out(both) == [3, 4]
+    # ... unless fewer than two tasks would remain (the raw results leave out 0, the excess 2, 3 and 4)
+    both = test([0.5, 0.001, 0.001, 0.001, 0.001], [0.0, 0.30, 0.32, 0.28, 0.30])
+    both["tasks_excess"] = test([0.001, 0.001, 0.5, 0.5, 0.5], [0.30, 0.32, 0.0, 0.0, 0.0])["tasks"]
+    assert tasks_to_leave_out(both) == []
+    both["tasks_excess"] = test([0.001, 0.001, 0.001, 0.5, 0.5], [0.30, 0.32, 0.28, 0.0, 0.0])["tasks"]
+    assert tasks_to_leave_out(both) == [0, 3, 4]
 
 
 def _shared_skew_tasks(run, n_tasks=4, n_vars=12, rows=800):

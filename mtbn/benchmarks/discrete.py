@@ -48,6 +48,11 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   decision were not set on): tasks of which only
   some are related: built as ``alarm`` / ..., then the last 2 of 5 tasks
   (:func:`mixed_unrelated`) are relabelled as in ``*-unrelated``.
+* ``alarm-lookalike``, ``sachs-lookalike``, ``hepar2-lookalike``: as
+  ``*-mixed``, but the last 2 of 5 tasks are built as in ``*-marginals``
+  (random structures whose variables keep the network's marginals): unrelated
+  tasks that look like the related ones, which each task's own relatedness
+  test must still tell apart.
 * ``alarm-comp``: ALARM split into the paper's four components
   (:data:`PAPER_ALARM_COMPONENTS`: its node numbers read as positions in the
   BIF file's variable order; 7, 8, 8 and 14 nodes, not all connected), and
@@ -67,8 +72,8 @@ and test data are drawn with :func:`mtbn.networks.sample`.
   network (related tasks by deleting edges, correlated parameters), so a
   user's own network, or one of pgmpy's example networks, is a benchmark;
   ``KIND:FILE`` (KIND ``ind``, ``unrelated``, ``random``, ``mixed``,
-  ``marginals`` or ``cptshare``) the construction of the ``-KIND`` problems
-  on it.
+  ``marginals``, ``cptshare`` or ``lookalike``) the construction of the
+  ``-KIND`` problems on it.
 """
 
 import itertools
@@ -144,7 +149,8 @@ PROBLEMS = {
     "alarm-unrelated": ("alarm", "unrelated"),
     "sachs-unrelated": ("sachs", "unrelated"),
     **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2") for kind in ("random", "mixed")},
-    **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2") for kind in ("marginals", "cptshare")},
+    **{f"{net}-{kind}": (net, kind) for net in ("alarm", "sachs", "hepar2")
+       for kind in ("marginals", "cptshare", "lookalike")},
     **{f"{net}-mixed": (net, "mixed") for net in ("insurance", "win95pts", "andes")},
     "networks-unrelated": (None, "networks"),
 }
@@ -470,13 +476,13 @@ def make_component_pool(network="alarm", *, components=PAPER_ALARM_COMPONENTS, r
 
 #: ``KIND:FILE`` problems: the constructions of the shipped networks' ``-KIND`` problems, on a network file.
 FILE_CONSTRUCTIONS = {"ind": True, "unrelated": "unrelated", "random": "random", "mixed": "mixed",
-                      "marginals": "marginals", "cptshare": "cptshare"}
+                      "marginals": "marginals", "cptshare": "cptshare", "lookalike": "lookalike"}
 
 register("problem-unknown", InvalidParameterError,
          "problem {value!r} is neither a benchmark problem ({choices}) nor a network file.",
          cause="A benchmark names one of mtbn's problems, or the path of a network file (.bif, .bif.gz, .xml, "
                ".xmlbif, .bifxml, .net, .uai) whose related tasks delete edges as alarm's do, or KIND:PATH for "
-               "another construction (ind, unrelated, random, mixed, marginals, cptshare).",
+               "another construction (ind, unrelated, random, mixed, marginals, cptshare, lookalike).",
          fix="Give one of the problems listed, or the path of an existing network file.")
 
 
@@ -489,7 +495,7 @@ def problem_source(problem):
         A key of :data:`PROBLEMS`; or the path of a network file (any format :func:`mtbn.networks.read_network`
         reads), whose tasks are built as ``alarm``'s (edges deleted with probability ``p_del``, correlated
         parameters); or ``KIND:PATH``, KIND one of :data:`FILE_CONSTRUCTIONS` (``ind``, ``unrelated``,
-        ``random``, ``mixed``, ``marginals``, ``cptshare``): the construction of ``alarm-KIND`` (or
+        ``random``, ``mixed``, ``marginals``, ``cptshare``, ``lookalike``): the construction of ``alarm-KIND`` (or
         ``sachs-KIND``) on that file's network.
 
     Returns
@@ -599,10 +605,11 @@ def make_problem(problem, *, n_tasks=5, p_del=0.05, random_state=None):
         return [_renamed_subnetwork(n, UNRELATED_NETWORK_VARIABLES) for n in UNRELATED_NETWORKS[:n_tasks]]
     tasks, _ = make_perturbed_tasks(name, n_tasks=n_tasks, p_del=p_del, independent_parameters=independent is True,
                                     random_state=rng)
-    if independent == "marginals":  # independent structures, every variable's marginal the network's
+    if independent in ("marginals", "lookalike"):  # independent structures, every variable's marginal the network's
         base = tasks[0]
         marginals = [marginal(base, [v]) for v in range(base.n_vars)]
-        return [_marginal_network(base, rng, marginals) for _ in range(n_tasks)]
+        n_alike = n_tasks if independent == "marginals" else mixed_unrelated(n_tasks)
+        return tasks[:n_tasks - n_alike] + [_marginal_network(base, rng, marginals) for _ in range(n_alike)]
     if independent == "cptshare":
         return _shared_row_networks(tasks[0], n_tasks, rng)
     if independent == "unrelated":
@@ -755,7 +762,7 @@ def _renamed_subnetwork(name, m):
 
 
 def mixed_unrelated(n_tasks):
-    """How many of the ``n_tasks`` tasks of a ``*-mixed`` problem are unrelated (the last ones): 2 of 5.
+    """How many of the ``n_tasks`` tasks of a ``*-mixed`` or ``*-lookalike`` problem are unrelated (the last ones): 2 of 5.
 
     Parameters
     ----------

@@ -63,13 +63,15 @@ def _relatedness_check(scorers, local_index, seed):
     in 7 and 6 of 10 trials). Continuous tasks (a Gaussian score) keep the
     score's own factors: there the factor of two independent variables
     follows their sample correlation, whose law does not depend on the
-    marginals. Each task's own test (``["tasks"]``, read by
-    :func:`tasks_to_leave_out`) stays on the raw factors: it compares a
-    task's agreement with the others against the other tasks', in which a
-    pattern that all tasks share cancels, and on the corrected factors the
-    agreement of SACHS's 11 variables was too noisy to leave relabelled
-    tasks out (docs/guide/penalty.rst: gaps of 2.9-3.5 null SDs against
-    the required 3). The test runs
+    marginals. Each task's own test is run on both: ``["tasks"]`` on the
+    raw factors, ``["tasks_excess"]`` on the corrected ones (the same
+    permutations), and :func:`tasks_to_leave_out` leaves a task out when
+    either says it is less related than the others. On the corrected factors
+    alone the agreement of SACHS's 11 variables was too noisy to leave
+    relabelled tasks out (docs/guide/penalty.rst: gaps of 2.9-3.5 null SDs
+    against the required 3); on the raw factors alone a task whose variables
+    only look like the others' (random structures, the same marginals:
+    ``*-lookalike``) passed its own test (BARLEY). The test runs
     over the variables every task has, relabelling only among variables with the
     same number of states in that task (a Bayes factor's scale depends on
     the state counts, which alone made unrelated networks over the same
@@ -97,7 +99,8 @@ def _relatedness_check(scorers, local_index, seed):
         return relatedness_of(raw, arities, seed)
     test = relatedness_of([dependence_evidence(s.data, local_index[t, common], getattr(s, "ess", 1.0))
                            for t, s in enumerate(scorers)], arities, _fresh(seed))
-    test["tasks"] = relatedness_of(raw, arities, _fresh(seed))["tasks"]  # the per-task tests: see the docstring
+    # the per-task tests on both factors (see the docstring): "tasks" on the raw ones, as before the correction
+    test["tasks_excess"], test["tasks"] = test["tasks"], relatedness_of(raw, arities, _fresh(seed))["tasks"]
     return test
 
 
@@ -140,35 +143,56 @@ def tasks_to_leave_out(test):
     and its agreement with the others beyond what relabelling gives
     (``statistic - null_mean``) falls :data:`LEAVE_OUT_SDS` null standard
     deviations below the median agreement of the tasks that pass their own
-    test. At least two tasks must remain (otherwise nothing is left out).
+    test. That is read on each set of per-task results the test has
+    (``test["tasks"]`` and, when present, ``test["tasks_excess"]``:
+    :func:`leave_out_by`), and a task is left out when either set says so.
+    At least two tasks must remain (otherwise nothing is left out).
     """
-    gaps = agreement_gaps(test)
-    if gaps is None:
-        return []
-    out = [t for t, (r, gap) in enumerate(zip(test["tasks"], gaps))
-           if not r["p_value"] < RELATEDNESS_LEVEL and gap >= LEAVE_OUT_SDS]
-    return out if len(gaps) - len(out) >= 2 else []
+    found = leave_out_by(test)
+    out = sorted(set().union(*found.values()))
+    return out if test is not None and len(test["tasks"]) - len(out) >= 2 else []
 
 
-def agreement_gaps(test):
+#: The per-task results of a relatedness test (:func:`_relatedness_check`) that :func:`tasks_to_leave_out` reads:
+#: on the raw log Bayes factors, and on their excess over independence (discrete tasks).
+PER_TASK_RESULTS = ("tasks", "tasks_excess")
+
+
+def leave_out_by(test):
+    """Per set of per-task results of ``test`` (a key of :data:`PER_TASK_RESULTS` present in it), the tasks
+    it says are less related than the others (own test failed, agreement :data:`LEAVE_OUT_SDS` null SDs below
+    the passing tasks' median); ``{}`` without a test."""
+    if test is None:
+        return {}
+    found = {}
+    for key in PER_TASK_RESULTS:
+        gaps = agreement_gaps(test, key)
+        if gaps is not None:
+            found[key] = [t for t, (r, gap) in enumerate(zip(test[key], gaps))
+                          if not r["p_value"] < RELATEDNESS_LEVEL and gap >= LEAVE_OUT_SDS]
+    return found
+
+
+def agreement_gaps(test, key="tasks"):
     """Per task, how many null SDs its agreement with the others (``statistic - null_mean``) falls below the
-    median agreement of the tasks that pass their own test; None without a test or with fewer than two passing."""
-    reference = agreement_reference(test)
+    median agreement of the tasks that pass their own test, read on ``test[key]``; None without a test, without
+    that key, or with fewer than two passing."""
+    reference = agreement_reference(test, key)
     if reference is None:
         return None
     gaps = []
-    for r in test["tasks"]:
+    for r in test[key]:
         below = reference - (r["statistic"] - r["null_mean"])
         gaps.append(below / r["null_sd"] if r["null_sd"] > 0 else (np.inf if below > 0 else 0.0))
     return gaps
 
 
-def agreement_reference(test):
-    """The median agreement (``statistic - null_mean``) of the tasks that pass their own test; None without a
-    test or with fewer than two passing."""
-    if test is None:
+def agreement_reference(test, key="tasks"):
+    """The median agreement (``statistic - null_mean``) of the tasks that pass their own test in ``test[key]``;
+    None without a test, without that key, or with fewer than two passing."""
+    if test is None or key not in test:
         return None
-    passing = [r["statistic"] - r["null_mean"] for r in test["tasks"] if r["p_value"] < RELATEDNESS_LEVEL]
+    passing = [r["statistic"] - r["null_mean"] for r in test[key] if r["p_value"] < RELATEDNESS_LEVEL]
     return float(np.median(passing)) if len(passing) >= 2 else None
 
 
@@ -237,7 +261,8 @@ def _transfer_check(scores, grid, chosen, task_names, rule, n_folds, force, rela
         message += f"; tasks that lose on held-out rows: {', '.join(hurt)}"
     return TransferVerdict(status=status, message=message, selected_penalty=float(grid[chosen]), gain=gain, se=se,
                            rule=rule, folds=n_folds, tasks=tasks, estimates=IN_SELECTION,
-                           relatedness=None if related is None else {k: v for k, v in related.items() if k != "tasks"})
+                           relatedness=None if related is None else {k: v for k, v in related.items()
+                                                                     if k not in PER_TASK_RESULTS})
 
 
 def check_transfer(scores, grid, chosen, task_names, *, rule, n_folds, force, scorers, local_index, seed,

@@ -46,6 +46,7 @@ from mtbn.learn.guard import (
     _relatedness_check,
     agreement_reference,
     check_transfer,
+    leave_out_by,
     one_task_verdict,
     pooled_instead,
     tasks_to_leave_out,
@@ -302,18 +303,32 @@ def _unrelated_tasks(problem, test):
     return related, unrelated, test
 
 
+def _left_out_message(names, test):
+    """Why :func:`mtbn.learn.guard.tasks_to_leave_out` leaves tasks out: per set of per-task results that left
+    some out (the raw factors first, then their excess over independence for the tasks only that one left out),
+    their own p-values and agreements against the passing tasks'."""
+    found, said, parts = leave_out_by(test), set(), []
+    for key, beyond in (("tasks", ""), ("tasks_excess", ", on each pair's evidence beyond its mean under "
+                                                         "independence")):
+        out = [t for t in found.get(key, ()) if t not in said]
+        said.update(out)
+        if not out:
+            continue
+        rows = test[key]
+        ps = ", ".join(f"{rows[t]['p_value']:.2g}" for t in out)
+        agree = ", ".join(f"{rows[t]['statistic'] - rows[t]['null_mean']:.2f}" for t in out)
+        parts.append(f"tasks {', '.join(repr(names[t]) for t in out)} depend on their variables unlike the others "
+                     f"(own relatedness p = {ps}, level {RELATEDNESS_LEVEL:g}; agreement with the others {agree} "
+                     f"against {agreement_reference(test, key):.2f} for the tasks that pass{beyond})")
+    return "; ".join(parts)
+
+
 def _learn_apart(args, problem, seeds, split, say):
     """The related tasks learned jointly (per task again), the others alone, with the same base seed."""
     related, unrelated, test = split
     ts = problem.taskset
     names = [ts.names[t] for t in unrelated]
-    rows = test["tasks"]
-    ps = ", ".join(f"{rows[t]['p_value']:.2g}" for t in unrelated)
-    agree = ", ".join(f"{rows[t]['statistic'] - rows[t]['null_mean']:.2f}" for t in unrelated)
-    message = (f"tasks {', '.join(map(repr, names))} depend on their variables unlike the others (own relatedness "
-               f"p = {ps}, level {RELATEDNESS_LEVEL:g}; agreement with the others {agree} against "
-               f"{agreement_reference(test):.2f} for the tasks that pass): learned on their own, the other tasks "
-               "jointly")
+    message = _left_out_message(ts.names, test) + ": learned on their own, the other tasks jointly"
     say(message)
     warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
     # Every part keeps the state lists of all the tasks given, so a task's states (and its BDeu score) do not
@@ -345,6 +360,8 @@ def _learn_apart(args, problem, seeds, split, say):
     for t in unrelated:
         transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",
                                           "relatedness": test["tasks"][t]}
+        if t in leave_out_by(test).get("tasks_excess", ()):
+            transfer["tasks"][ts.names[t]]["relatedness_excess"] = test["tasks_excess"][t]
     stl = None if joint.single_task is None or alone.single_task is None else merged("single_task")
     return MultitaskResult(
         task_names=ts.names, graphs=merged("graphs"), networks=merged("networks"), penalty=joint.penalty,

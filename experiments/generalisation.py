@@ -159,8 +159,8 @@ def main():
     if groups:
         text += ("\nThe cells whose last tasks are unrelated, per group of tasks (MTL minus STL paired over trials; "
                  "left out: in how many trials MTL learned each task alone):\n\n"
-                 "| network | rows | trials | tasks | ED STL | ED MTL | ED MTL-STL, p | KL STL | KL MTL | KL MTL-STL, p "
-                 "| left out (per task) |\n" + "|---" * 11 + "|\n" + "\n".join(groups) + "\n")
+                 "| network | rows | trials | tasks | ED STL | ED MTL | ED MTL-STL, p | KL STL | KL MTL "
+                 "| KL MTL-STL, p | left out (per task) |\n" + "|---" * 11 + "|\n" + "\n".join(groups) + "\n")
     write_out(os.path.join("generalisation", "table.md"), text)
 
 

@@ -312,6 +312,23 @@ def test_independent_many_state_variables_with_alike_marginals_are_found_unrelat
     assert raw_related == 5  # the case is one the uncorrected factors fail
 
 
+def test_the_left_out_message_names_each_task_with_the_results_that_left_it_out():
+    from mtbn.learn.multitask import _left_out_message
+
+    def rows(ps, effects):
+        return [{"p_value": p, "statistic": e + 0.1, "null_mean": 0.1, "null_sd": 0.05} for p, e in zip(ps, effects)]
+
+    names = ["a", "b", "c", "d", "e"]
+    test = {"tasks": rows([0.001, 0.001, 0.001, 0.5, 0.04], [0.30, 0.32, 0.28, 0.0, 0.25]),
+            "tasks_excess": rows([0.001, 0.001, 0.001, 0.6, 0.7], [0.20, 0.22, 0.24, 0.01, 0.02])}
+    # raw: d left out (0.30 - 0.00 >= 0.15), e not (0.05 below); excess: d and e (reference 0.22)
+    assert _left_out_message(names, test) == (
+        "tasks 'd' depend on their variables unlike the others (own relatedness p = 0.5, level 0.01; agreement "
+        "with the others 0.00 against 0.30 for the tasks that pass); tasks 'e' depend on their variables unlike "
+        "the others (own relatedness p = 0.7, level 0.01; agreement with the others 0.02 against 0.22 for the "
+        "tasks that pass, on each pair's evidence beyond its mean under independence)")
+
+
 def test_each_task_s_own_test_leaves_out_tasks_that_only_look_like_the_related_ones():
     """pgmpy's BARLEY, 3 related tasks and 2 random networks whose variables keep the network's marginals
     (``lookalike:``): on the raw factors the look-alike tasks pass or nearly pass their own test and neither is

@@ -762,7 +762,8 @@ def _renamed_subnetwork(name, m):
 
 
 def mixed_unrelated(n_tasks):
-    """How many of the ``n_tasks`` tasks of a ``*-mixed`` or ``*-lookalike`` problem are unrelated (the last ones): 2 of 5.
+    """How many of the ``n_tasks`` tasks of a ``*-mixed`` or ``*-lookalike`` problem are unrelated (the last
+    ones): 2 of 5.
 
     Parameters
     ----------

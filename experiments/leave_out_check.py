@@ -1,7 +1,7 @@
 """The per-task transfer decision on mixed tasks, where it was tuned and where it was not (issue 47, item 4).
 
-Run: ``python experiments/leave_out_check.py [--trials 10] [--lookalike]`` (about 10 minutes; 20 with
-``--lookalike``).
+Run: ``python experiments/leave_out_check.py [--trials 10] [--lookalike | --related]`` (about 10 minutes; 20
+with ``--lookalike``, 5 with ``--related``).
 
 ``transfer_per_task`` learns a task alone when its own relatedness test fails and its agreement with the others
 falls ``LEAVE_OUT_SDS`` (3) null SDs below the related tasks' (:func:`mtbn.learn.guard.tasks_to_leave_out`).
@@ -14,8 +14,10 @@ plain ranks). Each task's own test runs on the raw log Bayes factors and on thei
 (:func:`mtbn.learn.guard.leave_out_by`); the counts are given for each reading alone and for both (a task left out
 when either says so: the guard's rule). ``--lookalike``: the ``*-lookalike`` cells instead (the last 2 tasks random
 structures that keep the network's marginals), on ALARM, SACHS, HEPAR2 and pgmpy's BARLEY, WATER and CHILD
-(``lookalike:FILE``). Writes ``experiments/out/leave_out_check.md`` (``leave_out_check_plain.md``,
-``leave_out_check_lookalike.md``).
+(``lookalike:FILE``). ``--related``: weakly related tasks on pgmpy's BARLEY, WATER, CHILD and HAILFINDER
+(``ind:FILE``, each task's edges deleted independently) at 50 and 100 rows, where no task should be left out.
+Writes ``experiments/out/leave_out_check.md`` (``leave_out_check_plain.md``, ``leave_out_check_lookalike.md``,
+``leave_out_check_related.md``).
 """
 
 import argparse
@@ -40,12 +42,19 @@ LOOKALIKE = ("alarm-lookalike", "sachs-lookalike", "hepar2-lookalike", "barley",
 READINGS = ("raw", "excess", "both")
 
 
+#: ``--related``: weakly related tasks on pgmpy's networks (every task related; none should be left out).
+RELATED = ("ind:barley", "ind:water", "ind:child", "ind:hailfinder")
+
+
 def problem_of(name):
-    """A problem name, or a pgmpy example network's look-alike problem (``lookalike:FILE``)."""
-    if name in ("barley", "water", "child"):
+    """A problem name; a pgmpy example network's look-alike problem (``barley``: ``lookalike:FILE``); or
+    ``KIND:NETWORK``, the KIND construction on a pgmpy example network (``ind:barley``)."""
+    kind, _, network = name.rpartition(":")
+    if name in ("barley", "water", "child") or kind:
         import pgmpy
 
-        return f"lookalike:{os.path.join(os.path.dirname(pgmpy.__file__), 'utils', 'example_models', name)}.bif.gz"
+        path = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_models", f"{network}.bif.gz")
+        return f"{kind or 'lookalike'}:{path}"
     return name
 
 
@@ -71,15 +80,20 @@ def main():
     ap.add_argument("--problems", nargs="+", default=list(TUNED + UNTUNED))
     ap.add_argument("--plain", action="store_true", help="the test without centred ranks (before issue 47)")
     ap.add_argument("--lookalike", action="store_true", help="the look-alike cells (LOOKALIKE) instead")
+    ap.add_argument("--related", action="store_true",
+                    help="weakly related tasks on pgmpy's networks (RELATED), at 50 and 100 rows unless --rows")
     args = ap.parse_args()
+    if args.related and args.rows == [50, 250, 1000]:
+        args.rows = [50, 100]
     if args.plain:  # the guard's test before issue 47: state-count strata only, ranks not centred
         guard.relabelling_test = lambda *a, **kw: relabelling_test(*a, **dict(kw, centre=False))
         guard.level_strata = lambda matrix, labels: np.asarray(labels)
-    problems = list(LOOKALIKE) if args.lookalike else args.problems
+    problems = list(LOOKALIKE) if args.lookalike else list(RELATED) if args.related else args.problems
     what = ("the last 2 random structures keeping the network's marginals" if args.lookalike
-            else "the last 2 relabelled")
+            else "all related (edges deleted independently)" if args.related else "the last 2 relabelled")
     lines = [f"`python experiments/leave_out_check.py --trials {args.trials}{' --plain' if args.plain else ''}"
-             f"{' --lookalike' if args.lookalike else ''}`: the per-task decision (LEAVE_OUT_SDS = {LEAVE_OUT_SDS}) on "
+             f"{' --lookalike' if args.lookalike else ''}{' --related' if args.related else ''}`: the per-task "
+             f"decision (LEAVE_OUT_SDS = {LEAVE_OUT_SDS}) on "
              f"5 tasks, {what}; {'the test before issue 47' if args.plain else 'the test since issue 47'}. Each cell: "
              "raw factors / their excess over independence / both (left out when either says so: the guard's rule).",
              "", "| problem | constants set here? | rows | trials | related tasks left out | unrelated tasks kept | "
@@ -89,12 +103,13 @@ def main():
             wrong_out, wrong_in, right = ({r: 0 for r in READINGS} for _ in range(3))
             for trial in range(args.trials):
                 out, k = check(problem, rows, trial)
-                unrelated = set(range(k - mixed_unrelated(k), k))
+                unrelated = set() if args.related else set(range(k - mixed_unrelated(k), k))
                 for r in READINGS:
                     wrong_out[r] += len(out[r] - unrelated)
                     wrong_in[r] += len(unrelated - out[r])
                     right[r] += out[r] == unrelated
-            n_rel, n_unrel = args.trials * (5 - mixed_unrelated(5)), args.trials * mixed_unrelated(5)
+            n_unrel = 0 if args.related else args.trials * mixed_unrelated(5)
+            n_rel = args.trials * 5 - n_unrel
 
             def cells(counts, n):
                 return " / ".join(f"{counts[r]}" for r in READINGS) + f" of {n}"
@@ -103,7 +118,8 @@ def main():
                     f"{cells(wrong_out, n_rel)} | {cells(wrong_in, n_unrel)} | {cells(right, args.trials)} |")
             progress(line)
             lines.append(line)
-    name = "leave_out_check" + ("_plain" if args.plain else "") + ("_lookalike" if args.lookalike else "")
+    name = ("leave_out_check" + ("_plain" if args.plain else "") + ("_lookalike" if args.lookalike else "")
+            + ("_related" if args.related else ""))
     write_out(name + ".md", "\n".join(lines) + "\n")
 
 

@@ -24,7 +24,8 @@ def add_parser(sub):
     p.add_argument("problem", metavar="PROBLEM",
                    help="the benchmark problem: " + ", ".join(PROBLEMS) + "; or a network file (.bif, .bif.gz, "
                    ".xml, .net, .uai) whose related tasks delete edges as alarm's do; or KIND:FILE, the problems "
-                   "alarm-KIND's construction on that file (KIND: ind, unrelated, random, mixed, marginals, cptshare, lookalike)")
+                   "alarm-KIND's construction on that file (KIND: ind, unrelated, random, mixed, marginals, cptshare, "
+                   "lookalike)")
     p.add_argument("--out", required=True, metavar="DIR",
                    help="output folder: new or empty, or one holding a run of the same benchmark (which resumes)")
     p.add_argument("--overwrite", action="store_true", help="start again in --out, discarding the earlier run there")

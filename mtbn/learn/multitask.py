@@ -357,10 +357,11 @@ def _learn_apart(args, problem, seeds, split, say):
         if transfer.get("sharing"):
             transfer["sharing"] = sharing
     transfer["tasks"] = dict(transfer.get("tasks") or {})
+    by_excess = leave_out_by(test).get("tasks_excess", ())
     for t in unrelated:
         transfer["tasks"][ts.names[t]] = {"gain": None, "se": None, "verdict": "learned alone (unrelated)",
                                           "relatedness": test["tasks"][t]}
-        if t in leave_out_by(test).get("tasks_excess", ()):
+        if t in by_excess:
             transfer["tasks"][ts.names[t]]["relatedness_excess"] = test["tasks_excess"][t]
     stl = None if joint.single_task is None or alone.single_task is None else merged("single_task")
     return MultitaskResult(

@@ -31,7 +31,7 @@ from mtbn.cli import main
 from mtbn.evaluate import RESULT_COLUMNS, run_benchmark
 from mtbn.graph import DAG
 from mtbn.metrics import edge_scores, edit_distance, kl_divergence
-from mtbn.networks import load_network, sample
+from mtbn.networks import BayesianNetwork, load_network, sample
 
 #: Fixtures that run whole commands: the tests using them are marked slow (tests/conftest.py).
 SLOW_FIXTURES = {"full_run"}
@@ -207,6 +207,38 @@ def test_component_pool_has_one_task_per_nonempty_subset(alarm):
 def test_marginal_equals_brute_force(asia, variables):
     idx = [asia.index(n) for n in variables]
     np.testing.assert_allclose(marginal(asia, idx), _brute_marginal(_joint(asia), idx), atol=1e-12)
+
+
+def _hub_chain(k=15, arity=16):
+    """``Z -> X1 .. Xk`` and ``X1 -> X2 -> ... -> Xk``, every variable of ``arity`` states. The factors holding Z
+    span all k + 1 variables (16 ** 16 = 2 ** 64 cells: 0 in int64), while eliminating the chain from X1 on
+    never needs more than ``arity ** 3``."""
+    rng = np.random.default_rng(0)
+    parents = [(), (0,)] + [(0, i - 1) for i in range(2, k + 1)]
+    cpts = [rng.dirichlet(np.ones(arity), size=arity ** len(p)).reshape((arity,) * len(p) + (arity,))
+            for p in parents]
+    names = ["Z"] + [f"X{i}" for i in range(1, k + 1)]
+    return BayesianNetwork(names, [tuple(map(str, range(arity)))] * (k + 1), parents, cpts)
+
+
+def test_marginal_of_a_wide_network_takes_the_small_factors():
+    # The elimination order once compared cells in int64: a 2 ** 64-cell factor counted 0 and was built first.
+    net = _hub_chain()
+    joint = net.cpts[0][:, None] * net.cpts[1]  # P(Z, X1), then forward along the chain: P(Z, Xi)
+    for i in range(2, 16):
+        joint = np.einsum("zp,zpc->zc", joint, net.cpts[i])
+    np.testing.assert_allclose(marginal(net, [15]), joint.sum(axis=0), atol=1e-12)
+    np.testing.assert_allclose(marginal(net, [0, 15]), joint, atol=1e-12)
+
+
+def test_marginal_too_large_for_memory_is_refused_before_it_is_built():
+    # 28 binary children of one root: their joint has 2 ** 28 cells, more than MAX_FACTOR_CELLS (2 ** 27).
+    k = 28
+    net = BayesianNetwork(["R"] + [f"C{i}" for i in range(k)], [("a", "b")] * (k + 1), [()] + [(0,)] * k,
+                          [np.array([0.5, 0.5])] + [np.array([[0.9, 0.1], [0.2, 0.8]])] * k)
+    with pytest.raises(InvalidParameterError, match=r"The exact joint of C0, C1, .*C27 needs a factor of 2\.68e\+08"):
+        marginal(net, list(range(1, k + 1)))
+    assert marginal(net, list(range(1, 4))).shape == (2, 2, 2)  # a few of them: exact as ever
 
 
 # ---------------------------------------------------------------------------

@@ -77,6 +77,7 @@ and test data are drawn with :func:`mtbn.networks.sample`.
 """
 
 import itertools
+import math
 import os
 from pathlib import Path
 
@@ -171,6 +172,16 @@ register("n-tasks-value", InvalidParameterError, "n_tasks must be >= 1; got {val
          cause="A benchmark problem with no tasks.", fix="Ask for at least one task (the paper uses 5).")
 
 
+#: The largest factor (cells) :func:`marginal` builds: 2**27 float64 cells, 1 GiB.
+MAX_FACTOR_CELLS = 2**27
+register("marginal-too-large", InvalidParameterError,
+         "The exact joint of {names} needs a factor of {cells:.3g} cells, more than the {limit:.3g} allowed.",
+         cause="Variable elimination on this network builds a factor too large for memory (a benchmark "
+               "construction marginalises the CPT of a child whose parent edge it deletes).",
+         fix="Use a construction that deletes no edges (e.g. a network's ``-unrelated`` or relabelled tasks), "
+             "or a network with smaller cliques.")
+
+
 def _ancestors(network, variables):
     seen = set(variables)
     stack = list(variables)
@@ -202,29 +213,51 @@ def marginal(network, variables):
     ndarray
         ``P(variables)``: one axis per variable of ``variables``, of that variable's arity (a 0-d array holding
         1.0 when ``variables`` is empty).
+
+    Raises
+    ------
+    InvalidParameterError
+        When the elimination would build a factor of more than :data:`MAX_FACTOR_CELLS` cells (before any is
+        built).
     """
     variables = [int(v) for v in variables]
     keep = _ancestors(network, variables)
     arity = network.arities
-    factors = [((*network.parents[v], v), np.asarray(network.cpts[v])) for v in sorted(keep)]
-    to_eliminate = set(keep) - set(variables)
-    while to_eliminate:
-        def cost(z):
-            scope = set()
-            for vs, _ in factors:
-                if z in vs:
-                    scope.update(vs)
-            return int(np.prod([arity[x] for x in scope])), z
+    # The factors by id in the order they were made (a new one gets the next id): the order einsum multiplies
+    # them in, and so the result's last bits, as when they were a list.
+    factors = {i: ((*network.parents[v], v), np.asarray(network.cpts[v])) for i, v in enumerate(sorted(keep))}
+    holding = {x: set() for x in keep}  # variable -> ids of the factors it is in
+    for i, (vs, _) in factors.items():
+        for x in vs:
+            holding[x].add(i)
 
-        z = min(to_eliminate, key=cost)
-        to_eliminate.discard(z)
-        touching = [f for f in factors if z in f[0]]
-        factors = [f for f in factors if z not in f[0]]
+    def cost(z):  # the cells of the product of the factors z is in (Python ints: no overflow on wide networks)
+        return math.prod(int(arity[x]) for x in set().union(*(factors[i][0] for i in holding[z])))
+
+    def check(cells):
+        if cells > MAX_FACTOR_CELLS:
+            raise error("marginal-too-large", names=", ".join(network.names[v] for v in variables), cells=cells,
+                        limit=MAX_FACTOR_CELLS)
+
+    check(math.prod(int(arity[v]) for v in variables))  # the result itself
+    costs = {z: cost(z) for z in set(keep) - set(variables)}
+    new = len(factors)  # the next factor's id
+    while costs:
+        z = min(costs, key=lambda x: (costs[x], x))
+        check(costs.pop(z))
+        ids = sorted(holding.pop(z))
+        touching = [factors.pop(i) for i in ids]
         scope = sorted({x for vs, _ in touching for x in vs} - {z})
-        factors.append((tuple(scope), _contract(touching, scope)))
+        factors[new] = (tuple(scope), _contract(touching, scope))
+        for x in scope:  # only these variables' factors changed
+            holding[x].difference_update(ids)
+            holding[x].add(new)
+            if x in costs:
+                costs[x] = cost(x)
+        new += 1
     if not factors:
         return np.ones(())
-    return _contract(factors, variables)
+    return _contract(list(factors.values()), variables)
 
 
 def _contract(factors, out):

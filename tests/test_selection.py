@@ -270,6 +270,21 @@ def test_excess_log_bayes_factors_subtract_the_exact_mean_over_all_matchings_of_
     assert np.allclose(excess_log_bayes_factors(d, [2, 0]), excess_log_bayes_factors(d)[np.ix_([2, 0], [2, 0])])
 
 
+def test_distinct_rows_partition_the_rows_as_numpys_unique_does():
+    from mtbn.score.bdeu import _distinct_rows
+
+    rng = np.random.default_rng(3)
+    for n in (1, 7, 500):
+        cols = [rng.integers(0, 4, n), rng.integers(-3, 3, n), np.array([1, -1]).repeat(n)[rng.integers(0, 2, n)]]
+        first, inverse = _distinct_rows(*cols)
+        rows = np.stack(cols, axis=1)
+        uniq, ref_inverse = np.unique(rows, axis=0, return_inverse=True)
+        assert len(first) == len(uniq) and len({tuple(r) for r in rows[first]}) == len(first)
+        assert np.array_equal(rows[first][inverse], rows)  # each row's distinct row is equal to it
+        # the same partition of the rows as numpy's (the order of the distinct rows aside)
+        assert np.array_equal(ref_inverse.ravel()[first][inverse], ref_inverse.ravel())
+
+
 def test_the_null_means_of_cell_terms_agree_with_scipys_hypergeometric_law_on_large_tables():
     # the support is cut to the mean +- sqrt(20 min(a, b)); scipy sums the whole support
     from scipy.special import gammaln

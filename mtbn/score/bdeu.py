@@ -190,6 +190,18 @@ def _mean_cell_terms(n, a, b, alpha):
     return out
 
 
+def _distinct_rows(*columns):
+    """The distinct rows of equal-length int64 ``columns``: the index of one row of each, and each row's distinct
+    row (``np.unique(..., axis=0, return_inverse=True)`` without its sort of the rows as bytes, several times
+    slower on a few thousand rows)."""
+    order = np.lexsort(columns[::-1])
+    new = np.ones(len(order), dtype=bool)
+    new[1:] = np.any([np.diff(c[order]) != 0 for c in columns], axis=0)
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.cumsum(new) - 1
+    return order[new], inverse
+
+
 def excess_log_bayes_factors(data, variables=None, equivalent_sample_size=1.0):
     """Every pair's BDeu log Bayes factor of dependence minus its mean under independence with the same marginals.
 
@@ -254,9 +266,8 @@ def excess_log_bayes_factors(data, variables=None, equivalent_sample_size=1.0):
         a = np.concatenate([np.repeat(margins[u], r[v]) for v in vs])
         b = np.concatenate([np.tile(margins[v], r[u]) for v in vs])
         al = np.repeat(alpha, r[u] * r[vs])
-        keys = np.stack([a, b, al.view(np.int64)], axis=1)
-        uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-        mean = _mean_cell_terms(n, uniq[:, 0], uniq[:, 1], uniq[:, 2].view(np.float64))[inverse.ravel()]
+        first, inverse = _distinct_rows(a, b, al.view(np.int64))
+        mean = _mean_cell_terms(n, a[first], b[first], al[first])[inverse]
         expected = np.add.reduceat(mean, np.concatenate([[0], np.cumsum(r[u] * r[vs])[:-1]]))
         out[u, vs] = out[vs, u] = observed - expected
     return out

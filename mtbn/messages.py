@@ -198,9 +198,9 @@ def markdown():
         "marginals of the benchmark constructions that delete edges build no factor above "
         "`mtbn.benchmarks.discrete.MAX_FACTOR_CELLS` = 2^27 cells (1 GiB), checked before it is built "
         "(`marginal-too-large`); every construction builds within 1 GiB on pgmpy's DIABETES, MUNIN, LINK, PIGS "
-        "and MILDEW. tests/test_checked_inputs.py runs the command lines that used to exhaust memory (parameter sharing on "
-        "the Sachs conditions cut into 200 and 50 bins; single-task learning of WIN95PTS on 50 rows) under a 3 GB "
-        "address-space limit.",
+        "and MILDEW. tests/test_checked_inputs.py runs the command lines that used to exhaust memory (parameter "
+        "sharing on the Sachs conditions cut into 200 and 50 bins; single-task learning of WIN95PTS on 50 rows) "
+        "under a 3 GB address-space limit.",
         "",
     ]
     for name in MODULES:

@@ -106,10 +106,44 @@ def _strata_groups(strata):
 
 
 def _permute_within(groups, m, rng):
-    perm = np.arange(m)
+    """A permutation of ``range(m)`` moving each index only within its group: each group's indices shuffled in
+    place, in the order of ``groups`` (the random draws of ``rng.permutation`` of each group in turn; a group
+    of one draws nothing)."""
+    order = np.concatenate(groups) if groups else np.arange(0)
+    moved = order.copy()
+    start = 0
     for where in groups:
-        perm[where] = rng.permutation(where)
+        end = start + len(where)
+        if end - start > 1:
+            rng.shuffle(moved[start:end])
+        start = end
+    perm = np.arange(m)
+    perm[order] = moved
     return perm
+
+
+#: Cells of one block of relabelled matrices in :func:`relabelling_test` (a block of permutations at a time).
+_RELABEL_BLOCK_CELLS = 1 << 21
+
+
+def _relabelled_statistics(ranked, total, norms, perms):
+    """:func:`relabelling_test`'s null: per permutation ``perms[i]`` (one relabelling per task), the mean pairwise
+    inner product of the relabelled matrices and each task's inner product with the others' unrelabelled sum.
+    Blocks of permutations at once; each sum adds the tasks in order, as one permutation at a time would."""
+    n, k, m = perms.shape
+    null = np.empty(n)
+    null_own = np.empty((n, k))
+    others = total[None] - ranked  # task t against the sum of the others, as observed
+    block = max(1, _RELABEL_BLOCK_CELLS // (m * m))
+    for lo in range(0, n, block):
+        p = perms[lo:lo + block]
+        moved_sum = None
+        for t in range(k):
+            moved = np.take(ranked[t].ravel(), p[:, t, :, None] * m + p[:, t, None, :])  # ranked[t][p, p.T]
+            moved_sum = moved.copy() if moved_sum is None else moved_sum + moved
+            null_own[lo:lo + block, t] = (moved * others[t]).sum(axis=(1, 2)) / 2
+        null[lo:lo + block] = ((moved_sum * moved_sum).sum(axis=(1, 2)) / 2 - norms.sum()) / (k * (k - 1))
+    return null, null_own
 
 
 def _without_variable_effects(r):
@@ -265,15 +299,13 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     observed = mean_pairwise(total)
     own = np.array([(ranked[t] * (total - ranked[t])).sum() / 2 for t in range(k)])
     rng = np.random.default_rng(random_state)
-    null = np.empty(n_permutations)
-    null_own = np.empty((n_permutations, k))
     labels = np.broadcast_to(np.zeros(m, dtype=int) if strata is None else np.asarray(strata), (k, m))
     groups = [_strata_groups(labels[t]) for t in range(k)]
-    for i in range(n_permutations):
-        perms = [_permute_within(groups[t], m, rng) for t in range(k)]
-        moved = np.stack([ranked[t][np.ix_(p, p)] for t, p in enumerate(perms)])
-        null[i] = mean_pairwise(moved.sum(axis=0))
-        null_own[i] = [(moved[t] * (total - ranked[t])).sum() / 2 for t in range(k)]
+    # All relabellings first, in the order of one loop over permutations then tasks (the random stream of
+    # drawing them one by one), then their statistics in blocks of permutations.
+    perms = np.array([[_permute_within(groups[t], m, rng) for t in range(k)] for _ in range(n_permutations)],
+                     dtype=np.intp).reshape(n_permutations, k, m)
+    null, null_own = _relabelled_statistics(ranked, total, norms, perms)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (1 + n_permutations))
     p_own = (1 + np.sum(null_own >= own - 1e-12, axis=0)) / (1 + n_permutations)
     return {

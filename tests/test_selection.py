@@ -213,6 +213,52 @@ def test_relabelling_statistic_is_the_mean_pairwise_spearman_correlation():
     assert again == out
 
 
+
+def test_relabelling_null_matches_one_permutation_at_a_time():
+    """The null drawn in blocks equals the plain loop: per permutation, each task's strata relabelled by
+    ``rng.permutation`` of the stratum's indices in turn, the relabelled matrices' mean pairwise inner product and
+    each task's inner product with the others' observed sum (the test's statistics, Spearman on centred ranks)."""
+    from scipy.stats import rankdata
+
+    from mtbn.stats import relabelling_test
+
+    rng = np.random.default_rng(3)
+    k, m, n_perm = 4, 23, 61
+    mats = [_random_symmetric(m, rng) for _ in range(k)]
+    strata = rng.integers(0, 5, size=(k, m))
+    strata[:, 0] = 9  # a stratum of one variable: never moved, draws nothing
+    iu = np.triu_indices(m, 1)
+    ranked = []
+    for b in mats:
+        r = rankdata(b[iu])
+        r = (r - r.mean()) / np.linalg.norm(r - r.mean())
+        full = np.zeros((m, m))
+        full[iu] = r
+        ranked.append(full + full.T)
+    total = sum(ranked)
+    draw = np.random.default_rng(11)
+    null, own = [], []
+    for _ in range(n_perm):
+        moved = []
+        for t in range(k):
+            perm = np.arange(m)
+            for value in np.unique(strata[t]):
+                where = np.flatnonzero(strata[t] == value)
+                perm[where] = draw.permutation(where)
+            moved.append(ranked[t][np.ix_(perm, perm)])
+        pairs = [(moved[a] * moved[b]).sum() / 2 for a in range(k) for b in range(a + 1, k)]
+        null.append(np.mean(pairs))
+        own.append([(moved[t] * (total - ranked[t])).sum() / 2 for t in range(k)])
+    null, own = np.array(null), np.array(own)
+    observed = np.mean([(ranked[a] * ranked[b]).sum() / 2 for a in range(k) for b in range(a + 1, k)])
+    out = relabelling_test(mats, n_perm, np.random.default_rng(11), strata=strata)
+    assert out["statistic"] == pytest.approx(observed, abs=1e-12)
+    assert out["null_mean"] == pytest.approx(null.mean(), abs=1e-12)
+    assert out["p_value"] == (1 + np.sum(null >= observed - 1e-12)) / (1 + n_perm)
+    for t in range(k):
+        assert out["tasks"][t]["null_mean"] * (k - 1) == pytest.approx(own[:, t].mean(), abs=1e-12)
+        assert out["tasks"][t]["null_sd"] * (k - 1) == pytest.approx(own[:, t].std(), abs=1e-12)
+
 @pytest.mark.slow
 def test_relabelling_test_is_calibrated_on_unrelated_matrices():
     from mtbn.stats import relabelling_test

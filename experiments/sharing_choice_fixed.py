@@ -66,10 +66,7 @@ def trial(problem, rows, t):
     evidence = max(STRENGTH_GRID, key=lambda g: (ev[g], -g))
     t_evidence = time.perf_counter() - t0
     leaky, _ = choose_sharing_strength(graphs, train, random_state=t)
-    kl = {}
-    for g in STRENGTH_GRID:
-        fitted = fit_shared_parameters(graphs, train, strength=g)
-        kl[g] = float(np.mean([kl_divergence(n, f, d) for n, f, d in zip(nets, fitted, tests)]))
+    kl = kl_by_strength(graphs, train, nets, tests)
     strengths = {"alone": 0.0, "fold-cv": auto.sharing_strength if auto.sharing_strength is not None else 0.0,
                  "evidence": evidence, "leaky-cv": leaky, "pooled": float("inf"),
                  "oracle": min(STRENGTH_GRID, key=lambda g: (kl[g], g))}
@@ -81,24 +78,40 @@ def trial(problem, rows, t):
     return row
 
 
+def kl_by_strength(graphs, train, nets, tests):
+    """Per strength of the grid, the mean KL from the true networks ``nets`` (on ``tests``) of ``graphs``' CPTs
+    fitted on ``train`` at that strength."""
+    kl = {}
+    for g in STRENGTH_GRID:
+        fitted = fit_shared_parameters(graphs, train, strength=g)
+        kl[g] = float(np.mean([kl_divergence(n, f, d) for n, f, d in zip(nets, fitted, tests)]))
+    return kl
+
+
+def stored_trials(folder, rows_list, problems, trials, trial_fn):
+    """Every ``trial_fn(problem, rows, t)`` row, each kept in ``folder`` as one CSV and reused (a killed run
+    resumes); one DataFrame."""
+    os.makedirs(folder, exist_ok=True)
+    done = []
+    for rows in rows_list:
+        for problem in problems:
+            for t in range(trials):
+                path = os.path.join(folder, f"{problem}-{rows}-{t}.csv")
+                if not os.path.exists(path):
+                    pd.DataFrame([trial_fn(problem, rows, t)]).to_csv(path + ".part", index=False)
+                    os.replace(path + ".part", path)
+                    print(f"{problem} {rows} rows, trial {t}: done", flush=True)
+                done.append(pd.read_csv(path))
+    return pd.concat(done, ignore_index=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[250])
     ap.add_argument("--trials", type=int, default=5)
     ap.add_argument("--problems", default="alarm,alarm-ind,sachs,sachs-ind,hepar2,hepar2-ind,insurance,win95pts")
     args = ap.parse_args()
-    os.makedirs(FOLDER, exist_ok=True)
-    done = []
-    for rows in args.rows:
-        for problem in args.problems.split(","):
-            for t in range(args.trials):
-                path = os.path.join(FOLDER, f"{problem}-{rows}-{t}.csv")
-                if not os.path.exists(path):
-                    pd.DataFrame([trial(problem, rows, t)]).to_csv(path + ".part", index=False)
-                    os.replace(path + ".part", path)
-                    print(f"{problem} {rows} rows, trial {t}: done", flush=True)
-                done.append(pd.read_csv(path))
-    d = pd.concat(done, ignore_index=True)
+    d = stored_trials(FOLDER, args.rows, args.problems.split(","), args.trials, trial)
     print("\n| problem | rows | trials | " + " | ".join(f"KL {r}" for r in RULES) + " | strengths fold-cv | "
           "strengths evidence |")
     print("|---|---|---|" + "---|" * (len(RULES) + 2))

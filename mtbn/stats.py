@@ -126,23 +126,27 @@ def _permute_within(groups, m, rng):
 _RELABEL_BLOCK_CELLS = 1 << 21
 
 
-def _relabelled_statistics(ranked, total, norms, perms):
-    """:func:`relabelling_test`'s null: per permutation ``perms[i]`` (one relabelling per task), the mean pairwise
-    inner product of the relabelled matrices and each task's inner product with the others' unrelabelled sum.
-    Blocks of permutations at once; each sum adds the tasks in order, as one permutation at a time would."""
-    n, k, m = perms.shape
-    null = np.empty(n)
-    null_own = np.empty((n, k))
+def _relabelled_statistics(ranked, total, norms, groups, n_permutations, rng):
+    """:func:`relabelling_test`'s null: ``n_permutations`` relabellings (one per task, within ``groups[t]``, drawn
+    from ``rng`` one permutation after another, each task in turn), and per permutation the mean pairwise inner
+    product of the relabelled matrices and each task's inner product with the others' unrelabelled sum. Blocks of
+    permutations at once (memory: a block's matrices, not every relabelling); each sum adds the tasks in order,
+    as one permutation at a time would."""
+    k, m, _ = ranked.shape
+    null = np.empty(n_permutations)
+    null_own = np.empty((n_permutations, k))
     others = total[None] - ranked  # task t against the sum of the others, as observed
     block = max(1, _RELABEL_BLOCK_CELLS // (m * m))
-    for lo in range(0, n, block):
-        p = perms[lo:lo + block]
+    for lo in range(0, n_permutations, block):
+        n = min(block, n_permutations - lo)
+        p = np.array([[_permute_within(groups[t], m, rng) for t in range(k)] for _ in range(n)],
+                     dtype=np.intp).reshape(n, k, m)
         moved_sum = None
         for t in range(k):
             moved = np.take(ranked[t].ravel(), p[:, t, :, None] * m + p[:, t, None, :])  # ranked[t][p, p.T]
             moved_sum = moved.copy() if moved_sum is None else moved_sum + moved
-            null_own[lo:lo + block, t] = (moved * others[t]).sum(axis=(1, 2)) / 2
-        null[lo:lo + block] = ((moved_sum * moved_sum).sum(axis=(1, 2)) / 2 - norms.sum()) / (k * (k - 1))
+            null_own[lo:lo + n, t] = (moved * others[t]).sum(axis=(1, 2)) / 2
+        null[lo:lo + n] = ((moved_sum * moved_sum).sum(axis=(1, 2)) / 2 - norms.sum()) / (k * (k - 1))
     return null, null_own
 
 
@@ -301,11 +305,7 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     rng = np.random.default_rng(random_state)
     labels = np.broadcast_to(np.zeros(m, dtype=int) if strata is None else np.asarray(strata), (k, m))
     groups = [_strata_groups(labels[t]) for t in range(k)]
-    # All relabellings first, in the order of one loop over permutations then tasks (the random stream of
-    # drawing them one by one), then their statistics in blocks of permutations.
-    perms = np.array([[_permute_within(groups[t], m, rng) for t in range(k)] for _ in range(n_permutations)],
-                     dtype=np.intp).reshape(n_permutations, k, m)
-    null, null_own = _relabelled_statistics(ranked, total, norms, perms)
+    null, null_own = _relabelled_statistics(ranked, total, norms, groups, n_permutations, rng)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (1 + n_permutations))
     p_own = (1 + np.sum(null_own >= own - 1e-12, axis=0)) / (1 + n_permutations)
     return {

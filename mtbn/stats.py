@@ -126,7 +126,7 @@ def _permute_within(groups, m, rng):
 _RELABEL_BLOCK_CELLS = 1 << 21
 
 
-def _relabelled_statistics(ranked, total, norms, groups, n_permutations, rng):
+def _relabelled_statistics(ranked, total, mean_pairwise, groups, n_permutations, rng):
     """:func:`relabelling_test`'s null: ``n_permutations`` relabellings (one per task, within ``groups[t]``, drawn
     from ``rng`` one permutation after another, each task in turn), and per permutation the mean pairwise inner
     product of the relabelled matrices and each task's inner product with the others' unrelabelled sum. Blocks of
@@ -146,7 +146,7 @@ def _relabelled_statistics(ranked, total, norms, groups, n_permutations, rng):
             moved = np.take(ranked[t].ravel(), p[:, t, :, None] * m + p[:, t, None, :])  # ranked[t][p, p.T]
             moved_sum = moved.copy() if moved_sum is None else moved_sum + moved
             null_own[lo:lo + n, t] = (moved * others[t]).sum(axis=(1, 2)) / 2
-        null[lo:lo + n] = ((moved_sum * moved_sum).sum(axis=(1, 2)) / 2 - norms.sum()) / (k * (k - 1))
+        null[lo:lo + n] = mean_pairwise(moved_sum)
     return null, null_own
 
 
@@ -296,8 +296,8 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     # <R_a, R_b> over the upper triangle = half the full (zero-diagonal) inner product.
     norms = np.array([(r * r).sum() / 2 for r in ranked])
 
-    def mean_pairwise(total):
-        return ((total * total).sum() / 2 - norms.sum()) / (k * (k - 1))
+    def mean_pairwise(total):  # of one sum of the tasks' matrices (m, m), or of a block of them (n, m, m)
+        return ((total * total).sum(axis=(-2, -1)) / 2 - norms.sum()) / (k * (k - 1))
 
     total = ranked.sum(axis=0)
     observed = mean_pairwise(total)
@@ -305,7 +305,7 @@ def relabelling_test(matrices, n_permutations=199, random_state=None, strata=Non
     rng = np.random.default_rng(random_state)
     labels = np.broadcast_to(np.zeros(m, dtype=int) if strata is None else np.asarray(strata), (k, m))
     groups = [_strata_groups(labels[t]) for t in range(k)]
-    null, null_own = _relabelled_statistics(ranked, total, norms, groups, n_permutations, rng)
+    null, null_own = _relabelled_statistics(ranked, total, mean_pairwise, groups, n_permutations, rng)
     p = float((1 + np.sum(null >= observed - 1e-12)) / (1 + n_permutations))
     p_own = (1 + np.sum(null_own >= own - 1e-12, axis=0)) / (1 + n_permutations)
     return {

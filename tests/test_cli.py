@@ -172,13 +172,17 @@ def test_learn_summary_json_has_tasks_seconds_and_options(stl_dir, csvs):
         assert key in opts, key
 
 
-def test_learn_one_state_column_is_not_an_error(tmp_path, asia):
+def test_learn_one_state_column_is_not_an_error(tmp_path, asia, capsys):
     df = sample(asia, 200, random_state=4).to_dataframe()
     df["constant"] = "always"
     path = tmp_path / "const.csv"
     df.to_csv(path, index=False)
     out = tmp_path / "out"
     assert main(["learn", "--prior", "none", "--out", str(out), "--restarts", "0", str(path)]) == 0
+    warned = [line for line in capsys.readouterr().err.splitlines() if "single value" in line]
+    assert warned == ["mtbn: warning: 1 column(s) take a single value in every row of every task ('constant'; e.g. "
+                      "'constant' is always 'always'): each is learned as an isolated node; drop them, or check "
+                      "the files."]
     net = read_bif(str(out / "const.bif"))
     assert net.states[net.index("constant")] == ("always",)
     from pgmpy.readwrite import BIFReader

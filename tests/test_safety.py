@@ -234,6 +234,25 @@ def test_a_task_that_shares_nothing_with_any_other_gets_one_line():
                      "transfer to or from it; check its column names, or learn it apart."]
 
 
+def test_columns_with_one_value_everywhere_are_named_once():
+    import warnings
+
+    low, other = _task(0), _task(1)
+    low["flat"], other["flat"] = "on", "on"  # one value in every row of both tasks: named
+    low["flat2"], other["flat2"] = "x", "x"
+    low["once"], other["once"] = "k", "j"  # one value per task, but two across the tasks: not named
+    low["part"] = "z"  # one value in one task, two in the other: not named
+    other["part"] = ["z", "w"] * (len(other) // 2) + ["z"] * (len(other) % 2)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = learn_structures({"low": low, "other": other}, penalty=0.5, n_restarts=0, n_joint_restarts=0)
+    texts = [str(w.message) for w in caught if w.category is DataWarning]
+    assert texts == ["2 column(s) take a single value in every row of every task ('flat', 'flat2'; e.g. 'flat' is "
+                     "always 'on'): each is learned as an isolated node; drop them, or check the files."]
+    for graph in result.graphs:  # learned, not refused
+        assert {"flat", "flat2"} <= set(graph.names) and not any({"flat", "flat2"} & set(e) for e in graph.edges())
+
+
 # ---------------------------------------------------------------------------
 # 7. Numbers shown are the numbers used
 # ---------------------------------------------------------------------------

@@ -121,6 +121,12 @@ register("variables-differ-in-case", DataWarning,
          "and {u!r}), so they are different variables; rename them if they are the same.",
          cause="Column names are compared exactly: 'Age' and 'age ' are two variables.",
          fix="Give the same variable the same column name in every task.")
+register("column-one-value", DataWarning,
+         "{count} column(s) take a single value in every row of every task ({names}; e.g. {name!r} is always "
+         "{value!r}): each is learned as an isolated node; drop them, or check the files.",
+         cause="A column with a single value carries no information: BDeu finds no parent of it, and no child "
+               "of it, better than none.",
+         fix="Drop the column, or give rows where it varies (a small sample can miss a rare state).")
 register("empty-grid", P, "penalty_grid is empty.",
          cause="An empty list of penalties to choose from.",
          fix="Pass at least one penalty in [0, 1], or leave penalty_grid unset for the default grid.")
@@ -350,6 +356,28 @@ def check_task_overlap(taskset):
     for (a, b), pairs in clashes.items():
         warnings.warn(error("variables-differ-in-case", count=len(pairs), a=a, b=b, u=pairs[0][0], v=pairs[0][1]),
                       stacklevel=4)
+
+
+def check_one_value_columns(taskset):
+    """Warn (one :class:`~mtbn.exceptions.DataWarning`) about variables that take a single value in every row of
+    every task that has them: they are learned as isolated nodes."""
+    value = np.full(len(taskset.variables), -1, dtype=np.int64)  # the one code seen so far; -2: varies
+    for task, cols in zip(taskset.tasks, taskset.local_index):
+        if task.n_samples == 0:
+            continue
+        codes = task.codes
+        here = np.flatnonzero(cols >= 0)
+        local = cols[here]
+        one = (codes[:, local] == codes[0, local]).all(axis=0)
+        first = codes[0, local].astype(np.int64)
+        seen = value[here]
+        value[here] = np.where(~one | ((seen >= 0) & (seen != first)) | (seen == -2), -2, first)
+    constant = np.flatnonzero(value >= 0)
+    if constant.size:
+        v = int(constant[0])
+        names = ", ".join(repr(taskset.variables[i]) for i in constant[:5]) + (", ..." if constant.size > 5 else "")
+        warnings.warn(error("column-one-value", count=constant.size, names=names, name=taskset.variables[v],
+                            value=taskset.states[v][value[v]]), stacklevel=4)
 
 
 def check_grid(grid):

@@ -26,6 +26,7 @@ from mtbn.data import TaskSet, make_taskset
 from mtbn.engine import Shared, warm_workers
 from mtbn.exceptions import InvalidParameterError, TransferWarning
 from mtbn.learn.checks import (
+    check_one_value_columns,
     check_task_overlap,
     check_task_rows,
     constraint_matrices,
@@ -447,6 +448,7 @@ def _validate(args):
     else:
         penalty = 0.0
     check_task_rows(ts, cv if penalty == "auto" and validation is None else None)
+    check_one_value_columns(ts)
     rule = a["selection_rule"] or ("max" if validation is not None else "one-se")
     grid = DEFAULT_PENALTY_GRID if a["penalty_grid"] is None else a["penalty_grid"]
     required, forbidden = constraint_matrices(ts.variables, a["required_edges"], a["forbidden_edges"], a["tiers"],

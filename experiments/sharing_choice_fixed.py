@@ -68,10 +68,45 @@ def trial(problem, rows, t):
     leaky, _ = choose_sharing_strength(graphs, train, random_state=t)
     kl = kl_by_strength(graphs, train, nets, tests)
     strengths = {"alone": 0.0, "fold-cv": auto.sharing_strength if auto.sharing_strength is not None else 0.0,
-                 "evidence": evidence, "leaky-cv": leaky, "pooled": float("inf"),
-                 "oracle": min(STRENGTH_GRID, key=lambda g: (kl[g], g))}
+                 "evidence": evidence, "leaky-cv": leaky, "pooled": float("inf")}
     row = {"problem": problem, "rows": rows, "trial": t, "seconds_none": t_plain, "seconds_fold_cv": t_auto,
            "seconds_evidence": t_evidence}
+    return with_rules(row, strengths, kl)
+
+
+def learn_watched(train, hooks, **kw):
+    """``learn_structures(train, parameter_sharing="auto", penalty=0.99, **kw)``, warnings silenced, with each
+    ``hooks[name](real, *args, **kwargs)`` called in place of ``mtbn.learn.multitask``'s function ``name`` (the
+    real one passed first) during the run; returns ``(result, seconds)``."""
+    import mtbn.learn.multitask as multitask
+
+    real = {name: getattr(multitask, name) for name in hooks}
+    for name, hook in hooks.items():
+        setattr(multitask, name, lambda *args, _hook=hook, _real=real[name], **kwargs: _hook(_real, *args, **kwargs))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            result = learn_structures(train, parameter_sharing="auto", penalty=0.99, **kw)
+            return result, time.perf_counter() - t0
+    finally:
+        for name, function in real.items():
+            setattr(multitask, name, function)
+
+
+def watch_choice(seen):
+    """A hook for :func:`learn_watched` on ``choose_sharing``: keeps its fold structures, training and held-out
+    rows and ess in ``seen`` (``joint``, ``trains``, ``held_out``, ``ess``)."""
+    def hook(real, fold_graphs, trains, held_out, ess, *args, **kwargs):
+        seen.update(joint=fold_graphs, trains=trains, held_out=held_out, ess=ess)
+        return real(fold_graphs, trains, held_out, ess, *args, **kwargs)
+    return hook
+
+
+def with_rules(row, strengths, kl):
+    """``row`` with each rule's strength and KL (``strengths``: rule -> strength; ``kl``: strength -> KL), and
+    the oracle's (the grid's lowest KL, ties to the smaller strength)."""
+    strengths = dict(strengths, oracle=min(STRENGTH_GRID, key=lambda g: (kl[g], g)))
     for rule, g in strengths.items():
         row[f"strength_{rule}"] = g
         row[f"kl_{rule}"] = kl[g]

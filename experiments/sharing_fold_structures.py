@@ -21,8 +21,6 @@ Each trial is kept in ``experiments/out/sharing_fold_structures/`` (a killed run
 import argparse
 import os
 import sys
-import time
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -30,15 +28,13 @@ import pgmpy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import mtbn.learn.multitask as multitask  # noqa: E402
 from mtbn.benchmarks import make_problem  # noqa: E402
 from mtbn.data import make_taskset  # noqa: E402
 from mtbn.graph import DAG  # noqa: E402
-from mtbn.learn import learn_structures  # noqa: E402
 from mtbn.learn.sharing import choose_sharing  # noqa: E402
 from mtbn.networks import sample  # noqa: E402
 from mtbn.stats import paired_comparison  # noqa: E402
-from sharing_choice_fixed import kl_by_strength, stored_trials  # noqa: E402
+from sharing_choice_fixed import kl_by_strength, learn_watched, stored_trials, watch_choice, with_rules  # noqa: E402
 
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out", "sharing_fold_structures")
 EXAMPLES = os.path.join(os.path.dirname(pgmpy.__file__), "utils", "example_models")
@@ -57,25 +53,13 @@ def trial(problem, rows, t):
     train = make_taskset({f"t{i}": sample(n, rows, random_state=rng) for i, n in enumerate(nets)})
     tests = [sample(n, 5000, random_state=rng) for n in nets]
     seen = {}
-    real_folds, real_choose = multitask.fold_problems, multitask.choose_sharing
 
-    def folds_hook(*args, **kwargs):
-        seen["prepared"] = out = real_folds(*args, **kwargs)
+    def folds_hook(real, *args, **kwargs):
+        seen["prepared"] = out = real(*args, **kwargs)
         return out
 
-    def choose_hook(fold_graphs, trains, held_out, ess, *args, **kwargs):
-        seen.update(joint=fold_graphs, trains=trains, held_out=held_out, ess=ess)
-        return real_choose(fold_graphs, trains, held_out, ess, *args, **kwargs)
-
-    multitask.fold_problems, multitask.choose_sharing = folds_hook, choose_hook
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            t0 = time.perf_counter()
-            auto = learn_structures(train, parameter_sharing="auto", penalty=0.99, n_restarts=5, random_state=t)
-            seconds = time.perf_counter() - t0
-    finally:
-        multitask.fold_problems, multitask.choose_sharing = real_folds, real_choose
+    auto, seconds = learn_watched(train, {"fold_problems": folds_hook, "choose_sharing": watch_choice(seen)},
+                                  n_restarts=5, random_state=t)
     trains, held_out, ess = seen["trains"], seen["held_out"], seen["ess"]
     single = []  # each fold's single-task searches: the start of its joint search
     for f, (_, starts, _) in enumerate(seen["prepared"].problems):
@@ -85,15 +69,10 @@ def trial(problem, rows, t):
                  "fold-joint": choose_sharing(seen["joint"], trains, held_out, ess).strength,
                  "fold-single": choose_sharing(single, trains, held_out, ess).strength}
     assert strengths["fold-joint"] == (auto.sharing_strength or 0.0)
-    kl = kl_by_strength(auto.graphs, train, nets, tests)
-    strengths["oracle"] = min(STRENGTH_GRID, key=lambda g: (kl[g], g))
     row = {"problem": problem, "rows": rows, "trial": t, "seconds": seconds,
            "fold_edges_joint": np.mean([g.n_edges for fold in seen["joint"] for g in fold]),
            "fold_edges_single": np.mean([g.n_edges for fold in single for g in fold])}
-    for rule, g in strengths.items():
-        row[f"strength_{rule}"] = g
-        row[f"kl_{rule}"] = kl[g]
-    return row
+    return with_rules(row, strengths, kl_by_strength(auto.graphs, train, nets, tests))
 
 
 def main():

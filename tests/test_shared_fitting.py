@@ -188,6 +188,43 @@ def test_fixed_penalty_strength_is_scored_only_by_structures_that_never_saw_thos
     assert res.transfer is None and res.sharing_strength is not None
 
 
+def test_fixed_penalty_strength_with_many_tasks_searches_the_first_folds_only(monkeypatch):
+    """Issue 50, item 5: with 13 tasks and a given penalty, the strength is chosen on the 5-fold split's first 2
+    folds (26 held-out task folds, at least 25): two folds' joint searches, each task's held-out rows those of
+    two disjoint folds (about 2/5 of its rows), and the record says so."""
+    import mtbn.learn.grid as grid
+    import mtbn.learn.sharing as sharing
+    from mtbn.learn import learn_structures
+    from mtbn.networks import load_network
+
+    net = load_network("asia")
+    tasks = {f"t{i}": sample(net, 60 + 5 * i, random_state=i).to_dataframe() for i in range(13)}
+    searched, scored = [], []
+    real_run, real_rows = grid.run_penalties, sharing.heldout_rows_by_strength
+
+    def spy_run(scorers, *args, **kwargs):
+        searched.append(len(scorers))
+        return real_run(scorers, *args, **kwargs)
+
+    def spy_rows(graphs, train, valid, *args):
+        scored.append([v.n_samples for v in valid])
+        return real_rows(graphs, train, valid, *args)
+
+    monkeypatch.setattr(grid, "run_penalties", spy_run)
+    monkeypatch.setattr(sharing, "heldout_rows_by_strength", spy_rows)
+    res = learn_structures(tasks, penalty=0.9, n_restarts=0, n_joint_restarts=0, n_jobs=1, random_state=0)
+    assert searched == [13, 13] and len(scored) == 2
+    for t, d in enumerate(tasks.values()):
+        n = len(d)
+        assert [fold[t] for fold in scored] == [n // 5 + (n % 5 > 0), n // 5 + (n % 5 > 1)]
+    assert "(2 of 5 CV folds)" in res.sharing["message"]
+    five = {name: tasks[name] for name in list(tasks)[:5]}
+    searched.clear()
+    scored.clear()
+    few = learn_structures(five, penalty=0.9, n_restarts=0, n_joint_restarts=0, n_jobs=1, random_state=0)
+    assert searched == [5] * 5 and len(scored) == 5 and "(5-fold CV)" in few.sharing["message"]
+
+
 def test_cli_share_parameters(tmp_path, asia):
     import json
 

@@ -55,7 +55,7 @@ from mtbn.learn.guard import (
 from mtbn.learn.kinds import kind_of, kind_settings
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
-from mtbn.learn.sharing import choose_sharing, no_sharing
+from mtbn.learn.sharing import choose_sharing, folds_for_sharing, no_sharing
 from mtbn.learn.starts import (
     FirstRound,
     Prepared,
@@ -377,18 +377,23 @@ def _choose_sharing_fixed(problem, seeds, penalty, say, scorers):
     """``parameter_sharing="auto"`` with a given penalty: the structures each fold learns at that penalty on its
     training rows (the selection's effort, the selection's folds), then the strength their held-out rows prefer
     (:func:`mtbn.learn.sharing.choose_sharing`, no pooled candidate). The structures learned on all rows never
-    score a held-out row: they saw it. Always ``cv`` folds: ``validation`` is the penalty selection's rule, and
-    one small split would choose a strength on a few rows. Tasks with fewer rows than twice the folds: nothing
-    shared. Returns the choice and what :func:`fold_problems` prepared (the final search's start searches ran
+    score a held-out row: they saw it. Always a ``cv``-fold split (``validation`` is the penalty selection's
+    rule, and one small split of a few tasks would choose a strength on a few rows), of which the first
+    :func:`mtbn.learn.sharing.folds_for_sharing` folds are searched: every fold up to 5 tasks, fewer with more
+    tasks. Tasks with fewer rows than twice the folds: nothing shared. Returns the choice and what :func:`fold_problems` prepared (the final search's start searches ran
     beside the folds')."""
     if min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
         return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on"), None
     problem = replace(problem, validation=None)
-    say("parameter sharing: the structures of every fold at the given penalty, then the strength")
     trains, held_out = _split_rows(problem, seeds)
+    m = folds_for_sharing(problem.cv, problem.taskset.n_tasks)  # the split's first m folds (all, up to 5 tasks)
+    trains, held_out = trains[:m], held_out[:m]
+    which = "every fold" if m == problem.cv else f"{m} of {problem.cv} folds"
+    say(f"parameter sharing: the structures of {which} at the given penalty, then the strength")
     prepared = fold_problems(problem, seeds, trains, say, refit_scorers=scorers)
     per_fold = _search_points(problem, seeds, prepared.problems, [penalty], say)
-    return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess), prepared
+    return choose_sharing([fold[0].graphs for fold in per_fold], trains, held_out, problem.ess,
+                          of_folds=problem.cv), prepared
 
 
 def _fit_cpts(graphs, ts, ess, sharing):

@@ -29,7 +29,7 @@ from mtbn.heldout import ValidationScores
 from mtbn.networks import fits_in_tables
 from mtbn.networks.shared_fitting import STRENGTH_GRID, heldout_rows_by_strength
 
-__all__ = ["SharingChoice", "choose_sharing", "no_sharing"]
+__all__ = ["SharingChoice", "choose_sharing", "folds_for_sharing", "no_sharing"]
 
 
 @dataclass(frozen=True)
@@ -81,10 +81,13 @@ def _strength_scores(fold_graphs, trains, held_out, ess):
                              for g in STRENGTH_GRID])
 
 
-def _shared_text(strength, what, n_folds=0):
+def _shared_text(strength, what, n_folds=0, of_folds=None):
     """What the sharing step did with the parameters of ``what`` (a strength of 0 is no sharing at all);
-    ``n_folds``: the folds it was chosen on (0: not said)."""
-    how = "" if not n_folds else " (held-out split)" if n_folds == 1 else f" ({n_folds}-fold CV)"
+    ``n_folds``: the folds it was chosen on (0: not said), of ``of_folds`` when fewer than a split's."""
+    if of_folds is not None and n_folds < of_folds:
+        how = f" ({n_folds} of {of_folds} CV folds)"
+    else:
+        how = "" if not n_folds else " (held-out split)" if n_folds == 1 else f" ({n_folds}-fold CV)"
     if strength == 0:
         return f"parameters not shared: strength 0 chosen{how}, each task's CPTs from its own rows"
     owner = "its" if what == "its" else f"{what}'"
@@ -117,8 +120,41 @@ def no_sharing(reason):
                                       "message": f"parameters not shared: {reason}"})
 
 
+#: With a given penalty the sharing strength is chosen on at least this many tasks' held-out folds (5 tasks with
+#: 5 folds each): with more tasks, fewer of the split's folds are searched (:func:`folds_for_sharing`).
+HELD_OUT_PARTS = 25
+
+
+def folds_for_sharing(cv, n_tasks):
+    """How many of ``cv`` folds choose the sharing strength with a given penalty: every fold up to 5 tasks, and
+    with more tasks the fewest whose held-out parts (one per task and fold) reach :data:`HELD_OUT_PARTS`.
+
+    The strength is one number of a grid of eight, chosen by the held-out rows' mean log-likelihood, and the
+    rows that choose it grow with the tasks, while each fold's joint search costs as much as the tasks it couples
+    (``experiments/sharing_fewer_folds.py``: the first fold alone chose strengths of the same KL as all five).
+
+    Parameters
+    ----------
+    cv : int
+        The folds of the split (``cv`` >= 2).
+    n_tasks : int
+        The number of tasks.
+
+    Returns
+    -------
+    int
+        Between 1 and ``cv``.
+
+    Examples
+    --------
+    >>> [folds_for_sharing(5, k) for k in (1, 5, 6, 10, 13, 25, 50)]
+    [5, 5, 5, 3, 2, 1, 1]
+    """
+    return max(1, min(cv, -(-HELD_OUT_PARTS // max(1, n_tasks))))
+
+
 def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False,
-                   what="the multitask structures"):
+                   what="the multitask structures", of_folds=None):
     """The sharing strength of the structures ``fold_graphs[f][t]`` (learned on fold ``f``'s training rows), and
     whether the pooled structure replaces them.
 
@@ -142,6 +178,8 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
         The relatedness test found the tasks unrelated: nothing is shared and nothing is compared.
     what : str, default "the multitask structures"
         What ``fold_graphs`` are, as the message names them.
+    of_folds : int, optional
+        The folds of the split when ``trains`` holds fewer of them (the message says "m of K CV folds").
 
     Returns
     -------
@@ -158,7 +196,7 @@ def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unre
     record = {"strength": _json_strength(strength), "pooled": False,
               "heldout": {_strength_text(g): float(m) for g, m in zip(STRENGTH_GRID, own.means)},
               "estimates": ESTIMATES}
-    message = _shared_text(strength, what, len(trains))
+    message = _shared_text(strength, what, len(trains), of_folds)
     if pooled_learner is not None:
         pooled_graphs = [pooled_learner(train) for train in trains]
         pooled = _strength_scores(pooled_graphs, trains, held_out, ess)

@@ -246,6 +246,13 @@ def test_cli_share_parameters(tmp_path, asia):
     assert main(["learn", *paths, "--penalty", "0.9", "--restarts", "0", "--joint-restarts", "0",
                  "--share-parameters", "none", "--out", str(tmp_path / "alone")]) == 0
     assert "sharing_strength" not in json.loads((tmp_path / "alone" / "summary.json").read_text())
+    proc = _run_cli("learn", *paths, "--penalty", "0.9", "--restarts", "0", "--joint-restarts", "0",
+                    "--out", str(tmp_path / "auto"))  # a given penalty, the strength chosen: said and kept
+    summary = json.loads((tmp_path / "auto" / "summary.json").read_text())
+    assert proc.returncode == 0 and "transfer" not in summary
+    assert summary["sharing"]["message"].endswith("(5-fold CV)")
+    assert summary["sharing"]["strength"] == summary["sharing_strength"]
+    assert summary["sharing"]["message"] in proc.stdout.splitlines()
 
 
 # --- how far each task's table is from the pooled one (issue 32, item 4) ---

@@ -159,6 +159,8 @@ def _learn(args, progress):
         print(res.transfer["message"])
         if res.transfer.sharing:
             print(res.transfer.sharing["message"])
+    elif res.sharing:  # a given penalty: how the strength was chosen
+        print(res.sharing["message"])
     if res.interventions is not None:
         for line in _mechanism_lines(res.interventions):
             print(line)
@@ -255,6 +257,8 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
         summary["sharing_distances"] = res.sharing_distances
+    if res.sharing and res.transfer is None:  # with penalty auto the record is in the transfer's
+        summary["sharing"] = res.sharing
     if PRIORS[args.prior].has_penalty and res.interventions is None:
         summary.update(penalty=res.penalty, log_score=res.log_score, penalty_path=res.penalty_path_records())
         if res.penalty_path:

@@ -11,8 +11,9 @@ trial (``--tasks`` related tasks, edge deletion 0.05, 2000 test rows per task), 
 on :func:`mtbn.learn.sharing.folds_for_sharing`: the learner before it), whose fold structures and held-out rows
 are read as it runs (a hook on :func:`mtbn.learn.multitask.choose_sharing`); the strength
 :func:`mtbn.learn.sharing.choose_sharing` picks on the first ``m`` folds only, m = 1..5 (m = 5: that learner's
-choice; m = ``folds_for_sharing(5, k)``: the learner's now, 2 at 20 tasks, 1 at 25 or more); the final structures' CPTs fitted with each strength and scored by KL from the true networks (lower is
-better), with ``oracle`` (the grid's lowest KL; looks at the truth, not a method).
+choice; m = ``folds_for_sharing(5, k)``: the learner's now, 2 at 20 tasks, 1 at 25 or more); the final
+structures' CPTs fitted with each strength and scored by KL from the true networks (lower is better), with
+``oracle`` (the grid's lowest KL; looks at the truth, not a method).
 
 A network path or a pgmpy example network's name is accepted as a problem (see ``sharing_fold_structures.py``).
 Each trial is kept in ``experiments/out/sharing_fewer_folds/`` (a killed run resumes).

@@ -380,8 +380,8 @@ def _choose_sharing_fixed(problem, seeds, penalty, say, scorers):
     score a held-out row: they saw it. Always a ``cv``-fold split (``validation`` is the penalty selection's
     rule, and one small split of a few tasks would choose a strength on a few rows), of which the first
     :func:`mtbn.learn.sharing.folds_for_sharing` folds are searched: every fold up to 5 tasks, fewer with more
-    tasks. Tasks with fewer rows than twice the folds: nothing shared. Returns the choice and what :func:`fold_problems` prepared (the final search's start searches ran
-    beside the folds')."""
+    tasks. Tasks with fewer rows than twice the folds: nothing shared. Returns the choice and what
+    :func:`fold_problems` prepared (the final search's start searches ran beside the folds')."""
     if min(d.n_samples for d in problem.taskset.tasks) < 2 * problem.cv:
         return no_sharing(f"fewer than {2 * problem.cv} rows in a task, too few to choose a strength on"), None
     problem = replace(problem, validation=None)

@@ -611,8 +611,9 @@ MULTITASK = Settings((
             "more than a standard error (mtbn.learn.sharing); nothing is shared when the guard finds the tasks "
             "unrelated. With a given penalty, \"auto\" chooses the strength on the same folds: each fold's structures "
             "learned at that penalty on its training rows score its held-out rows (never the final structures, "
-            "which saw them); with more than 5 tasks only the first folds are searched, as many as give 25 task "
-            "folds (mtbn.learn.sharing.folds_for_sharing). The record is in the result's sharing.",
+            "which saw them); with more than 5 tasks only the first folds are searched, as many held-out task "
+            "folds as 5 tasks with every fold have (mtbn.learn.sharing.folds_for_sharing). The record is in the "
+            "result's sharing.",
             check=lambda value, name: check_sharing(value), flag="--share-parameters", kind="sharing",
             metavar="auto|none|STRENGTH",
             cli_help="shrink each task's CPTs toward the pooled CPT of the tasks sharing each family: 'auto' "

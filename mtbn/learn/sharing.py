@@ -120,18 +120,20 @@ def no_sharing(reason):
                                       "message": f"parameters not shared: {reason}"})
 
 
-#: With a given penalty the sharing strength is chosen on at least this many tasks' held-out folds (5 tasks with
-#: 5 folds each): with more tasks, fewer of the split's folds are searched (:func:`folds_for_sharing`).
-HELD_OUT_PARTS = 25
+#: With a given penalty the sharing strength is chosen on at least as many held-out task folds as this many
+#: tasks with every fold have: with more tasks, fewer of the split's folds are searched (:func:`folds_for_sharing`).
+SHARING_REFERENCE_TASKS = 5
 
 
 def folds_for_sharing(cv, n_tasks):
-    """How many of ``cv`` folds choose the sharing strength with a given penalty: every fold up to 5 tasks, and
-    with more tasks the fewest whose held-out parts (one per task and fold) reach :data:`HELD_OUT_PARTS`.
+    """How many of ``cv`` folds choose the sharing strength with a given penalty: every fold up to
+    :data:`SHARING_REFERENCE_TASKS` (5) tasks, and with more tasks the fewest whose held-out parts (one per task
+    and fold) are at least the ``5 cv`` of 5 tasks with every fold.
 
-    The strength is one number of a grid of eight, chosen by the held-out rows' mean log-likelihood, and the
-    rows that choose it grow with the tasks, while each fold's joint search costs as much as the tasks it couples
-    (``experiments/sharing_fewer_folds.py``: the first fold alone chose strengths of the same KL as all five).
+    The strength is one number of a grid of eight, chosen by the held-out rows' mean log-likelihood; the rows that
+    choose it grow with the tasks, while each fold's joint search costs as much as the tasks it couples
+    (``experiments/sharing_fewer_folds.py``: at 20 tasks, 2 of 5 folds chose the strength of all five in 32 of 36
+    trials, KL within 0.0006 of it).
 
     Parameters
     ----------
@@ -149,8 +151,10 @@ def folds_for_sharing(cv, n_tasks):
     --------
     >>> [folds_for_sharing(5, k) for k in (1, 5, 6, 10, 13, 25, 50)]
     [5, 5, 5, 3, 2, 1, 1]
+    >>> folds_for_sharing(10, 5), folds_for_sharing(10, 20)
+    (10, 3)
     """
-    return max(1, min(cv, -(-HELD_OUT_PARTS // max(1, n_tasks))))
+    return max(1, min(cv, -(-cv * SHARING_REFERENCE_TASKS // max(1, n_tasks))))
 
 
 def choose_sharing(fold_graphs, trains, held_out, ess, pooled_learner=None, unrelated=False,

@@ -32,9 +32,9 @@ any ``n_jobs`` and reproducible from the seed.
 
 from __future__ import annotations
 
-from typing import Any
-
+import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +42,7 @@ from mtbn._validation import check_option, check_random_state
 from mtbn.engine import Shared, job, run_jobs
 from mtbn.progress import reporter
 from mtbn.data import make_taskset
-from mtbn.exceptions import InvalidParameterError
+from mtbn.exceptions import DataWarning, InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
 from mtbn.learn.multitask import learn_pooled_structures
@@ -471,7 +471,14 @@ class _Plan:
 def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None, skeleton=None):
     """Replicate ``b``'s edges per task and its penalty (None for a pooled structure): the rows drawn, then the
     whole learner (``plan`` None) or the plan's decisions repeated; ``skeleton``: the interventional learner's
-    choice of adjacencies, repeated."""
+    choice of adjacencies, repeated. A column that the draw leaves with one value is not reported (in this
+    process or a worker): a rare state missed by a replicate is not a property of the user's data."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"\d+ column\(s\) take a single value", category=DataWarning)
+        return _replicate_edges(tasks, names, b, base, kwargs, resample, plan, skeleton)
+
+
+def _replicate_edges(tasks, names, b, base, kwargs, resample, plan, skeleton):
     rng = np.random.default_rng([base, b])
     data = dict(zip(names, (d.take(RESAMPLING[resample](rng, d.n_samples)) for d in tasks)))
     changed = []
@@ -583,8 +590,6 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
           x      y  differs  strength:a  strength:b
     0  lung  bronc      0.2         0.2         0.0
     """
-    import warnings
-
     from mtbn.exceptions import TransferWarning
 
     if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:

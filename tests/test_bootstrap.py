@@ -366,3 +366,32 @@ def test_tasks_left_out_at_any_level_are_recorded_and_learned_alone(monkeypatch)
     for t, name in ((3, "t3"), (4, "t4")):
         alone = learn_structures({name: data[name]}, prior="none", n_restarts=0, random_state=base).graphs[0]
         assert _edges_of(boot, 0, t, alone)
+
+
+def test_a_rare_state_missed_by_a_replicate_is_not_reported(monkeypatch):
+    """A column whose second state is in one row only is constant in the replicates that miss that row; that is
+    the draw, not the user's data, so no 'single value' warning (the column has two values in the tasks)."""
+    import warnings
+
+    import mtbn.bootstrap as bootstrap
+
+    rng = np.random.default_rng(0)
+    tasks = {}
+    for name in ("a", "b"):
+        x = rng.choice(["0", "1"], 30)
+        tasks[name] = pd.DataFrame({"x": x, "y": np.where(rng.random(30) < 0.8, x, "2"), "rare": "common"})
+    tasks["a"].loc[0, "rare"] = "once"
+    constant_in_a_replicate = []
+    real = bootstrap.learn_structures
+
+    def spy(data, **kwargs):  # a replicate's tasks: DiscreteData drawn from the tasks' rows
+        columns = [d.codes[:, d.names.index("rare")] for d in data.values()]
+        constant_in_a_replicate.append(len(np.unique(np.concatenate(columns))) == 1)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr(bootstrap, "learn_structures", spy)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        bootstrap_structures(tasks, n_boot=20, penalty=0.5, n_restarts=0, n_joint_restarts=0, random_state=0)
+    assert any(constant_in_a_replicate)  # some replicate did miss the row
+    assert not [w for w in caught if "single value" in str(w.message)]

@@ -42,9 +42,10 @@ from mtbn._validation import check_option, check_random_state
 from mtbn.engine import Shared, job, run_jobs
 from mtbn.progress import reporter
 from mtbn.data import make_taskset
-from mtbn.exceptions import DataWarning, InvalidParameterError
+from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
+from mtbn.learn.checks import parts_of_checked_data
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -473,8 +474,7 @@ def _replicate(tasks, names, b, base, kwargs, resample="bootstrap", plan=None, s
     whole learner (``plan`` None) or the plan's decisions repeated; ``skeleton``: the interventional learner's
     choice of adjacencies, repeated. A column that the draw leaves with one value is not reported (in this
     process or a worker): a rare state missed by a replicate is not a property of the user's data."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"\d+ column\(s\) take a single value", category=DataWarning)
+    with parts_of_checked_data():
         return _replicate_edges(tasks, names, b, base, kwargs, resample, plan, skeleton)
 
 

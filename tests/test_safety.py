@@ -253,6 +253,31 @@ def test_columns_with_one_value_everywhere_are_named_once():
         assert {"flat", "flat2"} <= set(graph.names) and not any({"flat", "flat2"} & set(e) for e in graph.edges())
 
 
+def test_a_column_with_one_value_in_a_group_of_the_tasks_only_is_not_named():
+    """Selection and clustering learn groups of the tasks given: a column constant in the group but not in the
+    tasks given is not the user's data problem (the same two tasks given directly are named)."""
+    import warnings
+
+    from mtbn.data import make_taskset
+    from mtbn.relatedness.learning import GroupLearner, group_settings
+
+    tasks = {name: _task(seed) for seed, name in enumerate(("a", "b", "c"))}
+    for name, value in (("a", "on"), ("b", "on"), ("c", "off")):
+        tasks[name]["flag"] = value
+    ts = make_taskset(tasks)
+    learner = GroupLearner(group_settings("select_tasks", dict(penalty=0.5, n_restarts=0, n_joint_restarts=0)), 0)
+
+    def named(run):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            run()
+        return [str(w.message) for w in caught if "single value" in str(w.message)]
+
+    assert named(lambda: learner({"a": ts["a"], "b": ts["b"]})) == []
+    assert len(named(lambda: learn_structures({"a": ts["a"], "b": ts["b"]}, penalty=0.5, n_restarts=0,
+                                              n_joint_restarts=0))) == 1
+
+
 # ---------------------------------------------------------------------------
 # 7. Numbers shown are the numbers used
 # ---------------------------------------------------------------------------

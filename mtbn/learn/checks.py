@@ -7,6 +7,7 @@ that names the argument. Nothing here searches or scores; the other modules
 of :mod:`mtbn.learn` assume what these functions return.
 """
 
+import contextlib
 import math
 import warnings
 from collections.abc import Mapping
@@ -356,6 +357,17 @@ def check_task_overlap(taskset):
     for (a, b), pairs in clashes.items():
         warnings.warn(error("variables-differ-in-case", count=len(pairs), a=a, b=b, u=pairs[0][0], v=pairs[0][1]),
                       stacklevel=4)
+
+
+@contextlib.contextmanager
+def parts_of_checked_data():
+    """A block that learns from parts or draws of tasks already checked (a subset of the tasks, a bootstrap
+    replicate, permuted pseudo-tasks): a column with one value there is not one in the user's data, so
+    :func:`check_one_value_columns`' warning is not given again (in this process; a worker job enters it
+    itself)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"\d+ column\(s\) take a single value", category=DataWarning)
+        yield
 
 
 def check_one_value_columns(taskset):

@@ -104,6 +104,7 @@ from mtbn._validation import check_random_state
 from mtbn.data import DiscreteData
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.graph import DAG
+from mtbn.learn.checks import parts_of_checked_data
 from mtbn.learn.interventional_model import INTERVENTION_TYPES, InterventionalModel
 from mtbn.learn.multitask import INTERVENTIONAL_ENTRY, learn_structures
 from mtbn.learn.results import MultitaskResult
@@ -646,7 +647,9 @@ def _heldout_choice(taskset, settings, base, types, skeletons):
         test.append(d.take(np.sort(order[cut:])))
     part = TaskSet.assemble(train, taskset.variables, taskset.states)
     # the first stage the learns below would each run (their seed drawn as learn_interventional draws it)
-    first = _first_stage(part, settings, int(check_random_state(settings["random_state"]).integers(0, 2**31 - 1)))
+    with parts_of_checked_data():  # the training rows of the tasks given
+        first = _first_stage(part, settings,
+                             int(check_random_state(settings["random_state"]).integers(0, 2**31 - 1)))
     scores = {}
     for kind in types:
         for skeleton in skeletons:

@@ -32,6 +32,7 @@ from mtbn.learn.checks import (
     constraint_matrices,
     edge_log_prior_array,
     edge_penalty_matrix,
+    parts_of_checked_data,
 )
 from mtbn.learn.grid import (
     DEFAULT_PENALTY_GRID,
@@ -336,10 +337,11 @@ def _learn_apart(args, problem, seeds, split, say):
     # depend on the group it lands in: a task learned alone gets exactly its structure of prior="none" on all
     # the tasks (the searches' seeds follow the task names and the base seed).
     rest = dict(args, task_column=None)
-    joint = _learn(dict(rest, tasks=ts.subset(related)), base=seeds.base)
-    alone = _learn(dict(rest, tasks=ts.subset(unrelated), prior="none", transfer_per_task=False,
-                        parameter_sharing=None),
-                   base=seeds.base)
+    with parts_of_checked_data():
+        joint = _learn(dict(rest, tasks=ts.subset(related)), base=seeds.base)
+        alone = _learn(dict(rest, tasks=ts.subset(unrelated), prior="none", transfer_per_task=False,
+                            parameter_sharing=None),
+                       base=seeds.base)
     order = {t: ("joint", i) for i, t in enumerate(related)} | {t: ("alone", i) for i, t in enumerate(unrelated)}
     parts = {"joint": joint, "alone": alone}
 

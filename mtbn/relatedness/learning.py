@@ -10,6 +10,7 @@ the same way.
 from dataclasses import dataclass
 
 from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn.checks import parts_of_checked_data
 from mtbn.learn.settings import MULTITASK, SINGLE
 
 #: Where task selection and clustering differ from learn_structures' defaults: the penalty of every group is
@@ -45,8 +46,9 @@ class GroupLearner:
             res = learn_structure(data, **dict(shared, random_state=self.seed))
             return {name: res.graph}, float("nan")
         # Groups are compared by their structures: no parameter sharing (nor its pooled structure).
-        res = learn_structures(group, **dict(self.settings, random_state=self.seed, progress=None,
-                                             parameter_sharing=None))
+        with parts_of_checked_data():  # a group of the tasks given
+            res = learn_structures(group, **dict(self.settings, random_state=self.seed, progress=None,
+                                                 parameter_sharing=None))
         return dict(zip(res.task_names, res.graphs)), res.penalty
 
 

@@ -13,6 +13,7 @@ from mtbn.engine import Shared, job, parallel
 from mtbn.exceptions import InvalidParameterError
 from mtbn.heldout import kfold_splits
 from mtbn.learn import learn_structure, learn_structures
+from mtbn.learn.checks import parts_of_checked_data
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
@@ -45,7 +46,8 @@ def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reve
     parts = np.split(perm, np.cumsum(sizes)[:-1])
     data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
             for lab, p in zip(labels, parts)}
-    res = learn_structures(data, **kwargs)
+    with parts_of_checked_data():  # pseudo-tasks of the pooled rows
+        res = learn_structures(data, **kwargs)
     return float(_distance_matrix([_masked_edges(g, mask) for g in res.graphs], reversal).max())
 
 

@@ -190,8 +190,8 @@ def test_fixed_penalty_strength_is_scored_only_by_structures_that_never_saw_thos
 
 def test_fixed_penalty_strength_with_many_tasks_searches_the_first_folds_only(monkeypatch):
     """Issue 50, item 5: with 13 tasks and a given penalty, the strength is chosen on the 5-fold split's first 2
-    folds (26 held-out task folds, at least 25): two folds' joint searches, each task's held-out rows those of
-    two disjoint folds (about 2/5 of its rows), and the record says so."""
+    folds (26 held-out task folds, at least 25): two folds' joint searches, each task's held-out rows as many as
+    the split's first and second folds hold (np.array_split sizes), and the record says so; with 5 tasks, all 5."""
     import mtbn.learn.grid as grid
     import mtbn.learn.sharing as sharing
     from mtbn.learn import learn_structures

@@ -209,7 +209,9 @@ def test_more_folds_than_rows_is_refused_and_small_folds_warn(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert err == ["mtbn: warning: task 'five' has 5 rows: 5-fold cross-validation holds out about 1 row(s) per "
                    "fold, too few to choose the penalty reliably; give more rows, fewer folds (--cv) or a fixed "
-                   "penalty."]
+                   "penalty.",
+                   "mtbn: warning: 1 column(s) take a single value in every row of every task ('z'; e.g. 'z' is "
+                   "always 'k'): each is learned as an isolated node; drop them, or check the files."]
 
 
 @pytest.mark.parametrize("argv,expected", [

@@ -9,6 +9,7 @@ of :mod:`mtbn.learn` assume what these functions return.
 
 import contextlib
 import math
+import re
 import warnings
 from collections.abc import Mapping
 
@@ -122,8 +123,10 @@ register("variables-differ-in-case", DataWarning,
          "and {u!r}), so they are different variables; rename them if they are the same.",
          cause="Column names are compared exactly: 'Age' and 'age ' are two variables.",
          fix="Give the same variable the same column name in every task.")
+#: The start of the one-value warning after its count: the registered text and the filter that quiets it.
+_ONE_VALUE = "column(s) take a single value"
 register("column-one-value", DataWarning,
-         "{count} column(s) take a single value in every row of every task ({names}; e.g. {name!r} is always "
+         "{count} " + _ONE_VALUE + " in every row of every task ({names}; e.g. {name!r} is always "
          "{value!r}): each is learned as an isolated node; drop them, or check the files.",
          cause="A column with a single value carries no information: BDeu finds no parent of it, and no child "
                "of it, better than none.",
@@ -366,7 +369,7 @@ def parts_of_checked_data():
     :func:`check_one_value_columns`' warning is not given again (in this process; a worker job enters it
     itself)."""
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=r"\d+ column\(s\) take a single value", category=DataWarning)
+        warnings.filterwarnings("ignore", message=r"\d+ " + re.escape(_ONE_VALUE), category=DataWarning)
         yield
 
 
@@ -383,7 +386,7 @@ def check_one_value_columns(taskset):
         one = (codes[:, local] == codes[0, local]).all(axis=0)
         first = codes[0, local].astype(np.int64)
         seen = value[here]
-        value[here] = np.where(~one | ((seen >= 0) & (seen != first)) | (seen == -2), -2, first)
+        value[here] = np.where(one & ((seen == -1) | (seen == first)), first, -2)
     constant = np.flatnonzero(value >= 0)
     if constant.size:
         v = int(constant[0])

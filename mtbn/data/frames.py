@@ -3,15 +3,17 @@
 pandas is imported inside the functions only, so that ``import mtbn`` does
 not load it. Labels are kept verbatim as strings; each column's kind (int,
 float, bool or text) decides the order of its states, and a category keeps
-its declared levels. Every problem with the data (missing values, mixed
-types, too many states, a continuous-looking column) is reported naming the
-task and the column; nothing is dropped or converted silently.
+its declared levels. A column of text (every CSV column) or of numbers is
+coded from its distinct values (pandas' hashing, in C): the Python work grows
+with the states, not the rows. Every problem with the data (missing values,
+mixed types, too many states, a continuous-looking column) is reported naming
+the task and the column; nothing is dropped or converted silently.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -91,10 +93,50 @@ def _is_missing_array(values):
     """Boolean mask of missing cells in an object/float array."""
     import pandas as pd
 
+    if _all_text(values):
+        return np.asarray(values == "", dtype=bool)  # no None or NaN in it
     mask = np.asarray(pd.isna(values), dtype=bool)
     if values.dtype == object:
         mask |= np.array([isinstance(x, str) and x == "" for x in values], dtype=bool)
     return mask
+
+
+def _all_text(values):
+    """Whether ``values`` is an object array of str only (a missing cell ``""``), as the columns of a CSV file are.
+
+    Such a column is read by its distinct labels, in C loops (pandas' type inference and hashing); the labels,
+    kinds and checks are those of the cell-by-cell path, which the other object columns take (their distinct
+    values cannot be found by hashing: ``1``, ``1.0`` and ``True`` hash alike and are different labels).
+    """
+    import pandas as pd
+
+    return values.dtype == object and pd.api.types.infer_dtype(values, skipna=False) in ("string", "empty")
+
+
+def _distinct(values):
+    """``(distinct values, code of each cell)`` of a numeric array or an object array of str (pandas' hashing).
+
+    NaN, the only missing value such arrays can hold, is a distinct value (the search for it, needed for floats
+    only, would double the time of the others).
+    """
+    import pandas as pd
+
+    codes, uniques = pd.factorize(values, use_na_sentinel=values.dtype.kind != "f")
+    return np.asarray(uniques).tolist(), codes
+
+
+class _Labels(NamedTuple):
+    """A column's labels, each cell's ``texts[codes[i]]``: the distinct texts (object array of str; a text may
+    repeat, and one may no longer be used once rows are dropped) and a code per cell."""
+
+    texts: np.ndarray
+    codes: np.ndarray
+
+    @classmethod
+    def of(cls, values):
+        """The labels of an array that :func:`_distinct` takes: each distinct value's ``str``."""
+        uniques, codes = _distinct(values)
+        return cls(np.array([str(x) for x in uniques], dtype=object), codes)
 
 
 def _describe_rows(rows, limit=5):
@@ -112,21 +154,25 @@ def _as_numbers(cells):
 
 
 def _column_labels(series, task, column):
-    """The labels of one column as an object array of str (verbatim)."""
+    """The labels of one column (:class:`_Labels`), verbatim."""
     values = series.to_numpy()
     kind = values.dtype.kind
+    text = _all_text(values)
+    labels = _Labels.of(values) if kind in "biuf" or text else None
     if kind in "iuf":
         _check_numeric_column(values[~np.isnan(values)] if kind == "f" else values, task, column)
     elif kind == "O" and len(values):
-        cells = [x for x in values.tolist() if isinstance(x, str) and x != ""]
+        # With text, its distinct non-empty labels decide (the same answer as every cell: distinct numbers).
+        cells = ([x for x in labels.texts.tolist() if x != ""] if text
+                 else [x for x in values.tolist() if isinstance(x, str) and x != ""])
         numbers = _as_numbers(cells)
         if numbers is not None:
             _check_numeric_column(numbers, task, column)
-    if kind in "biuf":
-        return np.array([str(x) for x in values.tolist()], dtype=object)
+    if labels is not None:
+        return labels
     if kind == "O":
-        return np.array([x if isinstance(x, str) else str(x) for x in values.tolist()], dtype=object)
-    return values.astype(str).astype(object)
+        return _Labels.of(np.array([x if isinstance(x, str) else str(x) for x in values.tolist()], dtype=object))
+    return _Labels.of(values.astype(str).astype(object))
 
 
 _KIND_OF = {bool: "bool", int: "int", float: "float", str: None}
@@ -158,6 +204,8 @@ def _column_kind(series, task, column):
         return "int", None
     if k == "f":
         return "float", None
+    if _all_text(series.to_numpy()):
+        return _KIND_OF[str], None  # text (or every cell empty: no kind either)
     values = [x for x in series.tolist() if not _is_missing_scalar(x)]
     types = {}
     for x in values:
@@ -188,7 +236,7 @@ def _number_labels(labels):
     whole numbers as integers keeps 1 and 1.0 one state across tasks.
     """
     out, whole = [], True
-    for text in labels.tolist():
+    for text in labels.texts.tolist():
         try:
             f = float(text)
         except (TypeError, ValueError):
@@ -202,7 +250,7 @@ def _number_labels(labels):
         else:
             whole = False
             out.append(text)
-    return np.array(out, dtype=object), ("int" if whole else "float")
+    return labels._replace(texts=np.array(out, dtype=object)), ("int" if whole else "float")
 
 
 
@@ -269,7 +317,7 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
     labels, kinds = _labels_and_kinds(df, name, names)
     labels = _drop_missing(df, labels, names, name, dropna, _source)
     declared = dict(states or {})
-    codes = np.empty((len(labels[0]), len(names)), dtype=np.uint8, order="F")
+    codes = np.empty((len(labels[0].codes), len(names)), dtype=np.uint8, order="F")
     state_lists = []
     for j, col in enumerate(names):
         codes[:, j], st = _code_column(labels[j], kinds[j], declared, name, col)
@@ -295,7 +343,7 @@ def _check_frame(df, name):
 
 
 def _labels_and_kinds(df, name, names):
-    """Per column, its labels (object array of str) and ``(kind, declared order or None)``.
+    """Per column, its labels (:class:`_Labels`) and ``(kind, declared order or None)``.
 
     Numeric columns get whole numbers written as integers (:func:`_number_labels`).
     """
@@ -325,7 +373,7 @@ def _drop_missing(df, labels, names, name, dropna, source):
         raise error("missing-values", task=name, count=int(sum(m.sum() for m in missing)),
                     columns=", ".join(cols), where=where)
     keep = ~any_missing
-    labels = [lab[keep] for lab in labels]
+    labels = [lab._replace(codes=lab.codes[keep]) for lab in labels]
     if not keep.any():
         raise error("empty-after-dropna", task=name)
     warnings.warn(message_text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
@@ -339,7 +387,12 @@ def _code_column(labels, kind_order, declared, name, col):
     Without declared states, a category keeps its levels (unused ones
     included) and other columns get their observed labels in value order.
     """
-    uniq, inverse = np.unique(labels.astype(str), return_inverse=True)
+    used = np.zeros(len(labels.texts), dtype=bool)
+    used[labels.codes] = True  # (dropped rows may leave a text unused)
+    uniq, position = np.unique(labels.texts[used].astype(str), return_inverse=True)
+    inverse = np.zeros(len(used), dtype=np.int64)
+    inverse[used] = position.reshape(-1)
+    inverse = inverse[labels.codes]  # np.unique of every cell's text, computed on the distinct texts
     if col in declared:
         st = tuple(str(s) for s in declared[col])
         _check_unique(st, "duplicate-state", task=name, column=col)

@@ -10,16 +10,45 @@ codes); then, one after the other in this process, ``--repeats`` times:
 * ``mtbn.data.from_dataframe(frame)`` on the integer frame, against
   ``pandas.factorize`` of each column (the peer: coding without checks).
 
-The table gives the median seconds and mtbn / peer.
+The table gives the median seconds and mtbn / peer. With ``--memory`` (Linux), a
+second table gives how far the peak resident set (``VmHWM``, reset through
+``/proc/self/clear_refs`` just before) of a fresh process grows above its
+resident set while it reads the file with ``mtbn.data.read_csv``, against
+pandas' DataFrame of its strings (``pandas.read_csv(path, dtype=str,
+keep_default_na=False)``), each after a small file read first (the modules
+pandas loads on its first parse are not the data's).
 
-Run:  cd <repo> && PYTHONPATH=. python benchmarks/bench_read_csv.py [--rows 10000 100000 500000] [--repeats 3]
+Run:  cd <repo> && PYTHONPATH=. python benchmarks/bench_read_csv.py [--rows 10000 100000 500000] [--repeats 3] [--memory]
 """
 
 import argparse
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+
+_GROWTH = """
+import sys
+import pandas as pd
+from mtbn.data import read_csv
+def read(path):
+    return read_csv(path) if sys.argv[2] == "mtbn" else pd.read_csv(path, dtype=str, keep_default_na=False)
+def status(key):
+    return int(next(line for line in open("/proc/self/status") if line.startswith(key)).split()[1])
+read(sys.argv[3])
+open("/proc/self/clear_refs", "w").write("5")  # the peak (VmHWM) from here on
+before = status("VmRSS:")
+data = read(sys.argv[1])
+print(status("VmHWM:") - before)
+"""
+
+
+def _growth_mb(path, small, how):
+    out = subprocess.run([sys.executable, "-c", _GROWTH, path, how, small], check=True, capture_output=True,
+                         text=True).stdout
+    return int(out) / 1024
 
 
 def _sample(rows):
@@ -47,8 +76,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000, 500_000])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--memory", action="store_true", help="also the peak memory of reading each CSV file")
     args = ap.parse_args(argv)
     print("| rows | what | mtbn s | peer s | mtbn / peer |\n|---|---|---|---|---|")
+    memory = []
     for rows in args.rows:
         frame = _sample(rows)
         codes = frame.apply(lambda col: pd.factorize(col, sort=True)[0])  # the same data as integers
@@ -64,6 +95,14 @@ def main(argv=None):
             for what, (ours, peer) in pairs.items():
                 a, b = _median_seconds(ours, args.repeats), _median_seconds(peer, args.repeats)
                 print(f"| {rows:,} | {what} | {a:.2f} | {b:.3f} | {a / b:.1f}x |")
+            if args.memory:
+                small = os.path.join(tmp, "small.csv")
+                frame.head(10).to_csv(small, index=False)
+                memory.append((rows, _growth_mb(path, small, "mtbn"), _growth_mb(path, small, "pandas")))
+    if memory:
+        print("\n| rows | mtbn.data.read_csv MB | pandas' frame of strings MB | mtbn / peer |\n|---|---|---|---|")
+        for rows, ours, peer in memory:
+            print(f"| {rows:,} | {ours:.0f} | {peer:.0f} | {ours / peer:.2f} |")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,16 @@
 """Reading one task from a CSV file (:func:`read_csv`).
 
 Cells are read as verbatim strings (``NA``, ``None`` or ``null`` are state
-labels; only an empty cell is missing), then coded by
-:func:`mtbn.data.frames.from_dataframe`. The header is read first with the
-standard library, so that an unreadable, non-UTF-8, empty, wrongly separated
-or ragged file gets its own message before pandas parses it. pandas is
-imported inside :func:`read_csv` only. The rows are parsed in chunks
-(vectorised, by pandas) so that a large file reports its progress: a stage
-per file with its size, a bar in bytes on the command line's terminal.
+labels; only an empty cell is missing) and coded as
+:func:`mtbn.data.frames.from_dataframe` codes a DataFrame of strings. The
+header is read first with the standard library, so that an unreadable,
+non-UTF-8, empty, wrongly separated or ragged file gets its own message before
+pandas parses it. pandas is imported inside the functions only. The rows are
+parsed in chunks (vectorised, by pandas): a large file reports its progress (a
+stage per file with its size, a bar in bytes on the command line's terminal),
+and :func:`read_csv` codes each chunk as it comes
+(:class:`mtbn.data.frames.TextColumns`), so that it never holds the file's
+strings, only one chunk's and a code per cell.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import warnings
 from typing import Any
 
 from mtbn.data.discrete import DiscreteData, _check_unique
-from mtbn.data.frames import from_dataframe
+from mtbn.data.frames import TextColumns, from_text_columns
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
@@ -137,9 +140,10 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     path = os.fspath(path)
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0]
-    df = read_csv_frame(path, name=name, progress=progress, chunksize=chunksize)
-    reporter(progress)(f"coding {name}: {df.shape[0]} rows x {df.shape[1]} columns")
-    return from_dataframe(df, name=name, states=states, dropna=dropna, _source=path)
+    columns = TextColumns()
+    names = _read_chunks(path, name, progress, chunksize, columns.add)
+    reporter(progress)(f"coding {name}: {columns.n_rows} rows x {len(names)} columns")
+    return from_text_columns(columns, names, name=name, states=states, dropna=dropna, source=path)
 
 
 def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
@@ -171,11 +175,23 @@ def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, 
     """
     import pandas as pd
 
-    if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
-        raise error("csv-chunksize", value=chunksize)
     path = os.fspath(path)
     if name is None:
         name = os.path.splitext(os.path.basename(path))[0]
+    chunks: list = []
+    names = _read_chunks(path, name, progress, chunksize, chunks.append)
+    df = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
+    df.columns = names
+    return df
+
+
+def _read_chunks(path, name, progress, chunksize, take):
+    """Parse the CSV file ``path`` after checking its header, handing each chunk of rows (a DataFrame of
+    verbatim strings) to ``take``; returns the column names (stripped)."""
+    import pandas as pd
+
+    if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
+        raise error("csv-chunksize", value=chunksize)
     try:
         with open(path, newline="", encoding="utf-8-sig") as fh:
             header = next(csv.reader(fh), None)
@@ -197,20 +213,18 @@ def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, 
             # index_col=False stops pandas from silently turning an extra first
             # field into the index; the warning it gives instead becomes an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            chunks, done = [], 0
+            done = 0
             for chunk in pd.read_csv(fh, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
                                      index_col=False, encoding="utf-8-sig", chunksize=chunksize):
-                chunks.append(chunk)
+                take(chunk)
                 tick(fh.tell() - done)  # pandas reads ahead: the bytes parsed so far, to within its buffer
                 done = fh.tell()
             tick(size - done)
-        df = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
     except pd.errors.ParserWarning:
         raise error("ragged-rows", task=name, path=path, n_columns=len(header)) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None
-    df.columns = [h.strip() for h in header]
-    return df
+    return [h.strip() for h in header]
 

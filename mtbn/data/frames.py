@@ -22,7 +22,7 @@ from mtbn.exceptions import DataWarning, InvalidDataError
 from mtbn.messages import error, register
 from mtbn.messages import text as message_text
 
-__all__ = ["from_dataframe"]
+__all__ = ["from_dataframe", "from_text_columns", "TextColumns"]
 
 #: A numeric column (numbers in a DataFrame, or CSV cells that all read as
 #: numbers) with more distinct values than this must be discretised.
@@ -161,11 +161,10 @@ def _column_labels(series, task, column):
     labels = _Labels.of(values) if kind in "biuf" or text else None
     if kind in "iuf":
         _check_numeric_column(values[~np.isnan(values)] if kind == "f" else values, task, column)
+    elif text and len(values):
+        _check_text_numbers(labels, task, column)
     elif kind == "O" and len(values):
-        # With text, its distinct non-empty labels decide (the same answer as every cell: distinct numbers).
-        cells = ([x for x in labels.texts.tolist() if x != ""] if text
-                 else [x for x in values.tolist() if isinstance(x, str) and x != ""])
-        numbers = _as_numbers(cells)
+        numbers = _as_numbers([x for x in values.tolist() if isinstance(x, str) and x != ""])
         if numbers is not None:
             _check_numeric_column(numbers, task, column)
     if labels is not None:
@@ -173,6 +172,59 @@ def _column_labels(series, task, column):
     if kind == "O":
         return _Labels.of(np.array([x if isinstance(x, str) else str(x) for x in values.tolist()], dtype=object))
     return _Labels.of(values.astype(str).astype(object))
+
+
+def _check_text_numbers(labels, task, column):
+    """Refuse a text column whose non-empty labels all read as numbers, too many distinct ones (its distinct
+    labels decide: the same answer as every cell's)."""
+    numbers = _as_numbers([x for x in labels.texts.tolist() if x != ""])
+    if numbers is not None:
+        _check_numeric_column(numbers, task, column)
+
+
+class TextColumns:
+    """Columns of text coded chunk by chunk (the rows of a CSV file as they are parsed).
+
+    :meth:`add` codes each column of a chunk by its distinct labels and maps
+    them onto the labels seen so far, so that only a code per cell (the
+    smallest unsigned type that holds the labels so far) and each column's
+    distinct labels are kept; :func:`from_text_columns` then checks and codes
+    them as :func:`from_dataframe` would the whole frame.
+    """
+
+    def __init__(self):
+        self.n_rows = 0
+        self._seen: list = []  # per column: label -> code, in order of first appearance
+        self._codes: list = []  # per column: the chunks' codes
+
+    def add(self, chunk):
+        """Code one chunk of rows.
+
+        Parameters
+        ----------
+        chunk : pandas.DataFrame
+            The next rows, the same columns as every chunk; every cell a str (an empty cell ``""``).
+        """
+        if not self._seen:
+            self._seen = [{} for _ in range(chunk.shape[1])]
+            self._codes = [[] for _ in range(chunk.shape[1])]
+        for j, seen in enumerate(self._seen):
+            uniques, codes = _distinct(chunk.iloc[:, j].to_numpy())
+            lut = np.array([seen.setdefault(u, len(seen)) for u in uniques], dtype=np.int64)
+            self._codes[j].append(lut.astype(np.min_scalar_type(len(seen) - 1))[codes])
+        self.n_rows += chunk.shape[0]
+
+    def labels(self):
+        """Every column's labels so far.
+
+        Returns
+        -------
+        list of _Labels
+            Per column, its distinct labels (in order of first appearance) and each row's code; an empty list
+            before the first chunk.
+        """
+        return [_Labels(np.array(list(seen), dtype=object), np.concatenate(parts))
+                for seen, parts in zip(self._seen, self._codes)]
 
 
 _KIND_OF = {bool: "bool", int: "int", float: "float", str: None}
@@ -315,7 +367,55 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
     """
     names = _check_frame(df, name)
     labels, kinds = _labels_and_kinds(df, name, names)
-    labels = _drop_missing(df, labels, names, name, dropna, _source)
+    missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
+    return _coded(labels, kinds, missing, names, name, states, dropna, df.index, _source)
+
+
+def from_text_columns(columns: TextColumns, names, *, name: str = "data", states: Any = None, dropna: bool = False,
+                      source=None) -> DiscreteData:
+    """:func:`from_dataframe` of a DataFrame of strings given as its :class:`TextColumns` (coded chunk by chunk).
+
+    The same checks in the same order, the same messages (``source``: the CSV file, whose lines the missing
+    values message names) and the same coded task as :func:`from_dataframe` on the whole frame with columns
+    ``names``.
+
+    Parameters
+    ----------
+    columns : TextColumns
+        The task's cells, every one a str (a missing cell ``""``).
+    names : list of str
+        The column names.
+    name, states, dropna
+        As for :func:`from_dataframe`.
+    source : str, optional
+        The path of the CSV file the cells were read from.
+
+    Returns
+    -------
+    DiscreteData
+        The coded task.
+    """
+    _check_unique(names, "duplicate-column", task=name)
+    if not names:
+        raise error("no-columns", task=name)
+    if columns.n_rows == 0:
+        raise error("no-rows", task=name)
+    labels = columns.labels()
+    for lab, col in zip(labels, names):
+        _check_text_numbers(lab, name, col)
+    missing = [lab.codes == _code_of(lab, "") for lab in labels]
+    return _coded(labels, [(None, None)] * len(names), missing, names, name, states, dropna, None, source)
+
+
+def _code_of(labels, text):
+    """The code of ``text`` among ``labels``' distinct texts, or -1."""
+    where = np.flatnonzero(labels.texts == text)
+    return int(where[0]) if len(where) else -1
+
+
+def _coded(labels, kinds, missing, names, name, states, dropna, index, source):
+    """The coded task from each column's labels, kind and missing cells (the end of :func:`from_dataframe`)."""
+    labels = _drop_missing(labels, missing, names, name, dropna, index, source)
     declared = dict(states or {})
     codes = np.empty((len(labels[0].codes), len(names)), dtype=np.uint8, order="F")
     state_lists = []
@@ -356,12 +456,12 @@ def _labels_and_kinds(df, name, names):
     return labels, kinds
 
 
-def _drop_missing(df, labels, names, name, dropna, source):
-    """``labels`` without the incomplete rows if ``dropna``; else an error naming them if there are any.
+def _drop_missing(labels, missing, names, name, dropna, index, source):
+    """``labels`` without the incomplete rows (``missing``: a mask per column) if ``dropna``; else an error naming
+    them if there are any.
 
-    ``source`` (a CSV path, or None) makes the message name file lines rather than index values.
+    ``source`` (a CSV path, or None) makes the message name file lines rather than the values of ``index``.
     """
-    missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
     any_missing = np.logical_or.reduce(missing)
     if not any_missing.any():
         return labels
@@ -369,7 +469,7 @@ def _drop_missing(df, labels, names, name, dropna, source):
         cols = [f"{names[j]!r} ({int(m.sum())})" for j, m in enumerate(missing) if m.any()]
         rows = np.flatnonzero(any_missing)
         where = (f"file lines {_describe_rows((rows + 2).tolist())} of {source!r}" if source is not None
-                 else f"rows with index {_describe_rows(df.index[rows].tolist())}")
+                 else f"rows with index {_describe_rows(index[rows].tolist())}")
         raise error("missing-values", task=name, count=int(sum(m.sum() for m in missing)),
                     columns=", ".join(cols), where=where)
     keep = ~any_missing

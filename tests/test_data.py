@@ -430,3 +430,33 @@ def test_reading_a_csv_file_holds_a_code_per_cell_not_the_files_strings(tmp_path
     assert growth["codes"] < 0.5 * growth["strings"], growth
     d, whole = read_csv(path), from_dataframe(read_csv_frame(path), name="alarm")
     assert d.names == whole.names and d.states == whole.states and np.array_equal(d.codes, whole.codes)
+
+
+def test_holds_a_label_parses_no_further_than_the_first_chunk_with_one(tmp_path):
+    """The command line's check before it reads a file whose kind it must ask: a label (or an empty cell) in a
+    chunk of rows stops the parse there (a ragged row further on is never reached), a file of numbers is read to
+    its end, and a numbers-only kind (the Gaussian one) never claims a file that holds a label."""
+    from mtbn.data.csvfile import holds_a_label, read_csv_frame
+    from mtbn.learn.gaussian import GaussianKind
+
+    numbers = [f"{i / 7:.4f},{i}" for i in range(40)]
+    files = {
+        "label_then_ragged": numbers[:3] + ["x,1"] + numbers[3:20] + ["1,2,3"],
+        "numbers": numbers,
+        "empty_cell_at_the_end": numbers + [",5"],
+        "ragged_before_the_label": numbers[:3] + ["1,2,3"] + numbers[3:20] + ["x,1"],
+    }
+    paths = {}
+    for stem, rows in files.items():
+        paths[stem] = _write(tmp_path / f"{stem}.csv", "u,v\n" + "\n".join(rows) + "\n")
+    assert holds_a_label(paths["label_then_ragged"], chunksize=5)
+    with pytest.raises(InvalidDataError, match="label_then_ragged"):
+        read_csv_frame(paths["label_then_ragged"], chunksize=5)  # the whole file is ragged
+    assert not holds_a_label(paths["numbers"], chunksize=5)
+    assert holds_a_label(paths["empty_cell_at_the_end"], chunksize=5)
+    with pytest.raises(InvalidDataError, match="ragged_before_the_label"):
+        holds_a_label(paths["ragged_before_the_label"], chunksize=5)
+    kind = GaussianKind()
+    assert kind.numbers_only
+    assert kind.claims({"numbers": read_csv_frame(paths["numbers"])})
+    assert not kind.claims({"empty": read_csv_frame(paths["empty_cell_at_the_end"])})

@@ -33,8 +33,11 @@ COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "-
 
 
 def kind_frames(paths, progress=None):
-    """``(kind, {stem: DataFrame of the cells as text})`` when a registered kind of data claims the files (the
-    first file is asked first, so that discrete files are read once more only in part), else None.
+    """``(kind, {stem: DataFrame of the cells as text})`` when a registered kind of data claims the files, else
+    None. The first file is asked first, and when every registered kind takes numbers only
+    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`), a first file with a label is left to the discrete reader
+    after its first chunk of rows holding one (:func:`mtbn.data.csvfile.holds_a_label`): discrete files are
+    read once more only in part, and never held as text.
 
     Parameters
     ----------
@@ -47,9 +50,11 @@ def kind_frames(paths, progress=None):
     -------
     tuple of (DataKind, dict of str -> pandas.DataFrame) or None
     """
-    from mtbn.data.csvfile import read_csv_frame
-    from mtbn.learn.kinds import kind_of
+    from mtbn.data.csvfile import holds_a_label, read_csv_frame
+    from mtbn.learn.kinds import DATA_KINDS, kind_of
 
+    if paths and all(kind.numbers_only for kind in DATA_KINDS.values()) and holds_a_label(paths[0]):
+        return None  # no kind claims a task with a label
     frames = {}
     for path in paths:
         stem = os.path.splitext(os.path.basename(path))[0]

@@ -264,15 +264,22 @@ def looks_continuous(frame, min_distinct=20):
     >>> looks_continuous(pd.DataFrame({"x": range(30)})), looks_continuous(pd.DataFrame({"x": ["a", "b"]}))
     (False, None)
     """
-    import pandas as pd
-
     if not len(frame.columns) or not len(frame):
         return None
-    numbers = frame.apply(pd.to_numeric, errors="coerce")
-    if numbers.isna().to_numpy().any():
+    numbers = as_numbers(frame)
+    if numbers is None:
         return None
     values = numbers.to_numpy(dtype=float)
     return bool(any(np.any(col != np.round(col)) and len(np.unique(col)) > min_distinct for col in values.T))
+
+
+def as_numbers(frame):
+    """The cells of a DataFrame as numbers (:func:`pandas.to_numeric`), or None when some cell is not one (a
+    label, or empty)."""
+    import pandas as pd
+
+    numbers = frame.apply(pd.to_numeric, errors="coerce")
+    return None if numbers.isna().to_numpy().any() else numbers
 
 
 def regression_from_scatter(scatter, child, parents):

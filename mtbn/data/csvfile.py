@@ -21,13 +21,14 @@ import os
 import warnings
 from typing import Any
 
+from mtbn.data.continuous import as_numbers
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import TextColumns, from_text_columns
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "read_csv_frame", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "holds_a_label", "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -183,6 +184,50 @@ def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, 
     df = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
     df.columns = names
     return df
+
+
+class _Found(Exception):
+    """Stops :func:`holds_a_label`'s parse at the first chunk that holds a label."""
+
+
+def holds_a_label(path: Any, *, name: str | None = None, chunksize: int = CHUNK_ROWS) -> bool:
+    """Whether some cell of a CSV file is not a number (a label, or empty), parsing no further than the first
+    chunk of rows that holds one.
+
+    The command line asks it before it reads a task's cells as text for a kind of data that takes numbers only
+    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`): a file of labels is then read once, chunk by chunk.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    name : str, optional
+        The task name for messages; None takes the file name without its extension.
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`read_csv_frame`, for the part of the file parsed.
+    """
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0] if name is None else name
+
+    def take(chunk):
+        for j in range(chunk.shape[1]):  # column by column: a file of labels stops at its first column
+            if as_numbers(chunk.iloc[:, j:j + 1]) is None:
+                raise _Found
+
+    try:
+        _read_chunks(path, name, None, chunksize, take)
+    except _Found:
+        return True
+    return False
 
 
 def _read_chunks(path, name, progress, chunksize, take):

@@ -287,6 +287,7 @@ class GaussianKind(DataKind):
                 "penalty_grid", "n_restarts", "n_joint_restarts", "random_state", "parameter_sharing", "n_jobs",
                 "progress")
     instead = "discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete networks"
+    numbers_only = True  # looks_continuous: None (not claimed) as soon as a cell is not a number
 
     def claims(self, tasks):
         items = named_frames(tasks)

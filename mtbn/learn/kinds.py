@@ -65,6 +65,11 @@ class DataKind:
         other than its default is refused (:func:`kind_settings`).
     instead : str
         What a user refused a setting should do instead (the end of the refusal's line).
+    numbers_only : bool
+        True when :meth:`claims` claims no task with a cell that is not a number (a label, or empty): the
+        command line then reads no further than the first such cell of a file before it gives the file to the
+        discrete reader (which reads it chunk by chunk, in bounded memory). False (the default): the first file
+        is read whole and asked.
     """
 
     name: str = ""
@@ -72,6 +77,7 @@ class DataKind:
     learned_as: str = "networks"
     settings: tuple = ()
     instead: str = "convert the tasks to discrete states first"
+    numbers_only: bool = False
 
     def claims(self, tasks: Any) -> bool:
         """Whether ``tasks`` are of this kind.

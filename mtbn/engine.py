@@ -29,7 +29,10 @@ Dask is an optional dependency: ``pip install "mtbn[dask]"``.
 Every loop runs through :func:`parallel` and :func:`job` (or :func:`run_jobs`),
 which bound the number of local workers and make every worker process die
 with the process that started it, however that one ends (SIGKILL and the
-OOM killer included).
+OOM killer included). A warning a job raises in a worker process comes back
+with its result and is warned again here (:func:`_shown`), so that it meets
+this process's filters and display (the command line's ``mtbn: warning:``
+line), once, as if the job had run here.
 """
 
 import contextlib
@@ -223,7 +226,58 @@ def _parallel(n_jobs, n_items, return_as):
         n_jobs = configured
     if _runs_locally(backend):
         n_jobs = worker_count(n_jobs, n_items)
-    return Parallel(n_jobs=n_jobs, return_as=return_as)
+    return _Relaying(Parallel(n_jobs=n_jobs, return_as=return_as))
+
+
+class _Relaying:
+    """A ``joblib.Parallel`` whose results come back without the warnings their jobs raised in worker processes,
+    which are warned again in this process as each result arrives (:func:`_shown`)."""
+
+    def __init__(self, parallel):
+        self._parallel = parallel
+
+    def __call__(self, iterable):
+        results = self._parallel(iterable)
+        return [_shown(r) for r in results] if isinstance(results, list) else _relayed(results)
+
+    def __getattr__(self, name):
+        return getattr(self._parallel, name)
+
+
+def _relayed(results):
+    """The results of a generator of joblib's, each :func:`_shown`; closing this closes it (cancels its jobs)."""
+    try:
+        for result in results:
+            yield _shown(result)
+    finally:
+        results.close()
+
+
+class _Reported:
+    """A job's result and the warnings it raised in a worker process: ``(text, category, filename, lineno)``."""
+
+    def __init__(self, result, caught):
+        self.result = result
+        self.warnings = caught
+
+
+def _shown(result):
+    """``result`` itself; a :class:`_Reported` one's warnings warned here first, each in the registry of the
+    module that raised it when that module is loaded here (the registry the job's own ``warnings.warn`` would
+    have used in this process: the same warning is shown once, whichever process raised it)."""
+    if not isinstance(result, _Reported):
+        return result
+    for text, category, filename, lineno in result.warnings:
+        module = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == filename), None)
+        registry = (_RELAYED.setdefault(filename, {}) if module is None
+                    else module.__dict__.setdefault("__warningregistry__", {}))
+        warnings.warn_explicit(text, category, filename, lineno,
+                               module=None if module is None else module.__name__, registry=registry)
+    return result.result
+
+
+#: The registries of the relayed warnings raised by modules this process has not loaded (per file name).
+_RELAYED: dict = {}
 
 
 #: The thread of :func:`warm_workers` while it runs (joined before any parallel section starts).
@@ -437,8 +491,8 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
         _wait_for_warm_workers()
         from joblib import Parallel
 
-        running = Parallel(n_jobs=n_jobs if workers is None else workers,
-                           return_as="generator_unordered")(indexed)
+        running = _Relaying(Parallel(n_jobs=n_jobs if workers is None else workers,
+                                     return_as="generator_unordered"))(indexed)
         here, cpu = time.perf_counter(), time.process_time()
         try:
             own = beside()
@@ -547,11 +601,18 @@ class _Job:
     def __call__(self, *args, **kwargs):
         _watch_parent(self.parent)
         start, cpu = time.perf_counter(), time.process_time()
-        result = self.function(*args, **kwargs)
+        elsewhere = os.getpid() != self.parent
+        with warnings.catch_warnings(record=True) if elsewhere else contextlib.nullcontext() as caught:
+            if elsewhere:
+                warnings.simplefilter("default")  # each distinct one once per job; the parent's filters decide
+            result = self.function(*args, **kwargs)
         if self.traced:  # clocks of one machine: perf_counter is CLOCK_MONOTONIC, shared by its processes
             result = (result, {"start": start, "end": time.perf_counter(), "pid": os.getpid(),
                                "cpu": time.process_time() - cpu})
-        return result if self.index is None else (self.index, result)
+        result = result if self.index is None else (self.index, result)
+        if caught:
+            result = _Reported(result, [(str(w.message), w.category, w.filename, w.lineno) for w in caught])
+        return result
 
 
 _watchdog_lock = threading.Lock()

@@ -207,3 +207,31 @@ def test_workers_die_when_their_parent_is_killed(tmp_path):
         for p in workers:  # started by the test's own subprocess: never leave them behind, even on failure
             if _alive(p):
                 os.kill(p, signal.SIGKILL)
+
+
+def _warns(x):
+    import warnings
+
+    from mtbn.exceptions import DataWarning
+
+    warnings.warn(f"value {x} is odd" if x % 2 else "value is even", DataWarning)
+    return x + 1
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_warning_raised_in_a_worker_process_is_warned_here_once_as_in_one_process(n_jobs):
+    """A job's warning raised in a worker process comes back with its result and meets this process's filters
+    (the command line prints it as ``mtbn: warning:``): under the "default" filter each distinct warning is shown
+    once, whichever process and however many jobs raised it, as when every job runs here."""
+    import warnings
+
+    from mtbn.exceptions import DataWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("default")
+        ordered = run_jobs((job(_warns)(i) for i in range(4)), n_jobs=n_jobs)
+        listed = parallel(n_jobs, 4)(job(_warns)(i) for i in range(4))
+        streamed = list(parallel(n_jobs, 4, return_as="generator")(job(_warns)(i) for i in range(4)))
+    assert ordered == listed == streamed == [1, 2, 3, 4]
+    assert sorted(str(w.message) for w in caught) == ["value 1 is odd", "value 3 is odd", "value is even"]
+    assert all(w.category is DataWarning and w.filename == __file__ for w in caught)

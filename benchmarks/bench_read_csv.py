@@ -18,7 +18,8 @@ pandas' DataFrame of its strings (``pandas.read_csv(path, dtype=str,
 keep_default_na=False)``), each after a small file read first (the modules
 pandas loads on its first parse are not the data's).
 
-Run:  cd <repo> && PYTHONPATH=. python benchmarks/bench_read_csv.py [--rows 10000 100000 500000] [--repeats 3] [--memory]
+Run:  cd <repo> && PYTHONPATH=. python benchmarks/bench_read_csv.py [--rows 10000 100000 500000] [--repeats 3]
+      [--memory]
 """
 
 import argparse

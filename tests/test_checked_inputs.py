@@ -354,6 +354,30 @@ def test_fingerprint_ignores_how_the_states_are_coded():
     assert changed.fingerprint() != alone.fingerprint() or tasks["a"]["tub"][0] == "yes"
 
 
+def test_fingerprint_of_many_rows_is_the_digest_of_its_definition(monkeypatch):
+    """The fingerprint digests the names, the labels each column uses and the rows of label ranks, sorted, as
+    8-byte integers; mtbn makes those bytes a block of rows at a time (no table of 8 bytes per cell): on rows
+    spanning several blocks it equals that digest computed here in one piece, the definition."""
+    import hashlib
+
+    import mtbn.data.discrete as discrete
+
+    monkeypatch.setattr(discrete, "_FINGERPRINT_ROWS", 1000)  # 4,500 rows: five blocks, the last one partial
+    rng = np.random.default_rng(0)
+    names = ("b", "a", "c")
+    states = (("z", "y", "x"), ("q", "p"), tuple(f"s{i}" for i in range(7)))
+    codes = np.column_stack([rng.integers(0, len(st) - (j == 2), 4500) for j, st in enumerate(states)])
+    d = DiscreteData(codes.astype(np.uint8), names, states)
+    digest = hashlib.sha256()
+    columns = []
+    for v in sorted(range(3), key=lambda j: names[j]):
+        labels = sorted({states[v][c] for c in codes[:, v]})
+        columns.append([labels.index(states[v][c]) for c in codes[:, v]])
+        digest.update(json.dumps([names[v], labels]).encode("utf-8"))
+    digest.update(np.array(sorted(zip(*columns)), dtype=np.int64).tobytes())
+    assert d.fingerprint() == digest.hexdigest()[:16]
+
+
 # ---------------------------------------------------------------------------
 # 4. One coding of a variable across tasks
 # ---------------------------------------------------------------------------

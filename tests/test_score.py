@@ -627,3 +627,27 @@ def test_cache_items_from_a_start_are_the_scores_cached_after_it():
     fresh = BDeuScore(data)
     fresh.merge_cache(later)
     assert fresh.cache_items() == later
+
+
+def test_bdeu_terms_from_tables_and_from_the_counts_are_the_same_floats_and_the_tables_stay_in_budget(monkeypatch):
+    """BDeu reads lnG(alpha + N) - lnG(alpha) off a table of every N up to the rows, one per alpha, only while
+    the tables fit in TABLE_BYTES; the others are computed on the counts. Both give the same float for every
+    family (single and batched paths), and a search keeps its tables within the budget, whatever the rows."""
+    import mtbn.score.bdeu as bdeu
+    from mtbn.search import hill_climb
+
+    data = sample(load_network("alarm"), 3000, random_state=np.random.default_rng(1))
+    rng = np.random.default_rng(2)
+    families = [(int(c), set(rng.choice([v for v in range(37) if v != c], int(rng.integers(0, 4)), replace=False)))
+                for c in rng.integers(0, 37, 200)]
+    scores = {}
+    for budget in (2**40, 0, 5 * 8 * 3001):  # every table, none, five of them
+        monkeypatch.setattr(bdeu, "TABLE_BYTES", budget)
+        scorer = BDeuScore(data)
+        single = [scorer.local_score(c, p) for c, p in families]
+        batched = [np.asarray(scorer.extension_scores(c, set(), [u for u in range(37) if u != c])).tolist()
+                   for c in range(37)]
+        graph = hill_climb(BDeuScore(data), [set() for _ in range(37)]).graph
+        scores[budget] = (single, batched, sorted(graph.edges()))
+        assert 8 * 3001 * len(scorer._tables) <= budget
+    assert scores[2**40] == scores[0] == scores[5 * 8 * 3001]

@@ -193,13 +193,16 @@ class DiscreteData:
             used = np.unique(self.codes[:, v])
             labels = [self.states[v][c] for c in used]
             order = sorted(range(len(used)), key=lambda i: labels[i])
-            rank = np.zeros(len(self.states[v]), dtype=np.int64)
+            rank = np.zeros(len(self.states[v]), dtype=np.uint8)  # at most MAX_STATES labels
             rank[used[order]] = np.arange(len(used))
             ranks.append(rank[self.codes[:, v]])
             digest.update(json.dumps([self.names[v], sorted(labels)]).encode("utf-8", "surrogatepass"))
-        table = np.column_stack(ranks) if ranks else np.zeros((self.n_samples, 0), dtype=np.int64)
-        rows = table[np.lexsort(table.T[::-1])] if ranks else table
-        digest.update(np.ascontiguousarray(rows).tobytes())
+        # The sorted rows' bytes as 8-byte integers (the digest's definition), made a block of rows at a time:
+        # the same bytes in the same order as the whole table's, without a table of 8 bytes per cell.
+        order = np.lexsort(ranks[::-1]) if ranks else None
+        for start in range(0, self.n_samples if ranks else 0, _FINGERPRINT_ROWS):
+            rows = order[start:start + _FINGERPRINT_ROWS]
+            digest.update(np.column_stack([r[rows] for r in ranks]).astype(np.int64).tobytes())
         return digest.hexdigest()[:16]
 
     def with_states(self, states):
@@ -249,6 +252,10 @@ class DiscreteData:
             cols[name] = labels[self.codes[:, v]] if len(labels) else []
         return pd.DataFrame(cols, columns=list(self.names))
 
+
+
+#: Rows of the table :meth:`DiscreteData.fingerprint` digests at a time.
+_FINGERPRINT_ROWS = 2**16
 
 
 def _ordered_states(labels, kind):

@@ -29,10 +29,10 @@ Dask is an optional dependency: ``pip install "mtbn[dask]"``.
 Every loop runs through :func:`parallel` and :func:`job` (or :func:`run_jobs`),
 which bound the number of local workers and make every worker process die
 with the process that started it, however that one ends (SIGKILL and the
-OOM killer included). A warning a job raises in a worker process comes back
-with its result and is warned again here (:func:`_shown`), so that it meets
-this process's filters and display (the command line's ``mtbn: warning:``
-line), once, as if the job had run here.
+OOM killer included). A warning a job raises in a local worker process comes
+back with its result and is warned again here (:func:`_shown`), so that it
+meets this process's filters and display (the command line's ``mtbn:
+warning:`` line), once, as if the job had run here.
 """
 
 import contextlib
@@ -601,7 +601,9 @@ class _Job:
     def __call__(self, *args, **kwargs):
         _watch_parent(self.parent)
         start, cpu = time.perf_counter(), time.process_time()
-        elsewhere = os.getpid() != self.parent
+        # In a worker process's main thread (loky, multiprocessing): a Dask worker runs jobs in threads, where
+        # catch_warnings, which swaps the process's warning state, is not safe; they warn on its log as before.
+        elsewhere = os.getpid() != self.parent and threading.current_thread() is threading.main_thread()
         with warnings.catch_warnings(record=True) if elsewhere else contextlib.nullcontext() as caught:
             if elsewhere:
                 warnings.simplefilter("default")  # each distinct one once per job; the parent's filters decide

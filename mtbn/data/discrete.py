@@ -193,7 +193,7 @@ class DiscreteData:
             used = np.unique(self.codes[:, v])
             labels = [self.states[v][c] for c in used]
             order = sorted(range(len(used)), key=lambda i: labels[i])
-            rank = np.zeros(len(self.states[v]), dtype=np.uint8)  # at most MAX_STATES labels
+            rank = np.zeros(len(self.states[v]), dtype=np.min_scalar_type(max(len(used) - 1, 0)))  # one byte, mostly
             rank[used[order]] = np.arange(len(used))
             ranks.append(rank[self.codes[:, v]])
             digest.update(json.dumps([self.names[v], sorted(labels)]).encode("utf-8", "surrogatepass"))

@@ -115,7 +115,6 @@ class BDeuScore(CountingScore):
         return float(self._terms(a_cell, cells).sum() - self._terms(a_conf, configs).sum())
 
 
-
 #: The bytes of the tables of ``lnG(alpha + N)`` one :class:`BDeuScore` keeps (``8 (rows + 1)`` each, one per
 #: ``alpha``); the terms of the other ``alpha`` are computed on the counts.
 TABLE_BYTES = 2**23

@@ -395,11 +395,7 @@ def from_text_columns(columns: TextColumns, names, *, name: str = "data", states
     DiscreteData
         The coded task.
     """
-    _check_unique(names, "duplicate-column", task=name)
-    if not names:
-        raise error("no-columns", task=name)
-    if columns.n_rows == 0:
-        raise error("no-rows", task=name)
+    _check_shape(names, columns.n_rows, name)
     labels = columns.labels()
     for lab, col in zip(labels, names):
         _check_text_numbers(lab, name, col)
@@ -434,12 +430,17 @@ def _check_frame(df, name):
     if not isinstance(df, pd.DataFrame):
         raise error("not-a-dataframe", task=name, kind=type(df).__name__)
     names = [str(c) for c in df.columns]
-    _check_unique(names, "duplicate-column", task=name)
-    if df.shape[1] == 0:
-        raise error("no-columns", task=name)
-    if df.shape[0] == 0:
-        raise error("no-rows", task=name)
+    _check_shape(names, df.shape[0], name)
     return names
+
+
+def _check_shape(names, n_rows, name):
+    """Refuse a task with duplicate column names, no columns or no rows (in that order)."""
+    _check_unique(names, "duplicate-column", task=name)
+    if not names:
+        raise error("no-columns", task=name)
+    if n_rows == 0:
+        raise error("no-rows", task=name)
 
 
 def _labels_and_kinds(df, name, names):

@@ -8,14 +8,19 @@ codes); then, one after the other in this process, ``--repeats`` times:
   (the peer: what mtbn's reader asks pandas for);
 * ``mtbn.data.read_csv(path)``: the parse plus every check and the coding;
 * ``mtbn.data.from_dataframe(frame)`` on the integer frame, against
-  ``pandas.factorize`` of each column (the peer: coding without checks).
+  ``pandas.factorize`` of each column (the peer: coding without checks);
+* a continuous task (11 columns of Gaussian measurements, written as pandas
+  writes floats) read by ``mtbn.data.csvfile.read_csv_numbers`` (how ``mtbn
+  learn`` reads tasks for its kinds of data that take numbers), against
+  ``pandas.read_csv(path)`` (pandas' own float parse).
 
 The table gives the median seconds and mtbn / peer. With ``--memory`` (Linux), a
 second table gives how far the peak resident set (``VmHWM``, reset through
 ``/proc/self/clear_refs`` just before) of a fresh process grows above its
 resident set while it reads the file with ``mtbn.data.read_csv``, against
 pandas' DataFrame of its strings (``pandas.read_csv(path, dtype=str,
-keep_default_na=False)``), each after a small file read first (the modules
+keep_default_na=False)``), and the continuous file by ``read_csv_numbers``
+against pandas' DataFrame of its floats, each after a small file read first (the modules
 pandas loads on its first parse are not the data's).
 
 Run:  cd <repo> && PYTHONPATH=. python benchmarks/bench_read_csv.py [--rows 10000 100000 500000] [--repeats 3]
@@ -34,8 +39,10 @@ _GROWTH = """
 import sys
 import pandas as pd
 from mtbn.data import read_csv
+from mtbn.data.csvfile import read_csv_numbers
 def read(path):
-    return read_csv(path) if sys.argv[2] == "mtbn" else pd.read_csv(path, dtype=str, keep_default_na=False)
+    return {"mtbn": lambda: read_csv(path), "pandas": lambda: pd.read_csv(path, dtype=str, keep_default_na=False),
+            "mtbn-numbers": lambda: read_csv_numbers(path), "pandas-numbers": lambda: pd.read_csv(path)}[sys.argv[2]]()
 def status(key):
     return int(next(line for line in open("/proc/self/status") if line.startswith(key)).split()[1])
 read(sys.argv[3])
@@ -60,6 +67,18 @@ def _sample(rows):
     return sample(load_network("alarm"), rows, random_state=np.random.default_rng(0)).to_dataframe()
 
 
+def _measurements(rows):
+    """``rows`` rows of 11 continuous variables (a chain of linear Gaussian dependencies)."""
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(rows, 11))
+    for j in range(1, 11):
+        x[:, j] += 0.8 * x[:, j - 1]
+    return pd.DataFrame(x, columns=[f"x{j}" for j in range(11)])
+
+
 def _median_seconds(fn, repeats):
     times = []
     for _ in range(repeats):
@@ -73,6 +92,7 @@ def main(argv=None):
     import pandas as pd
 
     from mtbn.data import from_dataframe, read_csv
+    from mtbn.data.csvfile import read_csv_numbers
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rows", type=int, nargs="+", default=[10_000, 100_000, 500_000])
@@ -85,13 +105,15 @@ def main(argv=None):
         frame = _sample(rows)
         codes = frame.apply(lambda col: pd.factorize(col, sort=True)[0])  # the same data as integers
         with tempfile.TemporaryDirectory() as tmp:
-            path = os.path.join(tmp, "alarm.csv")
+            path, numbers = os.path.join(tmp, "alarm.csv"), os.path.join(tmp, "measurements.csv")
             frame.to_csv(path, index=False)
+            _measurements(rows).to_csv(numbers, index=False)
             pairs = {
                 "CSV file (text)": (lambda: read_csv(path),
                                     lambda: pd.read_csv(path, dtype=str, keep_default_na=False)),
                 "DataFrame (integers)": (lambda: from_dataframe(codes),
                                          lambda: [pd.factorize(codes[c]) for c in codes.columns]),
+                "CSV file (continuous)": (lambda: read_csv_numbers(numbers), lambda: pd.read_csv(numbers)),
             }
             for what, (ours, peer) in pairs.items():
                 a, b = _median_seconds(ours, args.repeats), _median_seconds(peer, args.repeats)
@@ -99,11 +121,16 @@ def main(argv=None):
             if args.memory:
                 small = os.path.join(tmp, "small.csv")
                 frame.head(10).to_csv(small, index=False)
-                memory.append((rows, _growth_mb(path, small, "mtbn"), _growth_mb(path, small, "pandas")))
+                memory.append((rows, "text: mtbn.data.read_csv / pandas' frame of strings",
+                               _growth_mb(path, small, "mtbn"), _growth_mb(path, small, "pandas")))
+                small = os.path.join(tmp, "small_numbers.csv")
+                _measurements(10).to_csv(small, index=False)
+                memory.append((rows, "continuous: read_csv_numbers / pandas' frame of floats",
+                               _growth_mb(numbers, small, "mtbn-numbers"), _growth_mb(numbers, small, "pandas-numbers")))
     if memory:
-        print("\n| rows | mtbn.data.read_csv MB | pandas' frame of strings MB | mtbn / peer |\n|---|---|---|---|")
-        for rows, ours, peer in memory:
-            print(f"| {rows:,} | {ours:.0f} | {peer:.0f} | {ours / peer:.2f} |")
+        print("\n| rows | file: mtbn / peer | mtbn MB | peer MB | mtbn / peer |\n|---|---|---|---|---|")
+        for rows, what, ours, peer in memory:
+            print(f"| {rows:,} | {what} | {ours:.0f} | {peer:.0f} | {ours / peer:.2f} |")
 
 
 if __name__ == "__main__":

@@ -432,31 +432,53 @@ def test_reading_a_csv_file_holds_a_code_per_cell_not_the_files_strings(tmp_path
     assert d.names == whole.names and d.states == whole.states and np.array_equal(d.codes, whole.codes)
 
 
-def test_holds_a_label_parses_no_further_than_the_first_chunk_with_one(tmp_path):
-    """The command line's check before it reads a file whose kind it must ask: a label (or an empty cell) in a
-    chunk of rows stops the parse there (a ragged row further on is never reached), a file of numbers is read to
-    its end, and a numbers-only kind (the Gaussian one) never claims a file that holds a label."""
-    from mtbn.data.csvfile import holds_a_label, read_csv_frame
+def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk_with_a_label(tmp_path):
+    """How the command line reads tasks for its kinds of data that take numbers: each cell's float (here the
+    number each cell was written from, or Python's ``float`` of the text), the same through pandas' float
+    parser (a file of plain decimals) and through the text (a file with one quoted cell, ``inf`` or ``1E5``), at
+    any chunk size; None for a file with a label, an empty cell, a short row or words pandas' float parser would
+    read as numbers (``True``), the parse stopped at the first chunk with one (a ragged row further on is never
+    reached); a ragged row before it is reported; the Gaussian kind claims the numbers."""
+    from mtbn.data.csvfile import read_csv_frame, read_csv_numbers
     from mtbn.learn.gaussian import GaussianKind
 
-    numbers = [f"{i / 7:.4f},{i}" for i in range(40)]
+    rng = np.random.default_rng(5)
+    values = rng.normal(scale=10.0 ** rng.integers(-5, 6, size=(40, 2)), size=(40, 2))
+    values[:5, 1] = np.round(values[:5, 1])  # whole numbers, written "12" and "12.0"
+    numbers = [f"{repr(float(a))},{int(b) if i < 3 else repr(float(b))}" for i, (a, b) in enumerate(values)]
     files = {
+        "plain": numbers + ["-0,-0.0"],
+        "quoted": numbers + ['"-0",-0.0'],
+        "words": numbers + ["1E5,inf"],
         "label_then_ragged": numbers[:3] + ["x,1"] + numbers[3:20] + ["1,2,3"],
-        "numbers": numbers,
         "empty_cell_at_the_end": numbers + [",5"],
+        "short_row": numbers[:7] + ["5"] + numbers[7:],
+        "true": numbers + ["True,1"],
         "ragged_before_the_label": numbers[:3] + ["1,2,3"] + numbers[3:20] + ["x,1"],
     }
-    paths = {}
-    for stem, rows in files.items():
-        paths[stem] = _write(tmp_path / f"{stem}.csv", "u,v\n" + "\n".join(rows) + "\n")
-    assert holds_a_label(paths["label_then_ragged"], chunksize=5)
+    paths = {stem: _write(tmp_path / f"{stem}.csv", "u, v \n" + "\n".join(rows) + "\n") for stem, rows in files.items()}
+    for chunksize in (1, 7, 50_000):
+        for stem in ("plain", "quoted", "words"):
+            got = read_csv_numbers(paths[stem], chunksize=chunksize)
+            assert list(got.columns) == ["u", "v"] and (got.dtypes == np.float64).all()
+            assert np.array_equal(got.to_numpy()[:40], values), (stem, chunksize)
+            last = got.to_numpy()[40]
+            if stem == "words":
+                assert last.tolist() == [1e5, np.inf]
+            else:
+                assert last.tolist() == [0.0, 0.0] and not np.signbit(last).any()  # never a negative zero
+        for stem in ("empty_cell_at_the_end", "short_row", "true"):
+            assert read_csv_numbers(paths[stem], chunksize=chunksize) is None, (stem, chunksize)
+        with pytest.raises(InvalidDataError, match="ragged_before_the_label"):
+            read_csv_numbers(paths["ragged_before_the_label"], chunksize=chunksize)
+        if chunksize < 20:  # the label's chunk comes before the ragged row's
+            assert read_csv_numbers(paths["label_then_ragged"], chunksize=chunksize) is None
+        else:
+            with pytest.raises(InvalidDataError, match="label_then_ragged"):
+                read_csv_numbers(paths["label_then_ragged"], chunksize=chunksize)
     with pytest.raises(InvalidDataError, match="label_then_ragged"):
         read_csv_frame(paths["label_then_ragged"], chunksize=5)  # the whole file is ragged
-    assert not holds_a_label(paths["numbers"], chunksize=5)
-    assert holds_a_label(paths["empty_cell_at_the_end"], chunksize=5)
-    with pytest.raises(InvalidDataError, match="ragged_before_the_label"):
-        holds_a_label(paths["ragged_before_the_label"], chunksize=5)
     kind = GaussianKind()
     assert kind.numbers_only
-    assert kind.claims({"numbers": read_csv_frame(paths["numbers"])})
+    assert kind.claims({"plain": read_csv_numbers(paths["plain"])})
     assert not kind.claims({"empty": read_csv_frame(paths["empty_cell_at_the_end"])})

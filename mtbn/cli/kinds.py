@@ -33,11 +33,12 @@ COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "-
 
 
 def kind_frames(paths, progress=None):
-    """``(kind, {stem: DataFrame of the cells as text})`` when a registered kind of data claims the files, else
-    None. The first file is asked first, and when every registered kind takes numbers only
-    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`), a first file with a label is left to the discrete reader
-    after its first chunk of rows holding one (:func:`mtbn.data.csvfile.holds_a_label`): discrete files are
-    read once more only in part, and never held as text.
+    """``(kind, {stem: DataFrame})`` when a registered kind of data claims the files, else None. The first file
+    is asked first. While every registered kind takes numbers only
+    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`), each file is read as numbers
+    (:func:`mtbn.data.csvfile.read_csv_numbers`: 8 bytes per cell, never its text) and a file with a label ends
+    the question after its first chunk of rows holding one (no kind claims it): discrete files are read once
+    more only in part. Otherwise the cells are read as text (:func:`mtbn.data.csvfile.read_csv_frame`).
 
     Parameters
     ----------
@@ -50,15 +51,17 @@ def kind_frames(paths, progress=None):
     -------
     tuple of (DataKind, dict of str -> pandas.DataFrame) or None
     """
-    from mtbn.data.csvfile import holds_a_label, read_csv_frame
+    from mtbn.data.csvfile import read_csv_frame, read_csv_numbers
     from mtbn.learn.kinds import DATA_KINDS, kind_of
 
-    if paths and all(kind.numbers_only for kind in DATA_KINDS.values()) and holds_a_label(paths[0]):
-        return None  # no kind claims a task with a label
+    read = read_csv_numbers if all(kind.numbers_only for kind in DATA_KINDS.values()) else read_csv_frame
     frames = {}
     for path in paths:
         stem = os.path.splitext(os.path.basename(path))[0]
-        frames[stem] = read_csv_frame(path, name=stem, progress=progress)
+        frame = read(path, name=stem, progress=progress)
+        if frame is None:
+            return None  # a label: no kind that takes numbers only claims the tasks
+        frames[stem] = frame
         if len(frames) == 1 and kind_of(frames) is None:
             return None
     kind = kind_of(frames)

@@ -28,7 +28,7 @@ from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "read_csv_frame", "holds_a_label", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -187,52 +187,113 @@ def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, 
 
 
 class _Found(Exception):
-    """Stops :func:`holds_a_label`'s parse at the first chunk that holds a label."""
+    """Stops :func:`read_csv_numbers`'s parse at the first chunk that holds a label."""
 
 
-def holds_a_label(path: Any, *, name: str | None = None, chunksize: int = CHUNK_ROWS) -> bool:
-    """Whether some cell of a CSV file is not a number (a label, or empty), parsing no further than the first
-    chunk of rows that holds one.
+def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
+    """The cells of a CSV file as numbers (one float64 column per header name), or None when some cell is not
+    a number (a label, or empty): the parse stops at the first chunk of rows that holds one.
 
-    The command line asks it before it reads a task's cells as text for a kind of data that takes numbers only
-    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`): a file of labels is then read once, chunk by chunk.
+    The command line reads each task so before it asks the kinds of data that take numbers only
+    (:attr:`mtbn.learn.kinds.DataKind.numbers_only`): a file of numbers is held as 8 bytes per cell, never as
+    text, and a file of labels is left to the discrete reader after its first chunk with one (column by column:
+    a file of labels stops at its first column). A file of plain decimal numbers (no byte but digits, point,
+    signs, exponent, commas and blanks after its header) is parsed straight into floats by pandas' C parser;
+    any other file cell by cell by :func:`pandas.to_numeric` from its text
+    (:func:`mtbn.data.continuous.as_numbers`), which also decides what is a number. The two agree on every
+    plain decimal cell, but in the last bit of a few written with a sign and a large exponent (``+5e32``; the
+    C parser's is the correctly rounded one); a zero is never negative.
 
     Parameters
     ----------
     path : str or path-like
-        The CSV file.
+        The CSV file (UTF-8, comma-separated, with a header line of variable names).
     name : str, optional
         The task name for messages; None takes the file name without its extension.
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Where the stage ``"reading FILE: SIZE"`` is reported, ticked in bytes (see :func:`mtbn.progress.reporter`).
     chunksize : int, default CHUNK_ROWS
-        Rows parsed at a time.
+        Rows parsed at a time (a positive integer); the result does not depend on it.
 
     Returns
     -------
-    bool
+    pandas.DataFrame or None
+        One float64 column per header name (names stripped), one row per data line.
 
     Raises
     ------
     InvalidDataError
         As :func:`read_csv_frame`, for the part of the file parsed.
     """
+    import numpy as np
+    import pandas as pd
+
     path = os.fspath(path)
     name = os.path.splitext(os.path.basename(path))[0] if name is None else name
+    blocks: list = []
 
-    def take(chunk):
+    def floats(chunk):  # no NaN: an empty field (or a short row's missing one) is no float to the parser
+        blocks.append(chunk.to_numpy(dtype=float) + 0.0)  # + 0.0: no negative zero, as from the text
+
+    def text(chunk):
+        block = np.empty(chunk.shape)
         for j in range(chunk.shape[1]):  # column by column: a file of labels stops at its first column
-            if as_numbers(chunk.iloc[:, j:j + 1]) is None:
+            numbers = as_numbers(chunk.iloc[:, j:j + 1])
+            if numbers is None:
                 raise _Found
+            block[:, j] = numbers.iloc[:, 0].to_numpy(dtype=float) + 0.0  # "-0" and "-0.0" alike
+        blocks.append(block)
 
+    names = None
+    if _plain_decimal(path):
+        try:
+            names = _read_chunks(path, name, progress, chunksize, floats, dtype=float)
+        except _NotFloats:
+            del blocks[:]
+    if names is None:
+        try:
+            names = _read_chunks(path, name, progress, chunksize, text)
+        except _Found:
+            return None
+    values = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
+    del blocks[:]
+    return pd.DataFrame(values, columns=names, copy=False)
+
+
+class _NotFloats(Exception):
+    """A cell of a file read by pandas' float parser is not a float (:func:`_read_chunks` with ``dtype=float``)."""
+
+
+#: The bytes of a file of plain decimal numbers (digits, point, signs, exponent, commas and blanks), which
+#: :func:`read_csv_numbers` parses straight into floats; any other byte (a letter of a label, ``inf``,
+#: ``nan``, ``True``, a quote) takes the route through the text.
+_PLAIN_BYTES = frozenset(b"0123456789.+-eE,\t\r\n ")
+
+
+def _plain_decimal(path, block=1 << 24):
+    """Whether every byte of the file after its first line is one of :data:`_PLAIN_BYTES` (False for a file
+    that cannot be opened: :func:`_read_chunks` reports it)."""
+    import numpy as np
+
+    allowed = np.zeros(256, dtype=bool)
+    allowed[list(_PLAIN_BYTES)] = True
     try:
-        _read_chunks(path, name, None, chunksize, take)
-    except _Found:
-        return True
-    return False
+        with open(path, "rb") as fh:
+            fh.readline()
+            while True:
+                buf = fh.read(block)
+                if not buf:
+                    return True
+                if not allowed[np.frombuffer(buf, dtype=np.uint8)].all():
+                    return False
+    except OSError:
+        return False
 
 
-def _read_chunks(path, name, progress, chunksize, take):
+def _read_chunks(path, name, progress, chunksize, take, dtype=str):
     """Parse the CSV file ``path`` after checking its header, handing each chunk of rows (a DataFrame of
-    verbatim strings) to ``take``; returns the column names (stripped)."""
+    verbatim strings, or with ``dtype=float`` of pandas' floats) to ``take``; returns the column names
+    (stripped). With ``dtype=float`` a cell that is not a float raises :class:`_NotFloats`."""
     import pandas as pd
 
     if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
@@ -259,7 +320,7 @@ def _read_chunks(path, name, progress, chunksize, take):
             # field into the index; the warning it gives instead becomes an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
             done = 0
-            for chunk in pd.read_csv(fh, dtype=str, keep_default_na=False, na_values=[], skipinitialspace=False,
+            for chunk in pd.read_csv(fh, dtype=dtype, keep_default_na=False, na_values=[], skipinitialspace=False,
                                      index_col=False, encoding="utf-8-sig", chunksize=chunksize):
                 take(chunk)
                 tick(fh.tell() - done)  # pandas reads ahead: the bytes parsed so far, to within its buffer
@@ -271,5 +332,9 @@ def _read_chunks(path, name, progress, chunksize, take):
         raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None
+    except ValueError:  # pandas' float conversion (its parser's own errors are caught above)
+        if dtype is str:
+            raise
+        raise _NotFloats from None
     return [h.strip() for h in header]
 

@@ -346,9 +346,11 @@ class GaussianKind(DataKind):
 
 
 def _numbers(frame):
-    """A DataFrame whose cells are numbers held as text (a CSV file's) as floats."""
+    """A DataFrame whose cells are numbers held as text (a CSV file's) as floats; one of floats as it is."""
     import pandas as pd
 
+    if all(dtype == np.float64 for dtype in frame.dtypes):  # read as numbers (mtbn.data.csvfile.read_csv_numbers)
+        return frame
     return frame.apply(pd.to_numeric, errors="coerce").astype(float)
 
 

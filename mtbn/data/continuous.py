@@ -266,10 +266,15 @@ def looks_continuous(frame, min_distinct=20):
     """
     if not len(frame.columns) or not len(frame):
         return None
-    numbers = as_numbers(frame)
-    if numbers is None:
-        return None
-    values = numbers.to_numpy(dtype=float)
+    if all(dtype == np.float64 for dtype in frame.dtypes):  # numbers already: no copy
+        values = frame.to_numpy()
+        if np.isnan(values).any():
+            return None
+    else:
+        numbers = as_numbers(frame)
+        if numbers is None:
+            return None
+        values = numbers.to_numpy(dtype=float)
     return bool(any(np.any(col != np.round(col)) and len(np.unique(col)) > min_distinct for col in values.T))
 
 

@@ -230,10 +230,10 @@ def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None
 
     path = os.fspath(path)
     name = os.path.splitext(os.path.basename(path))[0] if name is None else name
-    blocks: list = []
+    rows = _Rows()
 
     def floats(chunk):  # no NaN: an empty field (or a short row's missing one) is no float to the parser
-        blocks.append(chunk.to_numpy(dtype=float) + 0.0)  # + 0.0: no negative zero, as from the text
+        rows.add(chunk.to_numpy(dtype=float) + 0.0)  # + 0.0: no negative zero, as from the text
 
     def text(chunk):
         block = np.empty(chunk.shape)
@@ -242,22 +242,50 @@ def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None
             if numbers is None:
                 raise _Found
             block[:, j] = numbers.iloc[:, 0].to_numpy(dtype=float) + 0.0  # "-0" and "-0.0" alike
-        blocks.append(block)
+        rows.add(block)
 
     names = None
-    if _plain_decimal(path):
+    lines = _plain_decimal(path)
+    if lines is not None:
+        rows.reserve(lines)
         try:
             names = _read_chunks(path, name, progress, chunksize, floats, dtype=float)
         except _NotFloats:
-            del blocks[:]
+            rows = _Rows()
     if names is None:
         try:
             names = _read_chunks(path, name, progress, chunksize, text)
         except _Found:
             return None
-    values = blocks[0] if len(blocks) == 1 else np.concatenate(blocks)
-    del blocks[:]
-    return pd.DataFrame(values, columns=names, copy=False)
+    return pd.DataFrame(rows.values(len(names)), columns=names, copy=False)
+
+
+class _Rows:
+    """Rows of floats gathered chunk by chunk into one array: reserved up front when the number of rows is
+    known to within a few (the pages of rows never written are never touched), else grown by doubling."""
+
+    def __init__(self):
+        self._values, self._n = None, 0
+        self._capacity = 0
+
+    def reserve(self, n_rows):
+        self._capacity = n_rows
+
+    def add(self, block):
+        import numpy as np
+
+        if self._values is None or self._n + len(block) > len(self._values):
+            grown = np.empty((max(self._capacity, 2 * self._n, self._n + len(block)), block.shape[1]))
+            if self._values is not None:
+                grown[:self._n] = self._values[:self._n]
+            self._values = grown
+        self._values[self._n:self._n + len(block)] = block
+        self._n += len(block)
+
+    def values(self, n_columns):
+        import numpy as np
+
+        return np.empty((0, n_columns)) if self._values is None else self._values[:self._n]
 
 
 class _NotFloats(Exception):
@@ -270,24 +298,27 @@ class _NotFloats(Exception):
 _PLAIN_BYTES = frozenset(b"0123456789.+-eE,\t\r\n ")
 
 
-def _plain_decimal(path, block=1 << 24):
-    """Whether every byte of the file after its first line is one of :data:`_PLAIN_BYTES` (False for a file
-    that cannot be opened: :func:`_read_chunks` reports it)."""
+def _plain_decimal(path, block=1 << 20):
+    """The number of lines after the first (at least: line feeds and carriage returns, plus one) of a file
+    whose every byte after its first line is one of :data:`_PLAIN_BYTES`, else None (also for a file that cannot
+    be opened: :func:`_read_chunks` reports it)."""
     import numpy as np
 
     allowed = np.zeros(256, dtype=bool)
     allowed[list(_PLAIN_BYTES)] = True
+    lines = 1
     try:
         with open(path, "rb") as fh:
             fh.readline()
             while True:
                 buf = fh.read(block)
                 if not buf:
-                    return True
+                    return lines
                 if not allowed[np.frombuffer(buf, dtype=np.uint8)].all():
-                    return False
+                    return None
+                lines += buf.count(b"\n") + buf.count(b"\r")
     except OSError:
-        return False
+        return None
 
 
 def _read_chunks(path, name, progress, chunksize, take, dtype=str):

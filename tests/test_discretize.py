@@ -212,3 +212,89 @@ def test_make_taskset_takes_the_columns_and_per_task_choice_in_one_dict():
     assert one.discretization.to_dict() == cuts.to_dict()
     with pytest.raises(InvalidParameterError, match=r"takes the keys 'method' \(required\).*got \['bins'\]"):
         make_taskset(frames, discretize={"bins": 3})
+
+
+def _columns_file(path, rows, rng, *, label_at=None):
+    """A CSV file of a continuous column ``x`` (empty cells), whole numbers ``n`` written two ways, a label column
+    ``c`` and a continuous column ``y``; with ``label_at``, ``x`` holds a label in that row."""
+    x = [repr(float(v)) for v in rng.normal(size=rows)]
+    x[3] = ""
+    if label_at is not None:
+        x[label_at] = "high"
+    n = [f"{v}.0" if i % 3 else str(v) for i, v in enumerate(rng.integers(0, 4, size=rows))]
+    c = rng.choice(["a", "b", "NA"], size=rows)
+    y = [f"{v:.6g}" for v in rng.normal(size=rows)]
+    pd.DataFrame({"x": x, "n": n, "c": c, "y": y}).to_csv(path, index=False)
+    return path
+
+
+def test_read_csv_columns_holds_continuous_columns_as_numbers_and_the_rest_as_its_text(tmp_path):
+    """read_csv_columns (the --discretize reader) gives read_csv_frame's strings for every column but one of
+    numbers with more labels than a variable may have states, which comes as each cell's number (NaN where
+    empty); a label after that column's text was dropped gives the whole file's text; at any chunk size."""
+    from mtbn.data import MAX_STATES
+    from mtbn.data.csvfile import read_csv_columns, read_csv_frame
+
+    rng = np.random.default_rng(3)
+    plain = _columns_file(tmp_path / "plain.csv", 2000, rng)
+    late = _columns_file(tmp_path / "late.csv", 2000, rng, label_at=1900)
+    for chunksize in (100, 50_000):
+        text = read_csv_frame(plain)
+        got = read_csv_columns(plain, chunksize=chunksize)
+        assert list(got.columns) == ["x", "n", "c", "y"]
+        assert [got[c].dtype.kind for c in got.columns] == ["f", "O", "O", "f"]
+        for c in ("x", "y"):
+            expected = np.array([np.nan if t == "" else float(t) for t in text[c]])
+            assert np.array_equal(got[c].to_numpy(), expected, equal_nan=True)
+        assert got[["n", "c"]].equals(text[["n", "c"]])  # "1" and "1.0" stay two labels
+        assert text["n"].nunique() <= MAX_STATES < text["x"].nunique()
+        late_got, late_text = read_csv_columns(late, chunksize=chunksize), read_csv_frame(late)
+        if chunksize == 100:  # "high" in x after its text was dropped: every column its text
+            assert late_got.equals(late_text)
+        else:  # in the one chunk: x is text from the start
+            assert late_got[["x", "n", "c"]].equals(late_text[["x", "n", "c"]]) and late_got["y"].dtype.kind == "f"
+
+
+def test_discretizing_csv_files_gives_what_their_text_gives(tmp_path):
+    """The command line's --discretize reading (continuous columns as numbers) makes the tasks, the cut points
+    and the messages that discretising the files' text makes: every continuous column discretised; one left out
+    (its text read again, the same one-line error); a task column."""
+    from mtbn.cli.files import read_named_tasks, read_taskset
+    from mtbn.data.csvfile import read_csv_frame
+
+    rng = np.random.default_rng(4)
+    paths = [_columns_file(tmp_path / f"site{i}.csv", 600, rng) for i in range(2)]
+    text = {p.stem: read_csv_frame(p) for p in paths}
+
+    def same(a, b):
+        assert (a.names, a.variables, a.states) == (b.names, b.variables, b.states)
+        assert all(np.array_equal(x.codes, y.codes) for x, y in zip(a.tasks, b.tasks))
+        assert a.discretization.to_dict() == b.discretization.to_dict()
+
+    specs = ("quantile:3", {"method": "interval:4", "per_task": True}, {"method": "quantile", "columns": ["y", "x"]})
+    for spec in specs:
+        got = read_taskset([str(p) for p in paths], dropna=True, task_column=None, discretize=spec)
+        same(got, make_taskset(text, dropna=True, discretize=spec))
+        tasks, record = read_named_tasks([str(p) for p in paths], True, discretize=spec)
+        assert record.to_dict() == got.discretization.to_dict() and [t.codes.tolist() for t in tasks] == [
+            t.codes.tolist() for t in got.tasks]
+    spec = {"method": "quantile", "columns": ["y"]}  # x left continuous: refused, as its text is
+    with pytest.raises(InvalidDataError) as expected:
+        make_taskset(text, dropna=True, discretize=spec)
+    with pytest.raises(InvalidDataError) as raised:
+        read_taskset([str(p) for p in paths], dropna=True, task_column=None, discretize=spec)
+    assert str(raised.value) == str(expected.value) and "'x'" in str(raised.value)
+    padded = {name: f.assign(z=[str(i % 20).zfill(1 + (i // 20) % 15) for i in range(len(f))])
+              for name, f in text.items()}
+    for name, f in padded.items():  # whole numbers, 20 of them, written 290 ways: too many states, not continuous
+        f.to_csv(tmp_path / f"{name}.csv", index=False)
+    with pytest.raises(InvalidDataError) as expected:
+        make_taskset(padded, dropna=True, discretize="quantile:3")
+    with pytest.raises(InvalidDataError) as raised:
+        read_taskset([str(p) for p in paths], dropna=True, task_column=None, discretize="quantile:3")
+    assert str(raised.value) == str(expected.value) and "'z' has 290 states" in str(raised.value)
+    both = pd.concat([f.assign(site=name) for name, f in text.items()], ignore_index=True)
+    one = tmp_path / "both.csv"
+    both.to_csv(one, index=False)
+    got = read_taskset([str(one)], dropna=True, task_column="site", discretize="quantile:3")
+    same(got, make_taskset(read_csv_frame(one), dropna=True, task_column="site", discretize="quantile:3"))

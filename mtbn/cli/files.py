@@ -168,13 +168,12 @@ def read_named_tasks(paths, dropna, progress=None, discretize=None):
     Returns the list of tasks and the :class:`~mtbn.data.discretization.Discretization` applied (None without
     ``discretize``, see :func:`discretize_option`).
     """
-    from mtbn.data import make_taskset, read_csv
+    from mtbn.data import read_csv
 
     names = _task_names(paths)
     if discretize is None:
         return [read_csv(p, dropna=dropna, progress=progress) for p in paths], None
-    ts = make_taskset({n: _frame(p, n, progress) for n, p in zip(names, paths)}, dropna=dropna,
-                      discretize=discretize)
+    ts = _discretized(paths, names, discretize, progress, dropna)
     return list(ts.tasks), ts.discretization
 
 
@@ -186,21 +185,46 @@ def read_taskset(paths, *, dropna, task_column, progress=None, discretize=None):
     if task_column is not None and len(paths) != 1:
         raise _usage_error("task-column-one-file", n=len(paths))
     names = _task_names(paths)
+    if discretize is not None:
+        return _discretized(paths, names, discretize, progress, dropna, task_column)
 
-    def read(path, name):
-        if discretize is not None:
-            return _frame(path, name, progress)  # the numbers as written, for the cut points
+    def read(path):
         data = read_csv(path, dropna=dropna, progress=progress)  # coded chunk by chunk: bounded memory
         return data if task_column is None else data.to_dataframe()
 
-    tasks = read(paths[0], names[0]) if task_column is not None else {n: read(p, n) for n, p in zip(names, paths)}
-    return make_taskset(tasks, dropna=dropna, task_column=task_column, discretize=discretize)
+    tasks = read(paths[0]) if task_column is not None else {n: read(p) for n, p in zip(names, paths)}
+    return make_taskset(tasks, dropna=dropna, task_column=task_column)
 
 
-def _frame(path, name, progress):
-    from mtbn.data.csvfile import read_csv_frame
+def _discretized(paths, names, discretize, progress, dropna, task_column=None):
+    """The tasks of the CSV files (one per file, or per value of ``task_column`` of one file) with
+    ``discretize`` applied: :func:`~mtbn.data.make_taskset`'s TaskSet of them (its ``discretization`` the one
+    applied, :func:`mtbn.data.discretization.apply_discretization`).
 
-    return read_csv_frame(path, name=name, progress=progress)
+    Each file is read with its continuous columns as numbers (:func:`mtbn.data.csvfile.read_csv_columns`:
+    8 bytes per cell, not their text); a task with such a column that is not discretised is read again as text
+    and given the same cut points, so every task is what its text gives (the same labels, the same messages).
+    """
+    import dataclasses
+
+    from mtbn.data import make_taskset
+    from mtbn.data.csvfile import read_csv_columns, read_csv_frame
+    from mtbn.data.discretization import apply_discretization
+    from mtbn.data.taskset import as_named_items
+
+    def items(read, which=None):
+        if task_column is not None:
+            return as_named_items(read(paths[0], names[0]), task_column)
+        return [(n, read(p, n)) for n, p in zip(names, paths) if which is None or n in which]
+
+    frames = dict(items(lambda p, n: read_csv_columns(p, name=n, progress=progress)))
+    done, discretization = apply_discretization(frames, discretize)
+    stale = {n for n, f in frames.items() if any(f[c].dtype.kind == "f" == done[n][c].dtype.kind for c in f.columns)}
+    if stale:
+        for n, text in items(lambda p, n: read_csv_frame(p, name=n, progress=progress), stale):
+            if n in stale:
+                done[n] = discretization.transform(text, n)
+    return dataclasses.replace(make_taskset(done, dropna=dropna), discretization=discretization)
 
 
 def discretize_option(args):

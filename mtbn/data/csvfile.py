@@ -28,7 +28,7 @@ from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "read_csv_columns", "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -184,6 +184,108 @@ def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, 
     df = chunks[0] if len(chunks) == 1 else pd.concat(chunks, ignore_index=True)
     df.columns = names
     return df
+
+
+class _TextLost(Exception):
+    """:func:`read_csv_columns` dropped the text of a column that turns out to hold a label."""
+
+
+def read_csv_columns(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
+    """The cells of a CSV file as :func:`read_csv_frame` gives them, but for a column of numbers with more
+    distinct labels than a variable may have states: its numbers, as a discretisation reads them.
+
+    A column every cell of which is empty or a finite number (:func:`pandas.to_numeric`) and that has more than
+    :data:`~mtbn.data.MAX_STATES` distinct labels (a continuous measurement) comes as float64, an empty cell NaN
+    and no zero negative: 8 bytes per cell instead of a string's. It cannot be a discrete variable as it is (too
+    many states), so its text is needed only to say so: should such a column not be discretised, or a label
+    come after its text was dropped, the caller (or this function) reads the file as text again. Every other
+    column comes as :func:`read_csv_frame`'s strings (one string per distinct label, shared by its cells).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file, as :func:`read_csv_frame` takes it.
+    name : str, optional
+        The task's name in messages (None: the file's name without its extension).
+    progress : None, bool, callable or mtbn.progress.Reporter, optional
+        Sees the stage ``"reading FILE: SIZE"`` in bytes.
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time; the result is the same for every positive integer.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per header name: object (str) or float64.
+
+    Raises
+    ------
+    InvalidDataError
+        As :func:`read_csv_frame`.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from mtbn.data.discrete import MAX_STATES
+    from mtbn.data.frames import _distinct
+
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0] if name is None else name
+    seen: list = []  # per column: label -> code, or None once dropped
+    codes: list = []  # per column: the chunks' codes
+    numbers: list = []  # per column: the chunks' floats, or None once a cell is not a number
+
+    def take(chunk):
+        if not seen:
+            seen.extend({} for _ in range(chunk.shape[1]))
+            codes.extend([] for _ in range(chunk.shape[1]))
+            numbers.extend([] for _ in range(chunk.shape[1]))
+        for j in range(chunk.shape[1]):
+            values = chunk.iloc[:, j].to_numpy(dtype=object)
+            if seen[j] is None:  # numbers only (its text dropped): each cell's
+                value = _finite_or_empty(values)
+                if value is None:
+                    raise _TextLost
+                numbers[j].append(value)
+                continue
+            uniques, at = _distinct(values)
+            if numbers[j] is not None:
+                value = _finite_or_empty(np.array(uniques, dtype=object))
+                if value is None:
+                    numbers[j] = None
+                else:
+                    numbers[j].append(value[at])
+            lut = np.array([seen[j].setdefault(u, len(seen[j])) for u in uniques], dtype=np.int64)
+            codes[j].append(lut.astype(np.min_scalar_type(len(seen[j]) - 1))[at])
+            if len(seen[j]) > MAX_STATES and numbers[j] is not None:
+                seen[j] = codes[j] = None
+
+    try:
+        names = _read_chunks(path, name, progress, chunksize, take)
+    except _TextLost:
+        return read_csv_frame(path, name=name, progress=progress, chunksize=chunksize)
+    columns = {}
+    for j, column in enumerate(names):
+        if seen and seen[j] is None:
+            columns[column] = np.concatenate(numbers[j])
+        else:
+            texts = np.array(list(seen[j]) if seen else [], dtype=object)
+            columns[column] = texts[np.concatenate(codes[j])] if seen and codes[j] else np.array([], dtype=object)
+        if seen:
+            numbers[j] = codes[j] = None
+    return pd.DataFrame(columns, columns=names)
+
+
+def _finite_or_empty(texts):
+    """The numbers of an object array of str (NaN where empty, no negative zero), or None if a text that is not
+    empty is not a finite number (:func:`pandas.to_numeric`)."""
+    import numpy as np
+    import pandas as pd
+
+    value = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=float) + 0.0
+    finite = np.isfinite(value)
+    if not finite.all() and not np.all(finite | (texts == "")):
+        return None
+    return value
 
 
 class _Found(Exception):

@@ -76,16 +76,17 @@ register("discretize-record", P, "discretization record: {problem}.",
 
 
 def _numbers(series, task, column, *, strict):
-    """The cells of a column as floats (NaN where missing) and the missing mask; ``(None, mask)`` (an error
-    with ``strict``) if a cell that is not missing is not a finite number."""
+    """The cells of a column as floats (NaN where missing, no negative zero) and the missing mask; ``(None,
+    mask)`` (an error with ``strict``) if a cell that is not missing is not a finite number."""
     import pandas as pd
 
     values = series.to_numpy()
     missing = _is_missing_array(values)
-    if values.dtype.kind == "b":
+    if values.dtype.kind in "bf":
         numbers = values.astype(float)  # a copy
     else:
         numbers = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce").to_numpy(dtype=float, copy=True)
+    numbers += 0.0  # no negative zero (a cut point at 0 is written "0")
     bad = ~missing & ~np.isfinite(numbers)
     if np.any(bad):
         if strict:

@@ -153,11 +153,11 @@ def _as_numbers(cells):
     return out if len(out) and np.all(np.isfinite(out)) else None
 
 
-def _column_labels(series, task, column):
-    """The labels of one column (:class:`_Labels`), verbatim."""
+def _column_labels(series, task, column, text=None):
+    """The labels of one column (:class:`_Labels`), verbatim (``text``: :func:`_all_text` of its values, if known)."""
     values = series.to_numpy()
     kind = values.dtype.kind
-    text = _all_text(values)
+    text = _all_text(values) if text is None else text
     labels = _Labels.of(values) if kind in "biuf" or text else None
     if kind in "iuf":
         _check_numeric_column(values[~np.isnan(values)] if kind == "f" else values, task, column)
@@ -240,8 +240,9 @@ def _value_kind(value):
     return str
 
 
-def _column_kind(series, task, column):
-    """``(kind, declared order or None)`` of a column: the type its labels turn back into."""
+def _column_kind(series, task, column, text=None):
+    """``(kind, declared order or None)`` of a column: the type its labels turn back into (``text``:
+    :func:`_all_text` of its values, if known)."""
     import pandas as pd
 
     if isinstance(series.dtype, pd.CategoricalDtype):
@@ -256,7 +257,7 @@ def _column_kind(series, task, column):
         return "int", None
     if k == "f":
         return "float", None
-    if _all_text(series.to_numpy()):
+    if _all_text(series.to_numpy()) if text is None else text:
         return _KIND_OF[str], None  # text (or every cell empty: no kind either)
     values = [x for x in series.tolist() if not _is_missing_scalar(x)]
     types = {}
@@ -366,8 +367,10 @@ def from_dataframe(df, *, name: str = "data", states: Any = None, dropna: bool =
     [3, 4]
     """
     names = _check_frame(df, name)
-    labels, kinds = _labels_and_kinds(df, name, names)
-    missing = [_is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
+    text = [_all_text(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]  # once per column
+    labels, kinds = _labels_and_kinds(df, name, names, text)
+    missing = [np.asarray(labels[j].texts == "", dtype=bool)[labels[j].codes] if text[j]
+               else _is_missing_array(df.iloc[:, j].to_numpy()) for j in range(df.shape[1])]
     return _coded(labels, kinds, missing, names, name, states, dropna, df.index, _source)
 
 
@@ -443,13 +446,14 @@ def _check_shape(names, n_rows, name):
         raise error("no-rows", task=name)
 
 
-def _labels_and_kinds(df, name, names):
-    """Per column, its labels (:class:`_Labels`) and ``(kind, declared order or None)``.
+def _labels_and_kinds(df, name, names, text):
+    """Per column, its labels (:class:`_Labels`) and ``(kind, declared order or None)`` (``text``: per column,
+    :func:`_all_text` of its values).
 
     Numeric columns get whole numbers written as integers (:func:`_number_labels`).
     """
-    labels = [_column_labels(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
-    kinds = [_column_kind(df.iloc[:, j], name, names[j]) for j in range(df.shape[1])]
+    labels = [_column_labels(df.iloc[:, j], name, names[j], text[j]) for j in range(df.shape[1])]
+    kinds = [_column_kind(df.iloc[:, j], name, names[j], text[j]) for j in range(df.shape[1])]
     for j, (kind, order) in enumerate(kinds):
         if kind in ("int", "float") and order is None:
             labels[j], kind = _number_labels(labels[j])

@@ -404,10 +404,7 @@ def _plain_decimal(path, block=1 << 20):
     """The number of lines after the first (at least: line feeds and carriage returns, plus one) of a file
     whose every byte after its first line is one of :data:`_PLAIN_BYTES`, else None (also for a file that cannot
     be opened: :func:`_read_chunks` reports it)."""
-    import numpy as np
-
-    allowed = np.zeros(256, dtype=bool)
-    allowed[list(_PLAIN_BYTES)] = True
+    plain = bytes(sorted(_PLAIN_BYTES))
     lines = 1
     try:
         with open(path, "rb") as fh:
@@ -416,7 +413,7 @@ def _plain_decimal(path, block=1 << 20):
                 buf = fh.read(block)
                 if not buf:
                     return lines
-                if not allowed[np.frombuffer(buf, dtype=np.uint8)].all():
+                if buf.translate(None, plain):  # a byte that is not plain is left
                     return None
                 lines += buf.count(b"\n") + buf.count(b"\r")
     except OSError:

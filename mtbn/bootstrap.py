@@ -45,7 +45,7 @@ from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
-from mtbn.learn.checks import parts_of_checked_data
+from mtbn.learn.checks import check_one_value_columns, parts_of_checked_data
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -612,6 +612,8 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     say = reporter(progress)
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
     interventional = learn_kwargs["interventions"] is not None
+    if result is None and (reselect_penalty or interventional or learn_kwargs["penalty"] != "auto"):
+        check_one_value_columns(ts, stacklevel=3)  # no learner runs on the user's data here (the draws are quiet)
     skeleton = None
     if interventional:  # no penalty to choose: every replicate runs the interventional learner whole, except the
         # choices of the model and of where the adjacencies come from, which a result made (rows drawn with

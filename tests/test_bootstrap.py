@@ -395,3 +395,27 @@ def test_a_rare_state_missed_by_a_replicate_is_not_reported(monkeypatch):
         bootstrap_structures(tasks, n_boot=20, penalty=0.5, n_restarts=0, n_joint_restarts=0, random_state=0)
     assert any(constant_in_a_replicate)  # some replicate did miss the row
     assert not [w for w in caught if "single value" in str(w.message)]
+
+
+@pytest.mark.parametrize("how", [dict(penalty=0.5), dict(reselect_penalty=True, penalty_grid=[0.0, 0.5], cv=2),
+                                 dict(result="learned")])
+def test_a_column_with_one_value_in_the_users_tasks_is_named_once(how):
+    """bootstrap_structures names a column that has one value in every row of the user's tasks once, as
+    learn_structures does, whether it learns on the tasks first (no: a given penalty, or every replicate choosing
+    its own) or is given the result of learning them (then learn_structures named it, and the bootstrap does not
+    again); the bootstrap's warning points at its caller."""
+    import warnings
+
+    rng = np.random.default_rng(1)
+    tasks = {name: pd.DataFrame({"x": rng.choice(["0", "1"], 40), "y": rng.choice(["0", "1"], 40), "z": "k"})
+             for name in ("a", "b")}
+    kwargs = dict(how, n_restarts=0, n_joint_restarts=0, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if how.get("result") == "learned":
+            kwargs["result"] = learn_structures(tasks, penalty=0.5, n_restarts=0, n_joint_restarts=0, random_state=0)
+            kwargs["penalty"] = 0.5
+        bootstrap_structures(tasks, n_boot=3, **kwargs)
+    named = [w for w in caught if "single value" in str(w.message)]
+    assert len(named) == 1 and "'z'" in str(named[0].message)
+    assert "result" in kwargs or named[0].filename == __file__  # the bootstrap's own warning: at its caller

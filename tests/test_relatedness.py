@@ -338,3 +338,21 @@ def test_noise_floor_does_not_depend_on_the_order_of_the_tasks():
     backward = noise_floor(dict(reversed(list(tasks.items()))), n_restarts=1, n_perm=3)
     assert forward[0] == backward[0]
     np.testing.assert_array_equal(forward[1], backward[1])
+
+
+def test_the_direct_measure_with_an_interval_names_a_one_value_column_once():
+    """direct_relatedness learns the tasks (naming a column with one value everywhere) and bootstraps them at
+    its penalty for the interval: the bootstrap's own check of the tasks must not name it again."""
+    import warnings
+
+    import pandas as pd
+
+    from mtbn.relatedness.measures import direct_relatedness
+
+    rng = np.random.default_rng(0)
+    tasks = {n: pd.DataFrame({"x": rng.choice(["a", "b"], 60), "y": rng.choice(["a", "b"], 60), "z": "k"})
+             for n in "abc"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        direct_relatedness(tasks, n_boot=3, n_restarts=0)
+    assert sum("single value" in str(w.message) for w in caught) == 1

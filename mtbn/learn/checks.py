@@ -373,9 +373,9 @@ def parts_of_checked_data():
         yield
 
 
-def check_one_value_columns(taskset):
+def check_one_value_columns(taskset, stacklevel=4):
     """Warn (one :class:`~mtbn.exceptions.DataWarning`) about variables that take a single value in every row of
-    every task that has them: they are learned as isolated nodes."""
+    every task that has them: they are learned as isolated nodes (``stacklevel``: of the warning, from here)."""
     value = np.full(len(taskset.variables), -1, dtype=np.int64)  # the one code seen so far; -2: varies
     for task, cols in zip(taskset.tasks, taskset.local_index):
         if task.n_samples == 0:
@@ -392,7 +392,7 @@ def check_one_value_columns(taskset):
         v = int(constant[0])
         names = ", ".join(repr(taskset.variables[i]) for i in constant[:5]) + (", ..." if constant.size > 5 else "")
         warnings.warn(error("column-one-value", count=constant.size, names=names, name=taskset.variables[v],
-                            value=taskset.states[v][value[v]]), stacklevel=4)
+                            value=taskset.states[v][value[v]]), stacklevel=stacklevel)
 
 
 def check_grid(grid):

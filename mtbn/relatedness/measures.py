@@ -224,8 +224,10 @@ def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, 
 def _distance_interval(ts, n_boot, mask, reversal, **learn_kwargs):
     """95% bootstrap interval of the direct distances, free edges (``mask``) ignored as in the distance."""
     from mtbn.bootstrap import bootstrap_structures
+    from mtbn.learn.checks import parts_of_checked_data
 
-    boot = bootstrap_structures(ts, n_boot=n_boot, **learn_kwargs)  # a given penalty: every task coupled, as D
+    with parts_of_checked_data():  # the tasks' one-value columns were reported when D was learned
+        boot = bootstrap_structures(ts, n_boot=n_boot, **learn_kwargs)  # a given penalty: every task coupled, as D
     for pair in mask:
         u, v = (boot.variables.index(x) for x in sorted(pair))
         boot.edges[:, :, u, v] = boot.edges[:, :, v, u] = False

@@ -471,9 +471,10 @@ def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk
     """How the command line reads tasks for its kinds of data that take numbers: each cell's float (here the
     number each cell was written from, or Python's ``float`` of the text), the same through pandas' float
     parser (a file of plain decimals) and through the text (a file with one quoted cell, ``inf`` or ``1E5``), at
-    any chunk size; None for a file with a label, an empty cell, a short row or words pandas' float parser would
-    read as numbers (``True``), the parse stopped at the first chunk with one (a ragged row further on is never
-    reached); a ragged row before it is reported; the Gaussian kind claims the numbers."""
+    any chunk size; NaN for an empty cell or a short row's missing field; None for a file with a label or words
+    pandas' float parser would read as numbers (``True``), the parse stopped at the first chunk with one (a
+    ragged row further on is never reached); a ragged row before it is reported; the Gaussian kind claims the
+    numbers, missing values too (its learner names them), and not a label."""
     from mtbn.data.csvfile import read_csv_frame, read_csv_numbers
     from mtbn.learn.gaussian import GaussianKind
 
@@ -504,8 +505,11 @@ def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk
                 assert last.tolist() == [1e5, np.inf]
             else:
                 assert last.tolist() == [0.0, 0.0] and not np.signbit(last).any()  # never a negative zero
-        for stem in ("empty_cell_at_the_end", "short_row", "true"):
-            assert read_csv_numbers(paths[stem], chunksize=chunksize) is None, (stem, chunksize)
+        assert read_csv_numbers(paths["true"], chunksize=chunksize) is None
+        for stem, where in (("empty_cell_at_the_end", (40, 0)), ("short_row", (7, 1))):  # missing: NaN
+            got = read_csv_numbers(paths[stem], chunksize=chunksize).to_numpy()
+            assert np.isnan(got).sum() == 1 and np.isnan(got[where]), (stem, chunksize)
+            assert np.array_equal(np.delete(got, where[0], axis=0)[:40], values)
         with pytest.raises(InvalidDataError, match="ragged_before_the_label"):
             read_csv_numbers(paths["ragged_before_the_label"], chunksize=chunksize)
         if chunksize < 20:  # the label's chunk comes before the ragged row's
@@ -520,6 +524,7 @@ def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk
     assert kind.claims({"plain": read_csv_numbers(paths["plain"])})
     assert kind.claims({"plain": read_csv_frame(paths["plain"])})  # the same verdict from the text
     holes = read_csv_numbers(paths["plain"])
-    holes.iloc[3, 1] = np.nan  # a user's frame of floats with a missing value: not claimed, as its text is not
-    assert not kind.claims({"holes": holes}) and not kind.claims({"holes": holes.astype(str).replace("nan", "")})
-    assert not kind.claims({"empty": read_csv_frame(paths["empty_cell_at_the_end"])})
+    holes.iloc[3, 1] = np.nan  # a missing value: still continuous (its learner names it), as from its text
+    assert kind.claims({"holes": holes}) and kind.claims({"holes": holes.astype(str).replace("nan", "")})
+    assert kind.claims({"empty": read_csv_frame(paths["empty_cell_at_the_end"])})
+    assert not kind.claims({"label": read_csv_frame(paths["true"])})

@@ -8,6 +8,7 @@ discretisation.
 """
 
 import json
+import os
 
 import numpy as np
 import pandas as pd
@@ -298,3 +299,41 @@ def test_discretizing_csv_files_gives_what_their_text_gives(tmp_path):
     both.to_csv(one, index=False)
     got = read_taskset([str(one)], dropna=True, task_column="site", discretize="quantile:3")
     same(got, make_taskset(read_csv_frame(one), dropna=True, task_column="site", discretize="quantile:3"))
+
+
+def test_continuous_files_with_missing_values(tmp_path, capsys, continuous_csvs):
+    """Continuous files with an empty cell are continuous tasks with a missing value: refused naming the file
+    line (as for discrete files) or, with --dropna, learned as Gaussian networks without the incomplete rows (the
+    count warned), the same networks as from the files without those rows. A word for missing values (``nan``,
+    ``NA``) is a label: the one-line error names it and what to do, where it used to say only that a column
+    looks continuous; discrete files with a continuous column still get that message."""
+    frames = [pd.read_csv(p, dtype=str, keep_default_na=False) for p in continuous_csvs]
+    holey = frames[1].copy()
+    holey.loc[4, "y"] = ""
+    paths = [str(tmp_path / "cond0.csv"), str(tmp_path / "cond1.csv")]
+    frames[0].to_csv(paths[0], index=False)
+    holey.to_csv(paths[1], index=False)
+    line = _assert_one_line_error(_run_cli("learn", *paths, "--out", str(tmp_path / "A")))
+    assert line == ("mtbn: error: task 'cond1': 1 missing value(s) in column(s) 'y' (1), file lines 6 of "
+                    f"'{paths[1]}'; impute them or drop the incomplete rows first (--dropna on the command line; "
+                    "DataFrame.dropna() in Python).")
+    common = ["--penalty", "0.5", "--restarts", "1", "--joint-restarts", "1"]
+    assert main(["learn", *paths, "--dropna", *common, "--out", str(tmp_path / "B")]) == 0
+    assert "mtbn: warning: task 'cond1': dropped 1 of 300 rows with a missing value (--dropna)." in (
+        capsys.readouterr().err)
+    complete = str(tmp_path / "complete" / "cond1.csv")
+    os.makedirs(os.path.dirname(complete))
+    holey.drop(index=4).to_csv(complete, index=False)
+    assert main(["learn", paths[0], complete, *common, "--out", str(tmp_path / "C")]) == 0
+    for stem in ("cond0", "cond1"):
+        assert (tmp_path / "B" / f"{stem}.gaussian.json").read_text() == (
+            tmp_path / "C" / f"{stem}.gaussian.json").read_text()
+    for word in ("nan", "NA"):
+        holey.loc[4, "y"] = word
+        holey.to_csv(paths[1], index=False)
+        line = _assert_one_line_error(_run_cli("learn", *paths, "--dropna", "--out", str(tmp_path / "D")))
+        assert line.startswith(f"mtbn: error: task 'cond1', column 'y', file line 6: '{word}' is not a number; "
+                               f"the files hold numbers but for 1 cell(s) of '{word}', so they were read as discrete")
+    frames[0].assign(kind=["a", "b", "c"] * 100).to_csv(paths[0], index=False)  # a column of labels: discrete
+    line = _assert_one_line_error(_run_cli("learn", paths[0], "--out", str(tmp_path / "E")))
+    assert "looks continuous; discretise it first" in line

@@ -420,5 +420,10 @@ def test_the_front_ends_learn_continuous_tasks_as_the_gaussian_learner_does():
     missing = {t: f.assign(z=np.where(f.index > 0, f["z"], np.nan)) for t, f in frames.items()}
     whole = {t: f.round() for t, f in frames.items()}
     assert kind_of(frames).name == "gaussian"
-    assert kind_of(labelled) is None and kind_of(missing) is None and kind_of(whole) is None
+    assert kind_of(labelled) is None and kind_of(whole) is None
+    # A missing value leaves continuous tasks continuous: the Gaussian learner names it (the discrete learner
+    # named a continuous column of another task instead).
+    assert kind_of(missing).name == "gaussian"
+    with pytest.raises(InvalidDataError, match=r"^task 'a': column 'z' has a missing or infinite value \(row 1\)"):
+        learn_structures(missing, **settings)
     assert kind_of([continuous_from_dataframe(f, name=t) for t, f in frames.items()]).name == "gaussian"

@@ -15,9 +15,10 @@ import os
 import time
 
 from mtbn.cli.values import _usage_error, _UsageError
-from mtbn.messages import register
+from mtbn.exceptions import InvalidDataError
+from mtbn.messages import error, register
 
-__all__ = ["kind_frames", "cmd_learn_kind"]
+__all__ = ["kind_frames", "cmd_learn_kind", "stray_labels"]
 
 register("kind-option", _UsageError,
          "{option} is not available for {kind} tasks (learned as {learned_as}); drop it, or give --discretize "
@@ -25,10 +26,23 @@ register("kind-option", _UsageError,
          cause="The learner of this kind of data does not take this option of the discrete one.",
          fix="Drop the option, or discretise the columns (--discretize quantile) to use it.")
 
+register("numbers-with-labels", InvalidDataError,
+         "task {task!r}, column {column!r}, file line {line}: {value!r} is not a number; the files hold numbers but "
+         "for {count} cell(s) of {labels}, so they were read as discrete data, whose continuous columns need "
+         "--discretize. Leave missing values empty (--dropna drops their rows) to learn Gaussian networks, or "
+         "discretise.",
+         cause="A file of measurements marks missing values with a word (NA, nan, ?) instead of an empty cell; only "
+               "an empty cell is missing, so the word is a label and the files are read as discrete data.",
+         fix="Write missing values as empty cells (pandas: to_csv(na_rep='')) and learn with --dropna or impute "
+             "them; or discretise the columns (--discretize quantile).")
+
+#: Distinct labels at most that :func:`stray_labels` takes for missing-value marks in files of numbers.
+STRAY_LABELS = 3
+
 #: The options of ``mtbn learn`` that are not learner settings, refused for every kind of data but the discrete
 #: one when set (dest: flag).
 COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "--forbid", "tiers": "--tiers",
-                "export": "--export", "task_column": "--task-column", "dropna": "--dropna", "predict": "--predict",
+                "export": "--export", "task_column": "--task-column", "predict": "--predict",
                 "predict_children": "--predict-children"}
 
 
@@ -68,6 +82,62 @@ def kind_frames(paths, progress=None):
     return None if kind is None else (kind, frames)
 
 
+def stray_labels(paths):
+    """The error for files of numbers that hold a few cells of at most :data:`STRAY_LABELS` labels (a word
+    marking missing values: ``NA``, ``nan``, ``?``), naming the first; None for other files (e.g. discrete ones,
+    or a column of labels). Read when the discrete reader refuses a continuous column of such files.
+
+    Parameters
+    ----------
+    paths : list of str
+        The CSV files, one task each.
+
+    Returns
+    -------
+    InvalidDataError or None
+    """
+    import numpy as np
+
+    from mtbn.data.continuous import label_cells
+    from mtbn.data.csvfile import _read_chunks
+
+    first, labels, count = None, set(), 0
+    for path in paths:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        state = {"rows": 0, "numbers": None}
+
+        def take(chunk, stem=stem, state=state):
+            nonlocal first, count
+            cells = label_cells(chunk)
+            numbers = ~cells & (chunk != "").to_numpy()
+            state["numbers"] = numbers.any(axis=0) if state["numbers"] is None else state["numbers"] | numbers.any(0)
+            if cells.any():
+                labels.update(chunk.to_numpy()[cells].tolist())
+                if len(labels) > STRAY_LABELS:
+                    raise _Many
+                count += int(cells.sum())
+                if first is None:
+                    i, j = np.argwhere(cells)[0]
+                    first = (stem, str(chunk.columns[j]).strip(), state["rows"] + int(i) + 2, str(chunk.iat[i, j]))
+            state["rows"] += len(chunk)
+
+        try:
+            _read_chunks(path, stem, None, 50_000, take)
+        except _Many:
+            return None
+        if state["numbers"] is not None and not state["numbers"].all():
+            return None  # a column without a number
+    if first is None:
+        return None
+    task, column, line, value = first
+    return error("numbers-with-labels", task=task, column=column, line=line, value=value, count=count,
+                 labels=", ".join(map(repr, sorted(labels))))
+
+
+class _Many(Exception):
+    """More distinct labels than missing-value marks would be (:func:`stray_labels`)."""
+
+
 def cmd_learn_kind(args, kind, frames):
     """Learn the tasks ``frames`` of ``kind`` with its learner and write them into ``--out``.
 
@@ -95,9 +165,26 @@ def cmd_learn_kind(args, kind, frames):
             raise _usage_error("kind-option", option=flag, **what)
     settings = kind_settings(kind, MULTITASK.from_args(args), MULTITASK.defaults(),
                              {s.name: s.flag for s in MULTITASK if s.flag})
+    frames = _complete(frames, args.csv, bool(args.dropna))
     return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings),
                               lambda done, out, progress: _write(args, kind, done, out),
                               lambda done, seconds, written: _print(kind, done))
+
+
+def _complete(frames, paths, dropna):
+    """The tasks without their incomplete rows (a cell empty, or NaN) with ``--dropna``, each task's count
+    warned; else the first task with a missing cell is refused, naming its columns and file lines (as for
+    discrete tasks, :func:`mtbn.data.frames.complete_rows`)."""
+    from mtbn.data.frames import complete_rows
+
+    sources = {os.path.splitext(os.path.basename(p))[0]: p for p in paths}
+    out = {}
+    for name, frame in frames.items():
+        missing = (frame.isna() | (frame == "")).to_numpy()
+        keep = complete_rows(list(missing.T), [str(c) for c in frame.columns], name, dropna, frame.index,
+                             sources.get(name))
+        out[name] = frame if keep is None else frame[keep].reset_index(drop=True)
+    return out
 
 
 def _learn(args, kind, frames, settings):

@@ -8,9 +8,10 @@ from collections import namedtuple
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
 from mtbn.cli.files import read_constraints, read_taskset
-from mtbn.cli.kinds import cmd_learn_kind, kind_frames
+from mtbn.cli.kinds import cmd_learn_kind, kind_frames, stray_labels
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
 from mtbn.cli.values import _usage_error, _UsageError
+from mtbn.exceptions import InvalidDataError
 from mtbn.learn.interventional_model import CHILDREN
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
 from mtbn.messages import register
@@ -146,8 +147,16 @@ def _learn(args, progress):
 
     t0 = time.perf_counter()
     constraints = read_constraints(args.require, args.forbid, args.tiers)
-    taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
-                           discretize=files.discretize_option(args))
+    try:
+        taskset = read_taskset(args.csv, dropna=args.dropna, task_column=args.task_column, progress=progress,
+                               discretize=files.discretize_option(args))
+    except InvalidDataError as exc:  # files of numbers with a word for missing values: say so
+        stray = None
+        if getattr(exc, "code", None) == "continuous-column" and files.discretize_option(args) is None:
+            stray = stray_labels(args.csv)
+        if stray is None:
+            raise
+        raise stray from None
     stems = files.writable_tasks(taskset.tasks)  # refuses clashing names and unwritable labels before the work
     predict = _predicted_targets(args, taskset)
     # One learner for every prior: --prior none runs the same single-task

@@ -35,7 +35,8 @@ register("continuous-not-numeric", D, "task {task!r}: column {column!r} is not n
          fix="Drop the column, or discretise every column and learn a discrete network instead.")
 register("continuous-not-finite", D, "task {task!r}: column {column!r} has a missing or infinite value (row {row}).",
          cause="The Gaussian scores are computed from means and covariances, which a missing value leaves undefined.",
-         fix="Drop or impute the rows with missing values first.")
+         fix="Drop or impute the rows with missing values first (DataFrame.dropna() in Python; --dropna on the "
+             "command line).")
 register("continuous-constant", D, "task {task!r}: column {column!r} has one value ({value!r}) in every row.",
          cause="A constant column has no variance: a Gaussian family of it has no likelihood.",
          fix="Drop the column (it carries no information about the others).")
@@ -241,9 +242,10 @@ def continuous_from_dataframe(df, name="data"):
 
 
 def looks_continuous(frame, min_distinct=20):
-    """Whether a DataFrame holds continuous measurements: None when some cell is not a number (a label, or
+    """Whether a DataFrame holds continuous measurements: None when some cell is a label (neither a number nor
     missing: the discrete reader's case), else whether some column has values that are not whole and more than
-    ``min_distinct`` distinct values.
+    ``min_distinct`` distinct values. Missing cells (empty, NaN, None) are left out: a continuous task with a
+    missing value is one, whose learner names the missing value.
 
     Parameters
     ----------
@@ -259,32 +261,42 @@ def looks_continuous(frame, min_distinct=20):
     Examples
     --------
     >>> import pandas as pd
-    >>> looks_continuous(pd.DataFrame({"x": [str(i / 7) for i in range(30)]}))
+    >>> looks_continuous(pd.DataFrame({"x": [str(i / 7) for i in range(30)] + [""]}))
     True
     >>> looks_continuous(pd.DataFrame({"x": range(30)})), looks_continuous(pd.DataFrame({"x": ["a", "b"]}))
     (False, None)
     """
     if not len(frame.columns) or not len(frame):
         return None
-    if all(dtype == np.float64 for dtype in frame.dtypes):  # numbers already: no copy
-        values = frame.to_numpy()
-        if np.isnan(values).any():
-            return None
-    else:
-        numbers = as_numbers(frame)
-        if numbers is None:
-            return None
-        values = numbers.to_numpy(dtype=float)
-    return bool(any(np.any(col != np.round(col)) and len(np.unique(col)) > min_distinct for col in values.T))
+    values = numbers_of(frame)
+    if values is None:
+        return None
+    return bool(any(np.any(col != np.round(col)) and len(np.unique(col)) > min_distinct
+                    for col in (c[~np.isnan(c)] for c in values.T)))
 
 
-def as_numbers(frame):
-    """The cells of a DataFrame as numbers (:func:`pandas.to_numeric`), or None when some cell is not one (a
-    label, or empty)."""
+def numbers_of(frame):
+    """The cells of a DataFrame as a float array (NaN where missing: empty, NaN or None), or None when a cell is a
+    label (neither a number, :func:`pandas.to_numeric`, nor missing). A frame of floats is returned as it is."""
     import pandas as pd
 
-    numbers = frame.apply(pd.to_numeric, errors="coerce")
-    return None if numbers.isna().to_numpy().any() else numbers
+    if all(dtype == np.float64 for dtype in frame.dtypes):  # numbers already: no copy
+        return frame.to_numpy()
+    values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    return None if label_cells(frame, values).any() else values
+
+
+def label_cells(frame, values=None):
+    """The cells of a DataFrame that are labels (neither a number nor missing), as a boolean array; ``values``:
+    its cells as :func:`pandas.to_numeric` reads them (NaN where they are not numbers), if known."""
+    import pandas as pd
+
+    if values is None:
+        values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    labels = np.isnan(values)
+    if labels.any():
+        labels &= ~(frame.isna().to_numpy() | (frame == "").to_numpy())
+    return labels
 
 
 def regression_from_scatter(scatter, child, parents):

@@ -21,7 +21,7 @@ import os
 import warnings
 from typing import Any
 
-from mtbn.data.continuous import as_numbers
+from mtbn.data.continuous import label_cells, numbers_of
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import TextColumns, from_text_columns
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
@@ -293,8 +293,9 @@ class _Found(Exception):
 
 
 def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
-    """The cells of a CSV file as numbers (one float64 column per header name), or None when some cell is not
-    a number (a label, or empty): the parse stops at the first chunk of rows that holds one.
+    """The cells of a CSV file as numbers (one float64 column per header name; an empty cell, missing, NaN), or
+    None when some cell is a label (neither a number nor empty): the parse stops at the first chunk of rows that
+    holds one.
 
     The command line reads each task so before it asks the kinds of data that take numbers only
     (:attr:`mtbn.learn.kinds.DataKind.numbers_only`): a file of numbers is held as 8 bytes per cell, never as
@@ -302,7 +303,7 @@ def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None
     a file of labels stops at its first column). A file of plain decimal numbers (no byte but digits, point,
     signs, exponent, commas and blanks after its header) is parsed straight into floats by pandas' C parser;
     any other file cell by cell by :func:`pandas.to_numeric` from its text
-    (:func:`mtbn.data.continuous.as_numbers`), which also decides what is a number. The two agree on every
+    (:func:`mtbn.data.continuous.numbers_of`), which also decides what is a number. The two agree on every
     plain decimal cell, but in the last bit of a few written with a sign and a large exponent (``+5e32``; the
     C parser's is the correctly rounded one); a zero is never negative.
 
@@ -334,16 +335,16 @@ def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None
     name = os.path.splitext(os.path.basename(path))[0] if name is None else name
     rows = _Rows()
 
-    def floats(chunk):  # no NaN: an empty field (or a short row's missing one) is no float to the parser
+    def floats(chunk):  # NaN: an empty field (or a short row's missing one)
         rows.add(chunk.to_numpy(dtype=float) + 0.0)  # + 0.0: no negative zero, as from the text
 
     def text(chunk):
         block = np.empty(chunk.shape)
         for j in range(chunk.shape[1]):  # column by column: a file of labels stops at its first column
-            numbers = as_numbers(chunk.iloc[:, j:j + 1])
+            numbers = numbers_of(chunk.iloc[:, j:j + 1])
             if numbers is None:
                 raise _Found
-            block[:, j] = numbers.iloc[:, 0].to_numpy(dtype=float) + 0.0  # "-0" and "-0.0" alike
+            block[:, j] = numbers[:, 0] + 0.0  # "-0" and "-0.0" alike
         rows.add(block)
 
     names = None
@@ -351,7 +352,7 @@ def read_csv_numbers(path: Any, *, name: str | None = None, progress: Any = None
     if lines is not None:
         rows.reserve(lines)
         try:
-            names = _read_chunks(path, name, progress, chunksize, floats, dtype=float)
+            names = _read_chunks(path, name, progress, chunksize, floats, dtype=float, na=("",))
         except _NotFloats:
             rows = _Rows()
     if names is None:
@@ -390,6 +391,43 @@ class _Rows:
         return np.empty((0, n_columns)) if self._values is None else self._values[:self._n]
 
 
+def first_label(path: Any, *, name: str | None = None, chunksize: int = CHUNK_ROWS):
+    """Where a CSV file first holds a label (a cell that is neither a number nor empty), by rows then columns:
+    ``(column, text, file line)``, or None for a file of numbers (the line counts one line per row).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    name : str, optional
+        The task's name in messages (None: the file's name without its extension).
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time.
+
+    Returns
+    -------
+    tuple of (str, str, int) or None
+    """
+    import numpy as np
+
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0] if name is None else name
+    seen = [0]
+
+    def take(chunk):
+        labels = label_cells(chunk)
+        if labels.any():
+            i, j = np.argwhere(labels)[0]
+            raise _Found(str(chunk.columns[j]).strip(), str(chunk.iat[i, j]), seen[0] + int(i) + 2)
+        seen[0] += len(chunk)
+
+    try:
+        _read_chunks(path, name, None, chunksize, take)
+    except _Found as found:
+        return found.args
+    return None
+
+
 class _NotFloats(Exception):
     """A cell of a file read by pandas' float parser is not a float (:func:`_read_chunks` with ``dtype=float``)."""
 
@@ -420,10 +458,11 @@ def _plain_decimal(path, block=1 << 20):
         return None
 
 
-def _read_chunks(path, name, progress, chunksize, take, dtype=str):
+def _read_chunks(path, name, progress, chunksize, take, dtype=str, na=()):
     """Parse the CSV file ``path`` after checking its header, handing each chunk of rows (a DataFrame of
-    verbatim strings, or with ``dtype=float`` of pandas' floats) to ``take``; returns the column names
-    (stripped). With ``dtype=float`` a cell that is not a float raises :class:`_NotFloats`."""
+    verbatim strings, or with ``dtype=float`` of pandas' floats, NaN where a cell is one of ``na``) to ``take``;
+    returns the column names (stripped). With ``dtype=float`` a cell that is not a float raises
+    :class:`_NotFloats`."""
     import pandas as pd
 
     if isinstance(chunksize, bool) or not isinstance(chunksize, numbers.Integral) or chunksize < 1:
@@ -450,8 +489,9 @@ def _read_chunks(path, name, progress, chunksize, take, dtype=str):
             # field into the index; the warning it gives instead becomes an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
             done = 0
-            for chunk in pd.read_csv(fh, dtype=dtype, keep_default_na=False, na_values=[], skipinitialspace=False,
-                                     index_col=False, encoding="utf-8-sig", chunksize=chunksize):
+            for chunk in pd.read_csv(fh, dtype=dtype, keep_default_na=False, na_values=list(na),
+                                     skipinitialspace=False, index_col=False, encoding="utf-8-sig",
+                                     chunksize=chunksize):
                 take(chunk)
                 tick(fh.tell() - done)  # pandas reads ahead: the bytes parsed so far, to within its buffer
                 done = fh.tell()

@@ -467,9 +467,19 @@ def _drop_missing(labels, missing, names, name, dropna, index, source):
 
     ``source`` (a CSV path, or None) makes the message name file lines rather than the values of ``index``.
     """
+    keep = complete_rows(missing, names, name, dropna, index, source, stacklevel=3)
+    return labels if keep is None else [lab._replace(codes=lab.codes[keep]) for lab in labels]
+
+
+def complete_rows(missing, names, name, dropna, index, source=None, stacklevel=2):
+    """The rows to keep (a boolean mask) of a task whose cells ``missing`` (a mask per column) are missing, or
+    None when none is: with ``dropna`` the complete rows, with a :class:`~mtbn.exceptions.DataWarning` saying how
+    many were dropped (an error if none is left); else an error naming the missing cells' columns and rows
+    (``source``, a CSV path: its file lines; else the values of ``index``).
+    """
     any_missing = np.logical_or.reduce(missing)
     if not any_missing.any():
-        return labels
+        return None
     if not dropna:
         cols = [f"{names[j]!r} ({int(m.sum())})" for j, m in enumerate(missing) if m.any()]
         rows = np.flatnonzero(any_missing)
@@ -478,12 +488,11 @@ def _drop_missing(labels, missing, names, name, dropna, index, source):
         raise error("missing-values", task=name, count=int(sum(m.sum() for m in missing)),
                     columns=", ".join(cols), where=where)
     keep = ~any_missing
-    labels = [lab._replace(codes=lab.codes[keep]) for lab in labels]
     if not keep.any():
         raise error("empty-after-dropna", task=name)
     warnings.warn(message_text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
-                  stacklevel=2)
-    return labels
+                  stacklevel=stacklevel)
+    return keep
 
 
 def _code_column(labels, kind_order, declared, name, col):

@@ -467,7 +467,7 @@ def test_reading_a_continuous_csv_file_holds_its_floats_not_its_strings(tmp_path
     assert strings_added > 4 * added_kb, growth  # the former way: text per cell
 
 
-def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk_with_a_label(tmp_path):
+def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk_with_a_label(tmp_path, monkeypatch):
     """How the command line reads tasks for its kinds of data that take numbers: each cell's float (here the
     number each cell was written from, or Python's ``float`` of the text), the same through pandas' float
     parser (a file of plain decimals) and through the text (a file with one quoted cell, ``inf`` or ``1E5``), at
@@ -495,6 +495,19 @@ def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk
     paths = {stem: _write(tmp_path / f"{stem}.csv", "u, v \n" + "\n".join(rows) + "\n") for stem, rows in files.items()}
     paths["carriage_returns"] = tmp_path / "carriage_returns.csv"  # old Mac line ends: no line feed at all
     paths["carriage_returns"].write_bytes(("u, v \r" + "\r".join(files["plain"]) + "\r").encode())
+    import mtbn.data.csvfile as csvfile
+
+    routes, real = [], csvfile._read_chunks
+
+    def spy(*args, **kwargs):  # which parse each file takes: pandas' floats, or the text
+        routes.append(kwargs.get("dtype", str))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(csvfile, "_read_chunks", spy)
+    read_csv_numbers(paths["plain"])
+    read_csv_numbers(paths["quoted"])
+    read_csv_numbers(paths["empty_cell_at_the_end"])
+    assert routes == [float, str, float]
     for chunksize in (1, 7, 50_000):
         for stem in ("plain", "quoted", "words", "carriage_returns"):
             got = read_csv_numbers(paths[stem], chunksize=chunksize)

@@ -294,6 +294,11 @@ def test_discretizing_csv_files_gives_what_their_text_gives(tmp_path):
     with pytest.raises(InvalidDataError) as raised:
         read_taskset([str(p) for p in paths], dropna=True, task_column=None, discretize="quantile:3")
     assert str(raised.value) == str(expected.value) and "'z' has 290 states" in str(raised.value)
+    subjects = pd.concat(text.values(), ignore_index=True).assign(subj=[str(i % 260) for i in range(1200)])
+    subjects.to_csv(tmp_path / "subjects.csv", index=False)  # a task column of numbers with 260 values: names
+    got = read_taskset([str(tmp_path / "subjects.csv")], dropna=True, task_column="subj", discretize="quantile:3")
+    same(got, make_taskset(read_csv_frame(tmp_path / "subjects.csv"), dropna=True, task_column="subj",
+                           discretize="quantile:3"))
     both = pd.concat([f.assign(site=name) for name, f in text.items()], ignore_index=True)
     one = tmp_path / "both.csv"
     both.to_csv(one, index=False)
@@ -336,4 +341,14 @@ def test_continuous_files_with_missing_values(tmp_path, capsys, continuous_csvs)
                                f"the files hold numbers but for 1 cell(s) of '{word}', so they were read as discrete")
     frames[0].assign(kind=["a", "b", "c"] * 100).to_csv(paths[0], index=False)  # a column of labels: discrete
     line = _assert_one_line_error(_run_cli("learn", paths[0], "--out", str(tmp_path / "E")))
+    assert "looks continuous; discretise it first" in line
+    counts = pd.DataFrame({"a": [str(i % 97) for i in range(300)], "c": [str(i % 89) for i in range(300)]})
+    counts.loc[4, "a"] = "NA"  # whole numbers: no kind of data would take them without the word either
+    counts.to_csv(paths[0], index=False)
+    line = _assert_one_line_error(_run_cli("learn", paths[0], "--out", str(tmp_path / "F")))
+    assert line.startswith("mtbn: error: task 'cond0', column 'c': a numeric column with 89 distinct values")
+    both = pd.concat([f.assign(site=str(t)) for t, f in enumerate(frames)], ignore_index=True)
+    both.loc[4, "y"] = "NA"
+    both.to_csv(paths[0], index=False)  # one file split by a column: never a kind of data's, so no word blamed
+    line = _assert_one_line_error(_run_cli("learn", paths[0], "--task-column", "site", "--out", str(tmp_path / "G")))
     assert "looks continuous; discretise it first" in line

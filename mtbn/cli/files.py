@@ -217,7 +217,8 @@ def _discretized(paths, names, discretize, progress, dropna, task_column=None):
             return as_named_items(read(paths[0], names[0]), task_column)
         return [(n, read(p, n)) for n, p in zip(names, paths) if which is None or n in which]
 
-    frames = dict(items(lambda p, n: read_csv_columns(p, name=n, progress=progress)))
+    keep = () if task_column is None else (task_column,)  # the tasks' names as written
+    frames = dict(items(lambda p, n: read_csv_columns(p, name=n, progress=progress, text=keep)))
     done, discretization = apply_discretization(frames, discretize)
     stale = {n for n, f in frames.items() if any(f[c].dtype.kind == "f" == done[n][c].dtype.kind for c in f.columns)}
     if stale:

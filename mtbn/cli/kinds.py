@@ -84,8 +84,10 @@ def kind_frames(paths, progress=None):
 
 def stray_labels(paths):
     """The error for files of numbers that hold a few cells of at most :data:`STRAY_LABELS` labels (a word
-    marking missing values: ``NA``, ``nan``, ``?``), naming the first; None for other files (e.g. discrete ones,
-    or a column of labels). Read when the discrete reader refuses a continuous column of such files.
+    marking missing values: ``NA``, ``nan``, ``?``) and that, read with those cells missing, a registered kind
+    of data would claim (e.g. continuous files), naming the first such cell; None for other files (discrete
+    ones, a column of labels, files no kind claims anyway). Read when the discrete reader refuses a continuous
+    column of the files (a float per cell held, not their text).
 
     Parameters
     ----------
@@ -97,20 +99,21 @@ def stray_labels(paths):
     InvalidDataError or None
     """
     import numpy as np
+    import pandas as pd
 
     from mtbn.data.continuous import label_cells
     from mtbn.data.csvfile import _read_chunks
+    from mtbn.learn.kinds import kind_of
 
-    first, labels, count = None, set(), 0
+    first, labels, count, frames = None, set(), 0, {}
     for path in paths:
         stem = os.path.splitext(os.path.basename(path))[0]
-        state = {"rows": 0, "numbers": None}
+        blocks = []
 
-        def take(chunk, stem=stem, state=state):
+        def take(chunk, stem=stem, blocks=blocks):
             nonlocal first, count
-            cells = label_cells(chunk)
-            numbers = ~cells & (chunk != "").to_numpy()
-            state["numbers"] = numbers.any(axis=0) if state["numbers"] is None else state["numbers"] | numbers.any(0)
+            values = chunk.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # NaN: a label or missing
+            cells = label_cells(chunk, values)
             if cells.any():
                 labels.update(chunk.to_numpy()[cells].tolist())
                 if len(labels) > STRAY_LABELS:
@@ -118,16 +121,19 @@ def stray_labels(paths):
                 count += int(cells.sum())
                 if first is None:
                     i, j = np.argwhere(cells)[0]
-                    first = (stem, str(chunk.columns[j]).strip(), state["rows"] + int(i) + 2, str(chunk.iat[i, j]))
-            state["rows"] += len(chunk)
+                    line = sum(len(b) for b in blocks) + int(i) + 2
+                    first = (stem, str(chunk.columns[j]).strip(), line, str(chunk.iat[i, j]))
+            blocks.append(values)
 
         try:
-            _read_chunks(path, stem, None, 50_000, take)
+            names = _read_chunks(path, stem, None, 50_000, take)
         except _Many:
             return None
-        if state["numbers"] is not None and not state["numbers"].all():
-            return None  # a column without a number
-    if first is None:
+        values = np.concatenate(blocks) if blocks else np.empty((0, len(names)))
+        if np.isnan(values).all(axis=0).any():
+            return None  # a column without a number: labels, not words for missing values
+        frames[stem] = pd.DataFrame(values, columns=names)
+    if first is None or kind_of(frames) is None:  # no word to blame, or no kind would take the numbers
         return None
     task, column, line, value = first
     return error("numbers-with-labels", task=task, column=column, line=line, value=value, count=count,

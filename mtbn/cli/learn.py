@@ -152,7 +152,8 @@ def _learn(args, progress):
                                discretize=files.discretize_option(args))
     except InvalidDataError as exc:  # files of numbers with a word for missing values: say so
         stray = None
-        if getattr(exc, "code", None) == "continuous-column" and files.discretize_option(args) is None:
+        if (getattr(exc, "code", None) == "continuous-column" and files.discretize_option(args) is None
+                and args.task_column is None):  # the files a kind of data could have claimed
             stray = stray_labels(args.csv)
         if stray is None:
             raise

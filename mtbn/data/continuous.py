@@ -35,8 +35,8 @@ register("continuous-not-numeric", D, "task {task!r}: column {column!r} is not n
          fix="Drop the column, or discretise every column and learn a discrete network instead.")
 register("continuous-not-finite", D, "task {task!r}: column {column!r} has a missing or infinite value (row {row}).",
          cause="The Gaussian scores are computed from means and covariances, which a missing value leaves undefined.",
-         fix="Drop or impute the rows with missing values first (DataFrame.dropna() in Python; --dropna on the "
-             "command line).")
+         fix="Drop or impute the rows with missing values (DataFrame.dropna() in Python; --dropna on the command "
+             "line) and replace infinite values (inf, 1e400) first.")
 register("continuous-constant", D, "task {task!r}: column {column!r} has one value ({value!r}) in every row.",
          cause="A constant column has no variance: a Gaussian family of it has no likelihood.",
          fix="Drop the column (it carries no information about the others).")

@@ -21,7 +21,7 @@ import os
 import warnings
 from typing import Any
 
-from mtbn.data.continuous import label_cells, numbers_of
+from mtbn.data.continuous import numbers_of
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import TextColumns, from_text_columns
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
@@ -190,7 +190,8 @@ class _TextLost(Exception):
     """:func:`read_csv_columns` dropped the text of a column that turns out to hold a label."""
 
 
-def read_csv_columns(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):
+def read_csv_columns(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS,
+                     text: Any = ()):
     """The cells of a CSV file as :func:`read_csv_frame` gives them, but for a column of numbers with more
     distinct labels than a variable may have states: its numbers, as a discretisation reads them.
 
@@ -211,6 +212,8 @@ def read_csv_columns(path: Any, *, name: str | None = None, progress: Any = None
         Sees the stage ``"reading FILE: SIZE"`` in bytes.
     chunksize : int, default CHUNK_ROWS
         Rows parsed at a time; the result is the same for every positive integer.
+    text : collection of str, default ()
+        Columns that come as text whatever they hold (e.g. the column that names each row's task).
 
     Returns
     -------
@@ -238,7 +241,7 @@ def read_csv_columns(path: Any, *, name: str | None = None, progress: Any = None
         if not seen:
             seen.extend({} for _ in range(chunk.shape[1]))
             codes.extend([] for _ in range(chunk.shape[1]))
-            numbers.extend([] for _ in range(chunk.shape[1]))
+            numbers.extend(None if str(c).strip() in text else [] for c in chunk.columns)
         for j in range(chunk.shape[1]):
             values = chunk.iloc[:, j].to_numpy(dtype=object)
             if seen[j] is None:  # numbers only (its text dropped): each cell's
@@ -391,43 +394,6 @@ class _Rows:
         return np.empty((0, n_columns)) if self._values is None else self._values[:self._n]
 
 
-def first_label(path: Any, *, name: str | None = None, chunksize: int = CHUNK_ROWS):
-    """Where a CSV file first holds a label (a cell that is neither a number nor empty), by rows then columns:
-    ``(column, text, file line)``, or None for a file of numbers (the line counts one line per row).
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file.
-    name : str, optional
-        The task's name in messages (None: the file's name without its extension).
-    chunksize : int, default CHUNK_ROWS
-        Rows parsed at a time.
-
-    Returns
-    -------
-    tuple of (str, str, int) or None
-    """
-    import numpy as np
-
-    path = os.fspath(path)
-    name = os.path.splitext(os.path.basename(path))[0] if name is None else name
-    seen = [0]
-
-    def take(chunk):
-        labels = label_cells(chunk)
-        if labels.any():
-            i, j = np.argwhere(labels)[0]
-            raise _Found(str(chunk.columns[j]).strip(), str(chunk.iat[i, j]), seen[0] + int(i) + 2)
-        seen[0] += len(chunk)
-
-    try:
-        _read_chunks(path, name, None, chunksize, take)
-    except _Found as found:
-        return found.args
-    return None
-
-
 class _NotFloats(Exception):
     """A cell of a file read by pandas' float parser is not a float (:func:`_read_chunks` with ``dtype=float``)."""
 
@@ -439,7 +405,8 @@ _PLAIN_BYTES = frozenset(b"0123456789.+-eE,\t\r\n ")
 
 
 def _plain_decimal(path, block=1 << 20):
-    """The number of lines after the first (at least: line feeds and carriage returns, plus one) of a file
+    """The number of lines after the first (at least, if line ends are not mixed: the line feeds or carriage
+    returns, whichever are more, plus one; a chunk past it grows the array) of a file
     whose every byte after its first line is one of :data:`_PLAIN_BYTES`, else None (also for a file that cannot
     be opened: :func:`_read_chunks` reports it)."""
     plain = bytes(sorted(_PLAIN_BYTES))
@@ -453,7 +420,7 @@ def _plain_decimal(path, block=1 << 20):
                     return lines
                 if buf.translate(None, plain):  # a byte that is not plain is left
                     return None
-                lines += buf.count(b"\n") + buf.count(b"\r")
+                lines += max(buf.count(b"\n"), buf.count(b"\r"))  # LF, CRLF or CR line ends
     except OSError:
         return None
 

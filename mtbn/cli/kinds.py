@@ -87,7 +87,7 @@ def stray_labels(paths):
     marking missing values: ``NA``, ``nan``, ``?``) and that, read with those cells missing, a registered kind
     of data would claim (e.g. continuous files), naming the first such cell; None for other files (discrete
     ones, a column of labels, files no kind claims anyway). Read when the discrete reader refuses a continuous
-    column of the files (a float per cell held, not their text).
+    column of the files (:func:`mtbn.data.csvfile.numbers_and_labels`: a float per cell held, not their text).
 
     Parameters
     ----------
@@ -99,49 +99,31 @@ def stray_labels(paths):
     InvalidDataError or None
     """
     import numpy as np
-    import pandas as pd
 
-    from mtbn.data.continuous import label_cells
-    from mtbn.data.csvfile import _read_chunks
+    from mtbn.data.csvfile import numbers_and_labels
     from mtbn.learn.kinds import kind_of
 
-    first, labels, count, frames = None, set(), 0, {}
+    first, labels, frames = None, {}, {}
     for path in paths:
         stem = os.path.splitext(os.path.basename(path))[0]
-        blocks = []
-
-        def take(chunk, stem=stem, blocks=blocks):
-            nonlocal first, count
-            values = chunk.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # NaN: a label or missing
-            cells = label_cells(chunk, values)
-            if cells.any():
-                labels.update(chunk.to_numpy()[cells].tolist())
-                if len(labels) > STRAY_LABELS:
-                    raise _Many
-                count += int(cells.sum())
-                if first is None:
-                    i, j = np.argwhere(cells)[0]
-                    line = sum(len(b) for b in blocks) + int(i) + 2
-                    first = (stem, str(chunk.columns[j]).strip(), line, str(chunk.iat[i, j]))
-            blocks.append(values)
-
-        try:
-            names = _read_chunks(path, stem, None, 50_000, take)
-        except _Many:
+        found = numbers_and_labels(path, name=stem, limit=STRAY_LABELS)
+        if found is None:
             return None
-        values = np.concatenate(blocks) if blocks else np.empty((0, len(names)))
-        if np.isnan(values).all(axis=0).any():
+        frame, words, where = found
+        if np.isnan(frame.to_numpy()).all(axis=0).any():
             return None  # a column without a number: labels, not words for missing values
-        frames[stem] = pd.DataFrame(values, columns=names)
+        for word, n in words.items():
+            labels[word] = labels.get(word, 0) + n
+        if len(labels) > STRAY_LABELS:
+            return None
+        if first is None and where is not None:
+            first = (stem, *where)
+        frames[stem] = frame
     if first is None or kind_of(frames) is None:  # no word to blame, or no kind would take the numbers
         return None
-    task, column, line, value = first
-    return error("numbers-with-labels", task=task, column=column, line=line, value=value, count=count,
-                 labels=", ".join(map(repr, sorted(labels))))
-
-
-class _Many(Exception):
-    """More distinct labels than missing-value marks would be (:func:`stray_labels`)."""
+    task, column, value, line = first
+    return error("numbers-with-labels", task=task, column=column, line=line, value=value,
+                 count=sum(labels.values()), labels=", ".join(map(repr, sorted(labels))))
 
 
 def cmd_learn_kind(args, kind, frames):

@@ -21,7 +21,7 @@ import os
 import warnings
 from typing import Any
 
-from mtbn.data.continuous import numbers_of
+from mtbn.data.continuous import label_cells, numbers_of
 from mtbn.data.discrete import DiscreteData, _check_unique
 from mtbn.data.frames import TextColumns, from_text_columns
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
@@ -388,10 +388,67 @@ class _Rows:
         self._values[self._n:self._n + len(block)] = block
         self._n += len(block)
 
+    @property
+    def n_rows(self):
+        return self._n
+
     def values(self, n_columns):
         import numpy as np
 
         return np.empty((0, n_columns)) if self._values is None else self._values[:self._n]
+
+
+def numbers_and_labels(path: Any, *, name: str | None = None, limit: int = 3, chunksize: int = CHUNK_ROWS):
+    """A CSV file's cells as numbers with its labels (cells neither a number nor empty) read as missing:
+    ``(frame, labels, first)``, or None when it holds more than ``limit`` distinct labels (the parse stops there).
+
+    For telling a file of numbers that marks missing values with a word (``NA``, ``nan``, ``?``) from discrete
+    data: a float per cell is held, not the file's text.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    name : str, optional
+        The task's name in messages (None: the file's name without its extension).
+    limit : int, default 3
+        The most distinct labels the file may hold.
+    chunksize : int, default CHUNK_ROWS
+        Rows parsed at a time.
+
+    Returns
+    -------
+    tuple or None
+        ``frame`` (float64 columns, NaN where a cell is a label or empty), ``labels`` (each label's text: its
+        number of cells) and ``first`` (``(column, text, file line)`` of the first label by rows, or None).
+    """
+    import numpy as np
+    import pandas as pd
+
+    path = os.fspath(path)
+    name = os.path.splitext(os.path.basename(path))[0] if name is None else name
+    rows = _Rows()
+    labels: dict[str, int] = {}  # each label's text: its number of cells
+    first: list = []
+
+    def take(chunk):
+        values = chunk.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # NaN: a label or empty
+        cells = label_cells(chunk, values)
+        if cells.any():
+            for text in chunk.to_numpy()[cells].tolist():
+                labels[text] = labels.get(text, 0) + 1
+            if len(labels) > limit:
+                raise _Found
+            if not first:
+                i, j = np.argwhere(cells)[0]
+                first.append((str(chunk.columns[j]).strip(), str(chunk.iat[i, j]), rows.n_rows + int(i) + 2))
+        rows.add(values)
+
+    try:
+        names = _read_chunks(path, name, None, chunksize, take)
+    except _Found:
+        return None
+    return pd.DataFrame(rows.values(len(names)), columns=names, copy=False), labels, (first or [None])[0]
 
 
 class _NotFloats(Exception):

@@ -613,7 +613,7 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
     kwargs = dict(learn_kwargs, random_state=base, n_jobs=1)
     interventional = learn_kwargs["interventions"] is not None
     if result is None and (reselect_penalty or interventional or learn_kwargs["penalty"] != "auto"):
-        check_one_value_columns(ts, stacklevel=3)  # no learner runs on the user's data here (the draws are quiet)
+        check_one_value_columns(ts)  # no learner runs on the user's data here (the draws are quiet)
     skeleton = None
     if interventional:  # no penalty to choose: every replicate runs the interventional learner whole, except the
         # choices of the model and of where the adjacencies come from, which a result made (rows drawn with

@@ -20,9 +20,12 @@ and checks that no module raises an unregistered message.
 """
 
 import importlib
+import os
+import sys
+import warnings
 from dataclasses import dataclass
 
-__all__ = ["Message", "REGISTRY", "register", "error", "text", "markdown"]
+__all__ = ["Message", "REGISTRY", "register", "error", "text", "warn", "markdown"]
 
 
 @dataclass(frozen=True)
@@ -100,8 +103,6 @@ def register(code, kind, template, *, cause, fix, module=None):
 
 
 def _caller_module():
-    import sys
-
     frame = sys._getframe(2)
     name = frame.f_globals.get("__name__", "?").split(".")
     return name[1] if len(name) > 1 and name[0] == "mtbn" else name[-1]  # a subpackage's modules: the package
@@ -144,6 +145,41 @@ def error(code, **fields):
     exc = REGISTRY[code].kind(text(code, **fields))
     exc.code = code
     return exc
+
+
+#: The package's folder: frames of files under it are mtbn's own (:func:`warn` skips them).
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def warn(message, category=UserWarning):
+    """Warn ``message`` at the user's line: the first caller outside the mtbn package.
+
+    A fixed ``stacklevel`` names the user's line from one entry point only
+    (``learn_structures`` called directly, from an estimator, from the
+    bootstrap or from a worker each put another number of mtbn's frames
+    between the user and the warning); this counts them.
+
+    Parameters
+    ----------
+    message : str or Warning
+        The text, or a warning instance (e.g. :func:`error` of a message registered as a warning class),
+        whose class is then the category.
+    category : type, default UserWarning
+        The warning class of a text message.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn("a note")
+    >>> caught[0].filename.startswith(_PACKAGE)
+    False
+    """
+    frame, level = sys._getframe(1), 2  # level 1 is this function, 2 its caller
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 def markdown():

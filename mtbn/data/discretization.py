@@ -31,7 +31,6 @@ by the command line (:meth:`Discretization.to_dict`).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +40,7 @@ from mtbn.data.discrete import MAX_STATES
 from mtbn.data.frames import _is_missing_array
 from mtbn.data.taskset import as_named_items
 from mtbn.exceptions import DataWarning, InvalidDataError, InvalidParameterError
-from mtbn.messages import error, register
+from mtbn.messages import error, register, warn
 
 __all__ = ["Discretization", "discretize", "apply_discretization", "parse_discretize", "DISCRETIZE_METHODS"]
 
@@ -440,9 +439,9 @@ def discretize(tasks: Any, method: Any = "quantile", n_bins: int | None = None, 
 
     cuts: dict[str, Any] = {}
     if per_task:
-        warnings.warn("discretize: cut points computed per task, so a state means a different range of values in "
-                      "each task and the tasks' structures are less comparable; pooled cut points (the default) "
-                      "avoid this", DataWarning, stacklevel=2)
+        warn("discretize: cut points computed per task, so a state means a different range of values in "
+             "each task and the tasks' structures are less comparable; pooled cut points (the default) "
+             "avoid this", DataWarning)
         for name, frame in items:
             per = values_of([(name, frame)])
             cuts[name] = {c: _cut_points(v, spec_method, spec_bins) if len(v) else () for c, v in per.items()

@@ -12,14 +12,13 @@ the task and the column; nothing is dropped or converted silently.
 
 from __future__ import annotations
 
-import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from mtbn.data.discrete import MAX_STATES, DiscreteData, _check_unique, _ordered_states
 from mtbn.exceptions import DataWarning, InvalidDataError
-from mtbn.messages import error, register
+from mtbn.messages import error, register, warn
 from mtbn.messages import text as message_text
 
 __all__ = ["from_dataframe", "from_text_columns", "TextColumns"]
@@ -467,11 +466,11 @@ def _drop_missing(labels, missing, names, name, dropna, index, source):
 
     ``source`` (a CSV path, or None) makes the message name file lines rather than the values of ``index``.
     """
-    keep = complete_rows(missing, names, name, dropna, index, source, stacklevel=3)
+    keep = complete_rows(missing, names, name, dropna, index, source)
     return labels if keep is None else [lab._replace(codes=lab.codes[keep]) for lab in labels]
 
 
-def complete_rows(missing, names, name, dropna, index, source=None, stacklevel=2):
+def complete_rows(missing, names, name, dropna, index, source=None):
     """The rows to keep (a boolean mask) of a task whose cells ``missing`` (a mask per column) are missing, or
     None when none is: with ``dropna`` the complete rows, with a :class:`~mtbn.exceptions.DataWarning` saying how
     many were dropped (an error if none is left); else an error naming the missing cells' columns and rows
@@ -490,8 +489,7 @@ def complete_rows(missing, names, name, dropna, index, source=None, stacklevel=2
     keep = ~any_missing
     if not keep.any():
         raise error("empty-after-dropna", task=name)
-    warnings.warn(message_text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning,
-                  stacklevel=stacklevel)
+    warn(message_text("rows-dropped", task=name, dropped=int(any_missing.sum()), total=len(keep)), DataWarning)
     return keep
 
 

@@ -20,7 +20,7 @@ from mtbn.data import MAX_LEARNED_CPT_SIZE, DiscreteData, from_dataframe, read_c
 from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.graph import DAG, cycle_text, find_cycle, nodes_and_edges
 from mtbn.joint import local_constraints
-from mtbn.messages import error, register
+from mtbn.messages import error, register, warn
 from mtbn.networks.shared_fitting import is_strength
 
 
@@ -333,8 +333,7 @@ def check_task_rows(taskset, cv=None):
         raise error("cv-too-many-folds", cv=cv, task=smallest.name, n=smallest.n_samples)
     for task in taskset.tasks:
         if task.n_samples < MIN_HELD_OUT_PER_FOLD * cv:
-            warnings.warn(error("cv-small-folds", task=task.name, n=task.n_samples, cv=cv,
-                                per=task.n_samples // cv), stacklevel=4)
+            warn(error("cv-small-folds", task=task.name, n=task.n_samples, cv=cv, per=task.n_samples // cv))
 
 
 def check_task_overlap(taskset):
@@ -345,11 +344,11 @@ def check_task_overlap(taskset):
     # With three or more tasks, a task that shares nothing with any other gets one line, not one per pair.
     alone = {a for a in range(len(names)) if len(names) > 2 and shared[a].sum() == 1}
     for a in sorted(alone):
-        warnings.warn(error("task-shares-no-variable", task=names[a], others=len(names) - 1), stacklevel=4)
+        warn(error("task-shares-no-variable", task=names[a], others=len(names) - 1))
     for a in range(len(names)):
         for b in range(a + 1, len(names)):
             if not shared[a, b] and a not in alone and b not in alone:
-                warnings.warn(error("tasks-share-no-variable", a=names[a], b=names[b]), stacklevel=4)
+                warn(error("tasks-share-no-variable", a=names[a], b=names[b]))
     first = {}  # folded column name -> (column, task) where it was first seen
     clashes = {}  # (earlier task, task) -> [(earlier column, column), ...]
     for t, task in enumerate(taskset.tasks):
@@ -358,8 +357,7 @@ def check_task_overlap(taskset):
             if seen_col != col:
                 clashes.setdefault((seen_task, names[t]), []).append((seen_col, col))
     for (a, b), pairs in clashes.items():
-        warnings.warn(error("variables-differ-in-case", count=len(pairs), a=a, b=b, u=pairs[0][0], v=pairs[0][1]),
-                      stacklevel=4)
+        warn(error("variables-differ-in-case", count=len(pairs), a=a, b=b, u=pairs[0][0], v=pairs[0][1]))
 
 
 @contextlib.contextmanager
@@ -373,9 +371,9 @@ def parts_of_checked_data():
         yield
 
 
-def check_one_value_columns(taskset, stacklevel=4):
+def check_one_value_columns(taskset):
     """Warn (one :class:`~mtbn.exceptions.DataWarning`) about variables that take a single value in every row of
-    every task that has them: they are learned as isolated nodes (``stacklevel``: of the warning, from here)."""
+    every task that has them: they are learned as isolated nodes (the warning names the user's line)."""
     value = np.full(len(taskset.variables), -1, dtype=np.int64)  # the one code seen so far; -2: varies
     for task, cols in zip(taskset.tasks, taskset.local_index):
         if task.n_samples == 0:
@@ -391,8 +389,8 @@ def check_one_value_columns(taskset, stacklevel=4):
     if constant.size:
         v = int(constant[0])
         names = ", ".join(repr(taskset.variables[i]) for i in constant[:5]) + (", ..." if constant.size > 5 else "")
-        warnings.warn(error("column-one-value", count=constant.size, names=names, name=taskset.variables[v],
-                            value=taskset.states[v][value[v]]), stacklevel=stacklevel)
+        warn(error("column-one-value", count=constant.size, names=names, name=taskset.variables[v],
+                   value=taskset.states[v][value[v]]))
 
 
 def check_grid(grid):

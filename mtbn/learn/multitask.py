@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import warnings
 import zlib
 from dataclasses import dataclass, replace
 from typing import Any
@@ -66,7 +65,7 @@ from mtbn.learn.starts import (
     pooled_maker,
     search_starts,
 )
-from mtbn.messages import error, register
+from mtbn.messages import error, register, warn
 from mtbn.networks.shared_fitting import fit_shared_parameters
 from mtbn.priors import PRIORS
 from mtbn.progress import reporter
@@ -179,7 +178,7 @@ def _learn(args, base=None):
     if transfer is not None and transfer["status"] in ("rejected", "none"):
         if pooled:
             pooled_instead(transfer)
-        warnings.warn(transfer["message"], TransferWarning, stacklevel=3)  # the caller of learn_structures
+        warn(transfer["message"], TransferWarning)
     # With the pooled structure the joint search's result would be discarded: only the single-task one is run.
     search, stl = _refit(problem, seeds, scorers, 0.0 if pooled else float(chosen), say, prepared)
     graphs, log_score, task_lls = search.graphs, search.log_score, search.log_likelihoods
@@ -332,7 +331,7 @@ def _learn_apart(args, problem, seeds, split, say):
     names = [ts.names[t] for t in unrelated]
     message = _left_out_message(ts.names, test) + ": learned on their own, the other tasks jointly"
     say(message)
-    warnings.warn(message, TransferWarning, stacklevel=4)  # the caller of learn_structures
+    warn(message, TransferWarning)
     # Every part keeps the state lists of all the tasks given, so a task's states (and its BDeu score) do not
     # depend on the group it lands in: a task learned alone gets exactly its structure of prior="none" on all
     # the tasks (the searches' seeds follow the task names and the base seed).

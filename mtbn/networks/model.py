@@ -9,7 +9,7 @@ import numpy as np
 from mtbn.data import MAX_CPT_SIZE, MAX_STATES
 from mtbn.exceptions import CycleError, DataWarning, InvalidParameterError
 from mtbn.graph import partial_topological_order
-from mtbn.messages import error, register, text
+from mtbn.messages import error, register, text, warn
 
 
 #: Largest allowed deviation of a CPT row sum from one.
@@ -381,8 +381,6 @@ def renormalise_rounded(names, cpts, source):
     list of ndarray
         The tables, the rows within the tolerance renormalised (the others unchanged).
     """
-    import warnings
-
     out, n, largest = [], 0, 0.0
     for cpt in cpts:
         cpt = np.asarray(cpt, dtype=np.float64)
@@ -395,8 +393,7 @@ def renormalise_rounded(names, cpts, source):
             largest = max(largest, float(off[fix].max()))
         out.append(cpt)
     if n:
-        warnings.warn(text("network-rows-renormalised", source=source, n=n, largest=largest), DataWarning,
-                      stacklevel=3)
+        warn(text("network-rows-renormalised", source=source, n=n, largest=largest), DataWarning)
     return out
 
 

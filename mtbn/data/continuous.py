@@ -23,7 +23,7 @@ from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
 __all__ = ["ContinuousData", "continuous_from_dataframe", "looks_continuous", "regression_from_scatter",
-           "MAX_CONTINUOUS_VARIABLES"]
+           "centred_scatter", "MAX_CONTINUOUS_VARIABLES"]
 
 #: Most variables of a continuous task: the scores and fits keep a variables x variables scatter matrix per task
 #: (2,000 variables: 32 MB each), checked before any of them is built.
@@ -169,10 +169,11 @@ def _check_columns(values, names, task):
         raise error("continuous-no-columns", task=task)
     if values.shape[1] > MAX_CONTINUOUS_VARIABLES:
         raise error("continuous-too-many-columns", task=task, n=values.shape[1], limit=MAX_CONTINUOUS_VARIABLES)
-    bad = ~np.isfinite(values)
-    if bad.any():
-        row, column = (int(a[0]) for a in np.nonzero(bad))
-        raise error("continuous-not-finite", task=task, column=names[column], row=row + 1)
+    for rows in _row_blocks(values):
+        bad = ~np.isfinite(values[rows])
+        if bad.any():
+            row, column = (int(a[0]) for a in np.nonzero(bad))
+            raise error("continuous-not-finite", task=task, column=names[column], row=rows.start + row + 1)
     for j, column in enumerate(names):
         col = values[:, j]
         if np.all(col == col[0]):
@@ -183,7 +184,9 @@ def _check_columns(values, names, task):
                 raise error("continuous-identifier", task=task, column=column, low=int(low), high=int(high))
     if values.shape[1] < 2:
         return
-    corr = np.corrcoef(values, rowvar=False)
+    _, scatter = centred_scatter(values)
+    scale = np.sqrt(np.diag(scatter))
+    corr = np.clip(scatter / scale[:, None] / scale[None, :], -1.0, 1.0)
     off = corr - np.eye(len(names))
     close = np.argwhere(np.abs(off) > 1 - 1e-10)
     if len(close):
@@ -227,6 +230,10 @@ def continuous_from_dataframe(df, name="data"):
     """
     import pandas as pd
 
+    names = [str(c) for c in df.columns]
+    if len(df.columns) and all(dtype == np.float64 for dtype in df.dtypes):
+        # One block of floats (mtbn.data.csvfile.read_csv_numbers's frames): its array, not a copy of each column.
+        return ContinuousData(df.to_numpy(), names, name)
     columns = []
     for column in df.columns:
         series = df[column]
@@ -238,7 +245,7 @@ def continuous_from_dataframe(df, name="data"):
             series = converted
         columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     values = np.column_stack(columns) if columns else np.empty((len(df), 0))
-    return ContinuousData(values, [str(c) for c in df.columns], name)
+    return ContinuousData(values, names, name)
 
 
 def looks_continuous(frame, min_distinct=20):
@@ -297,6 +304,49 @@ def label_cells(frame, values=None):
     if labels.any():
         labels &= ~(frame.isna().to_numpy() | (frame == "").to_numpy())
     return labels
+
+
+#: Cells of the blocks of rows :func:`centred_scatter` centres at a time (8 bytes each): a task of up to this many
+#: cells is centred in one block.
+SCATTER_CELLS = 2**18
+
+
+def centred_scatter(values):
+    """The column means of ``values`` and the scatter matrix about them, ``(x - mean).T @ (x - mean)``.
+
+    The rows are centred a block of :data:`SCATTER_CELLS` cells at a time and their products summed, so that a
+    task of many rows is never copied whole (one block: the same arithmetic as the formula).
+
+    Parameters
+    ----------
+    values : ndarray of float, shape (n_samples, n_vars)
+        The rows.
+
+    Returns
+    -------
+    mean : ndarray of shape (n_vars,)
+    scatter : ndarray of shape (n_vars, n_vars)
+
+    Examples
+    --------
+    >>> x = np.array([[1.0, 2.0], [3.0, 6.0], [5.0, 7.0]])
+    >>> mean, scatter = centred_scatter(x)
+    >>> mean.tolist(), scatter.tolist()
+    ([3.0, 5.0], [[8.0, 10.0], [10.0, 14.0]])
+    """
+    mean = values.mean(axis=0)
+    scatter = np.zeros((values.shape[1], values.shape[1]))
+    for rows in _row_blocks(values):
+        block = values[rows] - mean
+        scatter += block.T @ block
+    return mean, scatter
+
+
+def _row_blocks(values):
+    """Slices of consecutive rows of ``values`` of about :data:`SCATTER_CELLS` cells each, in order."""
+    n, m = values.shape
+    step = max(1, SCATTER_CELLS // max(m, 1))
+    return [slice(start, start + step) for start in range(0, n, step)]
 
 
 def regression_from_scatter(scatter, child, parents):

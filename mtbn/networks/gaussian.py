@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mtbn.data.continuous import ContinuousData, regression_from_scatter
+from mtbn.data.continuous import ContinuousData, centred_scatter, regression_from_scatter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
@@ -103,7 +103,8 @@ class LinearGaussianNetwork:
         float or ndarray of float
             The sum over rows, or one value per row.
         """
-        x = data.values[:, self._columns(data)]
+        columns = self._columns(data)
+        x = data.values if columns == list(range(data.n_vars)) else data.values[:, columns]  # no copy in order
         total = np.zeros(len(x))
         for v, ps in enumerate(self.parents):
             mean = self.intercepts[v] + (x[:, list(ps)] @ self.coefficients[v] if ps else 0.0)
@@ -176,9 +177,8 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     (1.0, 2.0, 0.25)
     """
     parents = tuple(tuple(int(p) for p in ps) for ps in parents)
-    x = data.values
-    n, mean = len(x), x.mean(axis=0)
-    scatter = (x - mean).T @ (x - mean)
+    n = data.n_samples
+    mean, scatter = centred_scatter(data.values)
     if pooled is not None and strength > 0:
         cov = pooled if isinstance(pooled, np.ndarray) else within_covariance(pooled)
         if np.isinf(strength):
@@ -208,7 +208,7 @@ def within_covariance(tasks):
     -------
     ndarray of float, shape (n_vars, n_vars)
     """
-    within = sum((d.values - d.values.mean(axis=0)).T @ (d.values - d.values.mean(axis=0)) for d in tasks)
+    within = sum(centred_scatter(d.values)[1] for d in tasks)
     return within / sum(d.n_samples for d in tasks)
 
 

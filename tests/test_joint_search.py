@@ -612,3 +612,86 @@ def test_start_searches_return_each_task_its_own_result_whatever_order_they_ran_
         assert [r.graph.parents for r in stl] == [r.graph.parents for r in alone]
         assert [r.log_score for r in stl] == [r.log_score for r in alone]
     assert found[0][1] == [7, 8] and found[1][1] == []
+
+
+@pytest.mark.parametrize("prior_name", ["paired", "edit"])
+@pytest.mark.parametrize("k", [2, 5, 30])
+def test_a_pair_problem_solves_to_the_same_bits_alone_and_in_any_batch(prior_name, k):
+    """What the search's memo relies on: each solver gives a pair's value (best, excluding a configuration, upper
+    bound) bit for bit whatever the other pairs of its batch (random problems, absent tasks and illegal
+    states; 30 tasks take the Paired prior's count windows)."""
+    from mtbn.joint.solvers import best_values
+
+    rng = np.random.default_rng(k)
+    m = 40
+    prior = make_prior(prior_name, 0.9, k)
+    gains = rng.normal(0.0, 3.0, size=(m, k, 3)) * rng.random((m, 1, 1))
+    gains[rng.random((m, k, 3)) < 0.1] = -np.inf
+    gains[:, :, 0] = 0.0
+    part = rng.random((m, k)) < 0.9
+    gains[~part] = [0.0, -np.inf, -np.inf]
+    L = np.log1p(-rng.choice([0.5, 0.9, 0.99], m))
+    cur = np.where(part, rng.integers(0, 3, (m, k)), 0)
+    cur = np.where(np.isfinite(np.take_along_axis(gains, cur[:, :, None], 2)[:, :, 0]), cur, 0)
+    solves = {
+        "values": lambda r: best_values(prior, gains[r], part[r], L[r], "auto"),
+        "excluding": lambda r: solve_excluding(prior, gains[r], part[r], L[r], cur[r], "auto"),
+        "bound": lambda r: prior.upper_bound(gains[r], part[r], L[r]),
+    }
+    for name, solve in solves.items():
+        batch = solve(np.arange(m))
+        alone = np.concatenate([solve(np.array([p])) for p in range(m)])
+        shuffled = rng.permutation(m)
+        assert np.array_equal(batch.view(np.int64), alone.view(np.int64)), name
+        assert np.array_equal(batch[shuffled].view(np.int64), solve(shuffled).view(np.int64)), name
+
+
+@pytest.mark.parametrize("prior_name", ["paired", "edit"])
+@pytest.mark.parametrize("k", [3, 26])
+def test_the_memo_of_solved_pairs_changes_no_move(prior_name, k, monkeypatch):
+    """A search with restarts meets the same pair problems again; the memo answers them (fewer configurations
+    visited) and every step, graph and score is the one of the search that solves each again (the memo emptied
+    at every use)."""
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    ts = make_taskset(_tasks(names, k=k, n=120, seed=5))
+    runs = {}
+    for label, entries in (("memo", joint.state.MEMO_ENTRIES), ("none", 0)):
+        monkeypatch.setattr(joint.state, "MEMO_ENTRIES", entries)
+        scorers = [BDeuScore(d) for d in ts.tasks]
+        starts = [[set() for _ in names] for _ in ts.tasks]
+        runs[label] = multitask_hill_climb(
+            scorers, starts, make_prior(prior_name, 0.9, len(ts.tasks)), local_index=ts.local_index,
+            tabu_length=5, max_tabu_iter=5, n_restarts=4, rng=np.random.default_rng(3))
+    memo, none = runs["memo"], runs["none"]
+    assert [(s["pair"], tuple(s["states"]), s["gain"]) for s in memo.steps] == \
+        [(s["pair"], tuple(s["states"]), s["gain"]) for s in none.steps]
+    assert [g.parents for g in memo.graphs] == [g.parents for g in none.graphs]
+    assert memo.log_score == none.log_score
+    assert [s["n_pairs_solved"] for s in memo.steps] == [s["n_pairs_solved"] for s in none.steps]
+    assert sum(s["n_configurations"] for s in memo.steps) < sum(s["n_configurations"] for s in none.steps)
+
+
+def test_the_memo_keys_a_pair_problem_by_every_input():
+    """Two problems share a key only if their gains, participation, log factor and excluded configuration are the
+    same (equal copies share one)."""
+    from mtbn.joint.state import _Memo
+
+    rng = np.random.default_rng(0)
+    gains = rng.normal(size=(2, 4, 3))
+    part = np.ones((2, 4), dtype=bool)
+    L = np.log([0.1, 0.1])
+    cur = np.zeros((2, 4), dtype=np.int64)
+    memo = _Memo(L)
+    first = memo.keys(np.array([0]), gains, part, cur[[0]])[0]
+    assert memo.keys(np.array([0]), gains.copy(), part.copy(), cur[[0]].copy())[0] == first
+    changed_gains = gains.copy()
+    changed_gains[0, 2, 1] += 1e-12
+    changed_part = part.copy()
+    changed_part[0, 3] = False
+    other_cur = cur.copy()
+    other_cur[0, 1] = 2
+    assert memo.keys(np.array([0]), changed_gains, part, cur[[0]])[0] != first
+    assert memo.keys(np.array([0]), gains, changed_part, cur[[0]])[0] != first
+    assert memo.keys(np.array([0]), gains, part, other_cur[[0]])[0] != first
+    assert memo.keys(np.array([0]), gains, part, None)[0] != first
+    assert _Memo(np.log([0.5, 0.1])).keys(np.array([0]), gains, part, cur[[0]])[0] != first

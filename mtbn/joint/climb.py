@@ -3,14 +3,13 @@
 The climb reads every pair's value from a :class:`mtbn.joint.state._JointSearch`,
 takes the first pair (in ``(i, j)`` order) whose improvement is within the
 tolerance of the best, applies that pair's tie-broken best configuration
-(:func:`mtbn.joint.configuration.best_configuration`) and records the step.
+(:meth:`mtbn.joint.state._JointSearch.best_configuration`) and records the step.
 """
 
 from collections import deque
 
 import numpy as np
 
-from mtbn.joint.configuration import best_configuration
 from mtbn.joint.result import _cache_counts
 
 __all__ = []
@@ -105,7 +104,7 @@ def _next_move(search, gains, part, cur, phi, in_tabu, margin, may_worsen, stats
             return None
     p = int(np.flatnonzero(candidates >= top - tol)[0])
     exclude = cur[p] if top <= tol else None
-    states, _ = best_configuration(search.prior, gains[p], part[p], float(search.L[p]), search.solver, tol, exclude)
+    states = search.best_configuration(p, gains, part, exclude)
     return p, states, top
 
 

@@ -651,7 +651,8 @@ def test_a_pair_problem_solves_to_the_same_bits_alone_and_in_any_batch(prior_nam
 def test_the_memo_of_solved_pairs_changes_no_move(prior_name, k, monkeypatch):
     """A search with restarts meets the same pair problems again; the memo answers them (fewer configurations
     visited) and every step, graph and score is the one of the search that solves each again (the memo emptied
-    at every use)."""
+    at every use). Three tasks: the memo kept below the number of tasks where it pays, to test it there too."""
+    monkeypatch.setattr(joint.state, "MEMO_MIN_TASKS", 1)
     names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
     ts = make_taskset(_tasks(names, k=k, n=120, seed=5))
     runs = {}

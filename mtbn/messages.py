@@ -155,9 +155,10 @@ def warn(message, category=UserWarning):
     """Warn ``message`` at the user's line: the first caller outside the mtbn package.
 
     A fixed ``stacklevel`` names the user's line from one entry point only
-    (``learn_structures`` called directly, from an estimator, from the
-    bootstrap or from a worker each put another number of mtbn's frames
-    between the user and the warning); this counts them.
+    (``learn_structures`` called directly, from an estimator or from the
+    bootstrap each put another number of mtbn's frames between the user and
+    the warning); this counts them. (A worker process's warnings are warned
+    again in the parent by :mod:`mtbn.engine`.)
 
     Parameters
     ----------

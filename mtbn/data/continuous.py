@@ -315,7 +315,7 @@ def centred_scatter(values):
     """The column means of ``values`` and the scatter matrix about them, ``(x - mean).T @ (x - mean)``.
 
     The rows are centred a block of :data:`SCATTER_CELLS` cells at a time and their products summed, so that a
-    task of many rows is never copied whole (one block: the same arithmetic as the formula).
+    task of many rows is never copied whole (a task of one block: ``c.T @ c`` of its centred copy ``c``).
 
     Parameters
     ----------

@@ -296,10 +296,13 @@ class _Memo:
         return found
 
 
-#: Entries each table of a search's :class:`_Memo` keeps before it starts again empty.
+#: Entries each table of a search's :class:`_Memo` keeps before it starts again empty: with keys of at most
+#: :data:`MEMO_KEY_BYTES` and a float each, a table of values stays under about 25 MB (the configurations'
+#: tables grow by at most one entry per move).
 MEMO_ENTRIES = 2**16
-#: Longest key a :class:`_Memo` keeps as the inputs' own bytes (longer: their digest; 512 bytes: 15 tasks).
-MEMO_KEY_BYTES = 512
+#: Longest key a :class:`_Memo` keeps as the inputs' own bytes (longer: their 16-byte digest). 256 bytes: the
+#: values of up to 9 tasks, the moving values of up to 7.
+MEMO_KEY_BYTES = 256
 #: Tasks from which a search keeps a :class:`_Memo`: with fewer, solving a pair costs about what its key does.
 #: learn_structures(penalty=0.99, n_joint_restarts=10), memo against none: 1.02-1.04x the time at 3 tasks
 #: (ALARM x 250 rows, INSURANCE x 500, HEPAR2 x 250), 0.98-0.99x at 4, 0.92-0.97x at 5, ALARM 0.88x at 8 and

@@ -52,35 +52,42 @@ class _TaskView:
             _embed(t.reversal_legal(), self.idx, self.n, False),
         )
 
-    def block(self, i, j):
-        """Entries ``(i, j)`` and ``(j, i)`` of :meth:`matrices` as 2 x 2 blocks over ``(i, j)``.
+    def pair_entries(self, i, j):
+        """Entries ``(i, j)`` and ``(j, i)`` of :meth:`matrices`: ``((T_ij, T_ji), (adj_ij, adj_ji), (anc_ij,
+        anc_ji), (rev_ij, rev_ji))``, or None when the task lacks a variable (the fill values of ``_embed``).
 
-        Read off the table without building the task's n x n matrices (the
-        reversal entries by the rule of ``DeltaTable.reversal_legal``), so a
-        single pair costs O(n) instead of O(n * n_edges).
+        Read off the table one entry at a time without building the task's
+        n x n matrices (the reversal entries by the rule of
+        ``DeltaTable.reversal_legal``), so a single pair costs O(n) instead
+        of O(n * n_edges).
         """
         a, b = self.loc(i), self.loc(j)
-        if a < 0 or b < 0:  # the task lacks a variable: the fill values of _embed
-            off = np.zeros((2, 2), dtype=bool)
-            return np.full((2, 2), -np.inf), off, off, off
-        t, g = self.table, self.table.graph
-        ix = np.ix_([a, b], [a, b])
-        rev = np.zeros((2, 2), dtype=bool)
-        for r, (u, v) in enumerate(((a, b), (b, a))):
-            if g.adj[u, v]:
-                rev[r, 1 - r] = not (g.adj[:, v] & g.anc[:, u]).any()
-        return t.T[ix], g.adj[ix], g.anc[ix], rev
+        if a < 0 or b < 0:
+            return None
+        t, g = self.table.T, self.table.graph
+        adj, anc = g.adj, g.anc
+        ab, ba = bool(adj[a, b]), bool(adj[b, a])
+        rev_ab = ab and not (adj[:, b] & anc[:, a]).any()
+        rev_ba = ba and not (adj[:, a] & anc[:, b]).any()
+        return (t[a, b], t[b, a]), (ab, ba), (anc[a, b], anc[b, a]), (rev_ab, rev_ba)
 
 
 def _one_pair_gains(views, required, present, i, j, c):
-    """:func:`_pair_gains` of the one pair ``(i, j)`` (no edge prior), from the tasks' 2 x 2 blocks.
+    """:func:`_pair_gains` of the one pair ``(i, j)`` (no edge prior), from each task's entries at the pair.
 
     ``present`` is the (k, n) participation of the variables. The same
     formula as every other path (:func:`_gains_from`), on the entries it
-    would read, so the values are the same bit for bit.
+    would read (laid out as the flattened 2 x 2 matrices over ``(i, j)``,
+    whose diagonal it does not read), so the values are the same bit for bit.
     """
-    blocks = [view.block(i, j) for view in views]
-    stacked = [np.stack([blk[w].reshape(-1) for blk in blocks]) for w in range(4)]
+    k = len(views)
+    stacked = [np.full((k, 4), -np.inf), np.zeros((k, 4), dtype=bool), np.zeros((k, 4), dtype=bool),
+               np.zeros((k, 4), dtype=bool)]
+    for t, view in enumerate(views):
+        found = view.pair_entries(i, j)
+        if found is not None:
+            for w, (ij, ji) in enumerate(found):
+                stacked[w][t, 1], stacked[w][t, 2] = ij, ji
     sub = np.array([i, j])
     return _gains_from(stacked, 2, present[:, sub], required[np.ix_(sub, sub)], np.array([0]), np.array([1]),
                        None, c)

@@ -541,3 +541,50 @@ def test_read_csv_numbers_gives_each_cell_its_number_or_stops_at_the_first_chunk
     assert kind.claims({"holes": holes}) and kind.claims({"holes": holes.astype(str).replace("nan", "")})
     assert kind.claims({"empty": read_csv_frame(paths["empty_cell_at_the_end"])})
     assert not kind.claims({"label": read_csv_frame(paths["true"])})
+
+
+def test_kind_frames_reads_no_first_file_of_whole_numbers_and_gives_the_verdict_reading_it_gives(tmp_path,
+                                                                                               monkeypatch):
+    # While every registered kind needs a fraction (the Gaussian kind), a first file whose bytes after the header
+    # hold no point and no "e" is declined without being parsed; the verdict must be the one that parsing the file
+    # and asking the kinds gives (needs_fractions switched off), for whole numbers, fractions, exponents and labels.
+    import mtbn.data.csvfile as csvfile
+    from mtbn.cli.kinds import kind_frames
+    from mtbn.learn.gaussian import GaussianKind
+
+    rng = np.random.default_rng(3)
+    whole = pd.DataFrame({"a.b": rng.integers(-5, 60, 80), "c": rng.integers(0, 3, 80)})
+    files = {
+        "codes": (whole, True),
+        "codes_with_inf": (whole.astype(str).replace("7", "inf"), True),
+        "labels_without_e": (pd.DataFrame({"x": rng.choice(["NO", "HIGH", "LOW"], 80)}), True),
+        "fractions": (pd.DataFrame({"x": rng.normal(size=80), "y": rng.integers(0, 3, 80)}), False),
+        "exponents": (pd.DataFrame({"x": [f"{v}e-2" for v in rng.integers(-900, 900, 80)]}), False),  # no point
+        "whole_exponents": (pd.DataFrame({"x": [f"{v}e2" for v in rng.integers(0, 90, 80)]}), False),
+        "labels_with_e": (pd.DataFrame({"x": rng.choice(["TRUE", "FALSE"], 80)}), False),
+    }
+    paths = {}
+    for name, (frame, _) in files.items():
+        paths[name] = str(tmp_path / f"{name}.csv")
+        frame.to_csv(paths[name], index=False)
+    parse = csvfile.read_csv_numbers
+    verdicts = {name: kind_frames([paths[name]]) for name in files}
+    with monkeypatch.context() as m:
+        m.setattr(GaussianKind, "needs_fractions", False)
+        for name, path in paths.items():
+            read = kind_frames([path])
+            assert (read is None) == (verdicts[name] is None), name
+            if read is not None:
+                assert read[0].name == verdicts[name][0].name == "gaussian"
+                pd.testing.assert_frame_equal(read[1][name], verdicts[name][1][name])
+    assert verdicts["fractions"] is not None and verdicts["exponents"] is not None
+    for name, (_, unread) in files.items():
+        assert csvfile.written_whole(paths[name]) is unread, name
+
+        def refuse(*args, **kwargs):
+            raise AssertionError("parsed")
+
+        with monkeypatch.context() as m:
+            m.setattr(csvfile, "read_csv_numbers", refuse if unread else parse)
+            assert (kind_frames([paths[name]]) is None) == (verdicts[name] is None), name
+    assert not csvfile.written_whole(str(tmp_path / "no such file.csv"))

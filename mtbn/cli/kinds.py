@@ -52,7 +52,9 @@ def kind_frames(paths, progress=None):
     (:attr:`mtbn.learn.kinds.DataKind.numbers_only`), each file is read as numbers
     (:func:`mtbn.data.csvfile.read_csv_numbers`: 8 bytes per cell, never its text) and a file with a label ends
     the question after its first chunk of rows holding one (no kind claims it): discrete files are read once
-    more only in part. Otherwise the cells are read as text (:func:`mtbn.data.csvfile.read_csv_frame`).
+    more only in part. Otherwise the cells are read as text (:func:`mtbn.data.csvfile.read_csv_frame`). While
+    every kind needs a fraction (:attr:`mtbn.learn.kinds.DataKind.needs_fractions`), a first file whose numbers
+    are all written whole (:func:`mtbn.data.csvfile.written_whole`: integer codes) is not read at all.
 
     Parameters
     ----------
@@ -65,10 +67,13 @@ def kind_frames(paths, progress=None):
     -------
     tuple of (DataKind, dict of str -> pandas.DataFrame) or None
     """
-    from mtbn.data.csvfile import read_csv_frame, read_csv_numbers
+    from mtbn.data.csvfile import read_csv_frame, read_csv_numbers, written_whole
     from mtbn.learn.kinds import DATA_KINDS, kind_of
 
-    read = read_csv_numbers if all(kind.numbers_only for kind in DATA_KINDS.values()) else read_csv_frame
+    kinds = DATA_KINDS.values()
+    if paths and all(kind.needs_fractions for kind in kinds) and written_whole(paths[0]):
+        return None  # no number with a fraction in the first file: no kind claims it, nothing read
+    read = read_csv_numbers if all(kind.numbers_only for kind in kinds) else read_csv_frame
     frames = {}
     for path in paths:
         stem = os.path.splitext(os.path.basename(path))[0]

@@ -28,7 +28,7 @@ from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "read_csv_columns", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "read_csv_columns", "written_whole", "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -480,6 +480,46 @@ def _plain_decimal(path, block=1 << 20):
                 lines += max(buf.count(b"\n"), buf.count(b"\r"))  # LF, CRLF or CR line ends
     except OSError:
         return None
+
+
+def written_whole(path, block=1 << 20):
+    r"""Whether no byte of the file ``path`` after its first line is a point or an ``e`` (either case): every number
+    in it is written as a whole number (integer codes; ``inf``), whatever its labels without an ``e``. False for
+    a file that cannot be opened (its reader reports it). The bytes are scanned, not parsed: a file with a
+    fraction stops at its first point.
+
+    Parameters
+    ----------
+    path : str
+        The CSV file.
+    block : int, default 1 MiB
+        Bytes scanned at a time.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> for name, text in [("codes", "x.1,y\n0,1\n2,-1\n"), ("fraction", "x,y\n0,1.5\n"), ("exp", "x\n1e3\n")]:
+    ...     with open(os.path.join(folder, name + ".csv"), "w") as fh:
+    ...         _ = fh.write(text)
+    >>> [written_whole(os.path.join(folder, n + ".csv")) for n in ("codes", "fraction", "exp", "missing")]
+    [True, False, False, False]
+    """
+    try:
+        with open(path, "rb") as fh:
+            fh.readline()
+            while True:
+                buf = fh.read(block)
+                if not buf:
+                    return True
+                if b"." in buf or b"e" in buf or b"E" in buf:
+                    return False
+    except OSError:
+        return False
 
 
 def _read_chunks(path, name, progress, chunksize, take, dtype=str, na=()):

@@ -288,6 +288,7 @@ class GaussianKind(DataKind):
                 "progress")
     instead = "discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete networks"
     numbers_only = True  # looks_continuous: None (not claimed) as soon as a cell is not a number
+    needs_fractions = True  # looks_continuous: False while every value is whole
 
     def claims(self, tasks):
         items = named_frames(tasks)

@@ -70,6 +70,11 @@ class DataKind:
         command line then reads no further than the first such cell of a file before it gives the file to the
         discrete reader (which reads it chunk by chunk, in bounded memory). False (the default): the first file
         is read whole and asked.
+    needs_fractions : bool
+        True when :meth:`claims` claims no tasks whose every number is whole (continuous measurements have
+        fractions): while every registered kind says so, the command line asks no kind about files whose first
+        one writes no number with a point or an exponent (:func:`mtbn.data.csvfile.written_whole`: integer
+        codes, labels without an ``e``) and reads none of it as numbers. False (the default): it is asked.
     """
 
     name: str = ""
@@ -78,6 +83,7 @@ class DataKind:
     settings: tuple = ()
     instead: str = "convert the tasks to discrete states first"
     numbers_only: bool = False
+    needs_fractions: bool = False
 
     def claims(self, tasks: Any) -> bool:
         """Whether ``tasks`` are of this kind.

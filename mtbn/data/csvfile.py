@@ -469,17 +469,24 @@ def _plain_decimal(path, block=1 << 20):
     plain = bytes(sorted(_PLAIN_BYTES))
     lines = 1
     try:
-        with open(path, "rb") as fh:
-            fh.readline()
-            while True:
-                buf = fh.read(block)
-                if not buf:
-                    return lines
-                if buf.translate(None, plain):  # a byte that is not plain is left
-                    return None
-                lines += max(buf.count(b"\n"), buf.count(b"\r"))  # LF, CRLF or CR line ends
+        for buf in _after_header(path, block):
+            if buf.translate(None, plain):  # a byte that is not plain is left
+                return None
+            lines += max(buf.count(b"\n"), buf.count(b"\r"))  # LF, CRLF or CR line ends
     except OSError:
         return None
+    return lines
+
+
+def _after_header(path, block):
+    """The bytes of the file ``path`` after its first line, ``block`` at a time (OSError if it cannot be read)."""
+    with open(path, "rb") as fh:
+        fh.readline()
+        while True:
+            buf = fh.read(block)
+            if not buf:
+                return
+            yield buf
 
 
 def written_whole(path, block=1 << 20):
@@ -510,14 +517,7 @@ def written_whole(path, block=1 << 20):
     [True, False, False, False]
     """
     try:
-        with open(path, "rb") as fh:
-            fh.readline()
-            while True:
-                buf = fh.read(block)
-                if not buf:
-                    return True
-                if b"." in buf or b"e" in buf or b"E" in buf:
-                    return False
+        return not any(b"." in buf or b"e" in buf or b"E" in buf for buf in _after_header(path, block))
     except OSError:
         return False
 

@@ -629,3 +629,28 @@ def test_read_csv_refuses_a_chunk_size_that_is_no_count_of_rows(tmp_path, chunks
     path.write_text("a,b\nx,y\n")
     with pytest.raises(InvalidParameterError, match=r"chunksize must be a whole number of rows >= 1; got "):
         read_csv(path, chunksize=chunksize)
+
+
+@pytest.mark.parametrize("dtype", ["Int64", "string", "boolean", "Float64"])
+def test_a_missing_cell_of_a_pandas_nullable_column_is_named_as_missing(dtype):
+    # pandas' nullable columns hold <NA>, which compares to <NA>: asking whether the tasks are continuous once
+    # ended in a numpy casting error. The cell must be named like any other missing value, and the same column
+    # without one must learn (its values taken as states, as from the numpy dtype).
+    rng = np.random.default_rng(4)
+    values = {"Int64": rng.integers(0, 3, 50), "string": rng.choice(["x", "y"], 50), "boolean": rng.random(50) < .5,
+              "Float64": rng.integers(0, 3, 50).astype(float)}[dtype]
+
+    def task(na_row=None):
+        frame = pd.DataFrame({"a": rng.choice(["u", "v"], 50), "d": pd.array(values, dtype=dtype)})
+        if na_row is not None:
+            frame.loc[na_row, "d"] = pd.NA
+        return frame
+
+    fixed = dict(penalty=0.5, n_restarts=0, n_joint_restarts=0)
+    with pytest.raises(InvalidDataError, match=r"^task 't1': 1 missing value\(s\) in column\(s\) 'd' \(1\), rows "
+                                               r"with index 7;"):
+        learn_structures({"t1": task(7), "t2": task()}, **fixed)
+    plain = {"t1": task(), "t2": task()}
+    as_numpy = {n: f.assign(d=np.asarray(values)) for n, f in plain.items()}
+    assert [g.parents for g in learn_structures(plain, **fixed).graphs] == \
+        [g.parents for g in learn_structures(as_numpy, **fixed).graphs]

@@ -302,7 +302,8 @@ def label_cells(frame, values=None):
         values = frame.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
     labels = np.isnan(values)
     if labels.any():
-        labels &= ~(frame.isna().to_numpy() | (frame == "").to_numpy())
+        # pandas' nullable columns compare to <NA> where missing: those cells are missing, not empty text
+        labels &= ~(frame.isna().to_numpy() | (frame == "").to_numpy(dtype=bool, na_value=False))
     return labels
 
 

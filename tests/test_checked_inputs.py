@@ -24,7 +24,7 @@ import pytest
 
 from mtbn import MultitaskStructureLearner
 from mtbn.data import MAX_LEARNED_CPT_SIZE, DiscreteData, load_sachs_conditions, make_taskset
-from mtbn.exceptions import DataWarning, InvalidDataError, InvalidParameterError
+from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.networks import load_network, sample
 from mtbn.score import make_scorer
@@ -654,3 +654,44 @@ def test_a_missing_cell_of_a_pandas_nullable_column_is_named_as_missing(dtype):
     as_numpy = {n: f.assign(d=np.asarray(values)) for n, f in plain.items()}
     assert [g.parents for g in learn_structures(plain, **fixed).graphs] == \
         [g.parents for g in learn_structures(as_numpy, **fixed).graphs]
+
+
+def test_start_graphs_keyed_by_task_name_are_the_list_in_the_tasks_order():
+    # A dict of tasks invites a dict of start graphs; it was read as a list (its keys iterated as edges). Keyed by
+    # name in any order it must give what the list in the tasks' order gives; a name left out or unknown is named.
+    names = ("asia", "tub", "smoke", "lung", "bronc", "either", "xray", "dysp")
+    net = load_network("asia")
+    tasks = {f"t{i}": sample(net, 300, random_state=i).to_dataframe()[list(names)] for i in range(3)}
+    graphs = {"t0": [("smoke", "lung")], "t1": [], "t2": [("tub", "either"), ("lung", "either")]}
+    fixed = dict(penalty=0.7, n_restarts=0, n_joint_restarts=1, parameter_sharing=None)
+    as_list = learn_structures(tasks, start=[graphs[n] for n in tasks], **fixed)
+    by_name = learn_structures(tasks, start={n: graphs[n] for n in ("t2", "t0", "t1")}, **fixed)
+    assert [g.parents for g in by_name.graphs] == [g.parents for g in as_list.graphs]
+    assert by_name.log_score == as_list.log_score
+    with pytest.raises(InvalidParameterError, match=r"^start gives no graph for task 't1'; give one for every task\.$"):
+        learn_structures(tasks, start={"t0": [], "t2": []}, **fixed)
+    with pytest.raises(InvalidParameterError, match=r"^start gives a graph for 'T1', which is not a task; tasks are "
+                                                    r"'t0', 't1', 't2'\.$"):
+        learn_structures(tasks, start={"t0": [], "T1": [], "t1": [], "t2": []}, **fixed)
+    with pytest.raises(CycleError, match=r"^start graph of task 't1' is not a DAG: it has the directed "
+                                                    r"cycle lung -> xray -> lung\.$"):
+        learn_structures(tasks, start={"t0": [], "t1": [("lung", "xray"), ("xray", "lung")], "t2": []}, **fixed)
+
+
+def test_tiers_as_one_string_and_task_column_with_split_tasks_are_refused():
+    # Both were silently misread: a string of tiers letter by letter (right only when every variable is one
+    # letter), and task_column ignored when the tasks come one by one (the column then learned as a variable).
+    frames = {f"t{i}": pd.DataFrame({"a": list("xyxy" * 10), "b": list("uuvv" * 10), "site": [f"s{i}"] * 40})
+              for i in range(2)}
+    fixed = dict(penalty=0.5, n_restarts=0, n_joint_restarts=0)
+    with pytest.raises(InvalidParameterError, match=r"^tiers must be a sequence of tiers .*; got the string 'ab'\.$"):
+        learn_structures(frames, tiers="ab", **fixed)
+    with pytest.raises(InvalidParameterError, match=r"^task_column 'site' splits one DataFrame into tasks, but the "
+                                                    r"tasks are already given one by one \(dict\)\.$"):
+        learn_structures(frames, task_column="site", **fixed)
+    with pytest.raises(InvalidParameterError, match=r"already given one by one \(list\)"):
+        learn_structures(list(frames.values()), task_column="site", **fixed)
+    whole = pd.concat(list(frames.values()), ignore_index=True)
+    split = learn_structures(whole, task_column="site", **fixed)
+    assert split.task_names == ("s0", "s1")
+    assert learn_structures(frames, tiers=[["a"], "b"], **fixed).task_names == ("t0", "t1")

@@ -9,6 +9,7 @@ per variable and one kind of column per variable across the tasks.
 from __future__ import annotations
 
 import dataclasses
+import sys
 from typing import Any
 
 from mtbn.data.discrete import MAX_STATES, DiscreteData, _ordered_states
@@ -81,6 +82,9 @@ def make_taskset(tasks: Any, *, states: Any = None, dropna: bool = False, task_c
     >>> ts.names, ts.states
     (('task0', 'task1'), (('1', '2', '3'),))
     """
+    pd = sys.modules.get("pandas")
+    if task_column is not None and not (pd is not None and isinstance(tasks, pd.DataFrame)):
+        raise error("task-column-split-tasks", column=task_column, kind=type(tasks).__name__)
     items = as_named_items(tasks, task_column)
     if not items:
         raise error("no-tasks")

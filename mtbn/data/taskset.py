@@ -46,6 +46,10 @@ register("task-column-needed", P,
 register("task-column-missing", P, "task_column {column!r} is not a column of the DataFrame.",
          cause="task_column names a column the DataFrame does not have.",
          fix="Check the spelling of the column that holds the task names.")
+register("task-column-split-tasks", P,
+         "task_column {column!r} splits one DataFrame into tasks, but the tasks are already given one by one ({kind}).",
+         cause="task_column was given with a dict or list of tasks, where it would be silently ignored.",
+         fix="Drop task_column (each DataFrame is a task), or pass the rows as one DataFrame with that column.")
 register("tasks-type", P,
          "tasks must be a dict of name -> DataFrame, a list of DataFrames, a TaskSet, or one DataFrame with "
          "task_column=; got {kind}.",

@@ -64,7 +64,7 @@ register("edge-self-loop", P, "{what}: self-loop on {name!r}.",
 register("count-argument", P, "{name} must be an integer >= 0; got {value!r}.",
          cause="A restart count or tabu setting that is negative or not a whole number.",
          fix="Pass a whole number >= 0.")
-register("start-cyclic", CycleError, "{what} graph is not a DAG: it has the directed cycle {cycle}.",
+register("start-cyclic", CycleError, "{what} is not a DAG: it has the directed cycle {cycle}.",
          cause="A start graph given by the user has a directed cycle.",
          fix="Pass a directed acyclic graph (networkx.is_directed_acyclic_graph tells), or leave start at its default.")
 register("required-and-forbidden", P, "edge ({u!r}, {v!r}) is both required and forbidden.",
@@ -143,6 +143,42 @@ register("identical-needs-shared-variables", P, "{what} needs tasks over the sam
 register("start-count", P, "start must give one graph per task ({k}); got {n}.",
          cause="A list of start graphs whose length differs from the number of tasks.",
          fix="Pass one graph per task, in the order of the tasks.")
+register("start-unknown-task", P, "start gives a graph for {task!r}, which is not a task; tasks are {names}.",
+         cause="start was given as a mapping of task name -> graph with a name that none of the tasks has.",
+         fix="Key the start graphs by the tasks' names (a dict of tasks: its keys).")
+register("start-task-missing", P, "start gives no graph for task {task!r}; give one for every task.",
+         cause="start was given as a mapping of task name -> graph that leaves a task out.",
+         fix="Give every task a start graph (an empty edge list starts it with no edge), or pass start='auto'.")
+register("tiers-type", P, "tiers must be a sequence of tiers (each a variable name or a list of names); got the "
+         "string {value!r}.",
+         cause="tiers was given as one string, which would be read letter by letter as tiers of one letter each.",
+         fix="Pass a list of tiers, e.g. tiers=[['age', 'sex'], ['smoking'], ['cancer']].")
+
+
+def starts_by_task(start, names):
+    """``start`` as :func:`mtbn.learn.learn_structures` searches it: a mapping of task name -> graph becomes one
+    graph per task in the tasks' order ``names`` (every task given, no other name; keys compared as text, as
+    the tasks' own keys are); a string or a sequence stays as it is.
+
+    Examples
+    --------
+    >>> starts_by_task({"b": [("x", "y")], "a": []}, ["a", "b"])
+    [[], [('x', 'y')]]
+    >>> starts_by_task({"a": []}, ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    mtbn.exceptions.InvalidParameterError: start gives no graph for task 'b'; give one for every task.
+    """
+    if not isinstance(start, Mapping):
+        return start
+    given = {str(name): graph for name, graph in start.items()}
+    for name in given:
+        if name not in names:
+            raise error("start-unknown-task", task=name, names=", ".join(map(repr, names)))
+    for name in names:
+        if name not in given:
+            raise error("start-task-missing", task=name)
+    return [given[name] for name in names]
 
 
 def _edge_list(edges):
@@ -214,6 +250,8 @@ def constraint_matrices(names, required_edges=None, forbidden_edges=None, tiers=
         forbidden |= ~edge_matrix(space, names, "knowledge.search_space") & ~np.eye(len(names), dtype=bool) & ~required
     index = {v: i for i, v in enumerate(names)}
     for what, order in tier_lists:
+        if isinstance(order, str):
+            raise error("tiers-type", value=order)
         if not order:
             continue
         level = np.full(len(names), -1)
@@ -251,7 +289,7 @@ def check_counts(**counts):
             raise error("count-argument", name=name, value=value)
 
 
-def as_parent_sets(graph, names, what="start"):
+def as_parent_sets(graph, names, what="start graph"):
     """Parent sets (list of sets of indices) of a DAG, DiGraph or edge list."""
     if graph is None:
         return [set() for _ in names]

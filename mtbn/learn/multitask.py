@@ -32,6 +32,7 @@ from mtbn.learn.checks import (
     edge_log_prior_array,
     edge_penalty_matrix,
     parts_of_checked_data,
+    starts_by_task,
 )
 from mtbn.learn.grid import (
     DEFAULT_PENALTY_GRID,
@@ -467,7 +468,8 @@ def _validate(args):
                               edge_log_prior=edge_prior, solver=a["solver"], max_iter=a["max_iter"],
                               tabu_length=a["tabu_length"], max_tabu_iter=a["max_tabu_iter"],
                               n_restarts=a["n_joint_restarts"])
-    problem = _Problem(ts, penalty, spec, settings, a["score"], a["equivalent_sample_size"], a["start"],
+    problem = _Problem(ts, penalty, spec, settings, a["score"], a["equivalent_sample_size"],
+                       starts_by_task(a["start"], list(ts.names)),
                        a["n_restarts"], grid, rule, cv, validation, a["warm_start"], a["penalty_search"],
                        a["force_transfer"], a["n_jobs"], check_random_state(a["random_state"]))
     _check_start(problem)

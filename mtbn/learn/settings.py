@@ -519,14 +519,14 @@ MULTITASK = Settings((
             choices=_registry(REVERSAL_COSTS), flag="--reversal",
             cli_help="a reversed edge counts as two differences or one (none: double for paired, single for edit)"),
     SCORE, ESS, MAX_PARENTS,
-    Setting("start", "auto", "{choices} or list of graphs",
+    Setting("start", "auto", "{choices}, list of graphs or dict of task name -> graph",
             """\
             Start configuration(s) of the joint search. "auto": the single-task solutions (the paper's start),
             the identical-structure (TSK) solution when all tasks share their variables, and empty graphs; each
             heads its own chain of joint restarts with a random stream of its own, and the best chain is kept
             (the result equals the best of the single-start runs with the same seed, and at penalty 1 it scores
             at least as high as learn_identical_structures). "single-task", "identical", "empty": that start
-            alone; or one graph per task.""",
+            alone; or one graph per task (a list in the tasks' order, or a dict keyed by the tasks' names).""",
             check=_start, flag="--start", choices=lambda: STARTS,
             cli_help="start(s) of the joint search: auto (single-task, identical and empty graphs, best kept) or "
                      "one of them"),

@@ -695,3 +695,25 @@ def test_tiers_as_one_string_and_task_column_with_split_tasks_are_refused():
     split = learn_structures(whole, task_column="site", **fixed)
     assert split.task_names == ("s0", "s1")
     assert learn_structures(frames, tiers=[["a"], "b"], **fixed).task_names == ("t0", "t1")
+
+
+@pytest.mark.parametrize("name, text, message", [
+    ("trailing", "a,b,\nx,u,\ny,v,\nx,v,\n", "task 'trailing': column 3 of 'trailing.csv' has no name in the header line."),
+    ("blank", "a, ,b\nx,1,u\ny,2,v\n", "task 'blank': column 2 of 'blank.csv' has no name in the header line."),
+    ("quote", 'a,b\nx,u\ny,v\nx,"v\ny,u\n',
+     "task 'quote': 'quote.csv' has a quote that is never closed, opened in row 4 (the header is row 1)."),
+    ("quote_after_multiline", 'a,b\nx,"two\nlines"\nx,"v\ny,u\n',
+     "task 'quote_after_multiline': 'quote_after_multiline.csv' has a quote that is never closed, opened in row 3 "
+     "(the header is row 1)."),
+])
+def test_a_header_field_without_a_name_and_an_unclosed_quote_are_named(tmp_path, name, text, message):
+    # The first was refused late (as a name XMLBIF cannot hold) and the second in pandas' own words ("Error
+    # tokenizing data. C error: EOF inside string starting at row 3", counting from 0).
+    good = tmp_path / "good.csv"
+    good.write_text("a,b\nx,u\ny,v\nx,v\ny,u\n")
+    bad = tmp_path / f"{name}.csv"
+    bad.write_text(text)
+    for extra in ((), ("--discretize", "quantile:2")):
+        proc = run_mtbn("learn", "--penalty", "0.5", *extra, "--out", "out", good.name, bad.name, cwd=tmp_path)
+        assert one_line_error(proc) == message
+        assert not (tmp_path / "out").exists()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import numbers
 import os
+import re
 import warnings
 from typing import Any
 
@@ -55,6 +56,15 @@ register("ragged-rows", D, "task {task!r}: rows of {path!r} have more fields tha
          cause="Some data row has more fields than the header names (an unquoted comma in a label, or a "
                "missing header name).",
          fix="Quote labels that contain commas, or add the missing header names.")
+register("empty-column-name", D, "task {task!r}: column {position} of {path!r} has no name in the header line.",
+         cause="A header field is empty (or blank), often a trailing comma left by a spreadsheet, which adds a column "
+               "without a name.",
+         fix="Name the column in the header line, or delete it (with its field in every row).")
+register("unclosed-quote", D, "task {task!r}: {path!r} has a quote that is never closed, opened in row {row} (the "
+         "header is row 1).",
+         cause="A field starts with a double quote and no closing quote follows, so the rest of the file would be "
+               "one label.",
+         fix="Close the quote in that row (a quote inside a quoted label is written twice: \"\"), or remove it.")
 register("csv-parse", D, "task {task!r}: cannot parse {path!r}: {reason}",
          cause="The CSV parser failed (e.g. an unterminated quote or a malformed row).",
          fix="Open the file in a text editor at the line named and repair it.")
@@ -544,6 +554,9 @@ def _read_chunks(path, name, progress, chunksize, take, dtype=str, na=()):
         for sep, label in ((";", "semicolons"), ("\t", "tabs")):
             if sep in header[0]:
                 raise error("wrong-separator", task=name, path=path, label=label)
+    blank = next((i for i, h in enumerate(header) if not h.strip()), None)
+    if blank is not None:
+        raise error("empty-column-name", task=name, path=path, position=blank + 1)
     _check_unique([h.strip() for h in header], "duplicate-column", task=name)
     say, size = reporter(progress), os.path.getsize(path)
     try:
@@ -563,6 +576,9 @@ def _read_chunks(path, name, progress, chunksize, take, dtype=str, na=()):
     except pd.errors.ParserWarning:
         raise error("ragged-rows", task=name, path=path, n_columns=len(header)) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
+        if unclosed:  # pandas counts records from 0, the header's
+            raise error("unclosed-quote", task=name, path=path, row=int(unclosed.group(1)) + 1) from None
         raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None

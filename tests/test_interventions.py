@@ -159,6 +159,10 @@ def test_the_interventions_file_reader(tmp_path):
     assert interventions_file(str(tmp_path / "t.csv")) == {"control": [], "drug": ["pmek", "praf"]}
     (tmp_path / "t.json").write_text(json.dumps({"control": [], "other": None}))
     assert interventions_file(str(tmp_path / "t.json")) == {"control": [], "other": None}
+    (tmp_path / "twice.json").write_text('{"drug": ["pmek"], "control": [], "drug": ["praf"]}')
+    with pytest.raises(Exception, match=r"^cannot read .*twice\.json' as interventions \(task 'drug' is named "
+                                        r"twice\)$"):  # json.loads would keep the last silently
+        interventions_file(str(tmp_path / "twice.json"))
 
 
 # ---------------------------------------------------------------------------

@@ -86,8 +86,15 @@ def interventions_file(path):
     except (OSError, UnicodeDecodeError) as exc:
         raise bad(getattr(exc, "strerror", None) or exc) from None
     if path.lower().endswith(".json") or text.lstrip().startswith("{"):
+        def unique(pairs):
+            keys = [k for k, _ in pairs]
+            twice = next((k for i, k in enumerate(keys) if k in keys[:i]), None)
+            if twice is not None:  # json keeps the last silently
+                raise bad(f"task {twice!r} is named twice")
+            return dict(pairs)
+
         try:
-            record = json.loads(text)
+            record = json.loads(text, object_pairs_hook=unique)
         except ValueError as exc:
             raise bad(f"not JSON: {exc}") from None
         if not isinstance(record, dict) or not all(

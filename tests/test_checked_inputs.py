@@ -717,3 +717,17 @@ def test_a_header_field_without_a_name_and_an_unclosed_quote_are_named(tmp_path,
         proc = run_mtbn("learn", "--penalty", "0.5", *extra, "--out", "out", good.name, bad.name, cwd=tmp_path)
         assert one_line_error(proc) == message
         assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", [["learn", "--penalty", "0.5"], ["relatedness", "--measure", "direct"],
+                                     ["cluster"], ["select", "--principal", "t0"]])
+def test_an_empty_out_is_refused_not_read_as_the_current_folder(tmp_path, command):
+    # --out "" was the current folder: in an empty one, every command wrote its files there.
+    (tmp_path / "data").mkdir()
+    paths = write_task_csvs(tmp_path / "data", rows=(60, 60))
+    work = tmp_path / "work"
+    work.mkdir()
+    for out in ("", "  "):
+        proc = run_mtbn(*command, "--out", out, *paths, cwd=work)
+        assert one_line_error(proc) == "--out is empty; give the folder to write into"
+        assert not any(work.iterdir())

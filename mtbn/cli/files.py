@@ -38,6 +38,9 @@ __all__ = ["writable_tasks", "read_named_tasks", "read_taskset", "read_constrain
 #: only a folder that holds it may be replaced, with ``--overwrite``.
 MARKER = ".mtbn-output.json"
 
+register("out-empty", _UsageError, "--out is empty; give the folder to write into",
+         cause="--out was given an empty (or blank) path, which would have meant the current folder.",
+         fix="Name a new or empty folder, e.g. --out results (--out . for the current folder, if it is empty).")
 register("out-dangling-link", _UsageError, "--out {out!r} is a symbolic link to {target!r}, which does not exist",
          cause="The output path is a symbolic link whose target is missing, so nothing could be written through it.",
          fix="Create the link's target folder, remove the link, or give another folder.")
@@ -308,6 +311,8 @@ def _is_mtbn_output(path):
 def out_path(out):
     """The real path of ``--out``: symbolic links resolved (the outputs go to the link's target folder), a
     link to nothing refused."""
+    if not str(out).strip():
+        raise _usage_error("out-empty")
     path = os.path.abspath(out)
     if os.path.islink(path) and not os.path.exists(path):
         raise _usage_error("out-dangling-link", out=out, target=os.readlink(path))

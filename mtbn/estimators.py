@@ -63,6 +63,12 @@ register("estimator-array-width", InvalidDataError,
          fix="Pass the same columns, in the same order, as at fit (or a DataFrame with the fitted column names).")
 
 
+register("estimator-task-column", InvalidParameterError, "task_column {value}: the array has {n} columns, so the task column is one of "
+         "0 to {last} by position.",
+         cause="task_column was given as a column position that the array does not have.",
+         fix="Give the position of the column that says which task each row belongs to (from 0).")
+
+
 def _array_frame(data, what, names=None, estimator=None):
     """A 2-D array of integer-coded categories as a DataFrame (columns ``names``, default ``x0, x1, ...``).
 
@@ -356,8 +362,10 @@ def _array_tasks(tasks, task_column):
     groups of the column ``task_column`` (an int: its position). Called for arrays only."""
     if task_column is None:
         return {"task0": tasks}, None
-    if isinstance(task_column, (int, np.integer)) and 0 <= task_column < tasks.shape[1]:
-        return tasks, f"x{int(task_column)}"
+    if isinstance(task_column, (int, np.integer)) and not isinstance(task_column, bool):
+        if 0 <= task_column < tasks.shape[1]:
+            return tasks, f"x{int(task_column)}"
+        raise error("estimator-task-column", value=int(task_column), n=tasks.shape[1], last=tasks.shape[1] - 1)
     return tasks, task_column
 
 

@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from mtbn.exceptions import NotFittedError
+from mtbn.exceptions import InvalidParameterError, NotFittedError
 from mtbn.estimators import MultitaskStructureLearner, StructureLearner
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.networks import load_network, sample
@@ -231,6 +231,11 @@ def test_an_integer_array_is_one_task_or_several_by_a_task_column(asia_frames):
     assert multi.n_features_in_ == codes.shape[1] + 1
     assert multi.score(both) == pytest.approx(as_dict.score(
         {"0": pd.DataFrame(codes, columns=names), "1": pd.DataFrame(codes_b, columns=names)}), rel=1e-12)
+    width = both.shape[1]
+    for position in (width, -1):  # a position the array lacks: named with the positions it has
+        with pytest.raises(InvalidParameterError, match=rf"^task_column {position}: the array has {width} columns, "
+                                                        rf"so the task column is one of 0 to {width - 1} by position"):
+            MultitaskStructureLearner(penalty=0.9, n_restarts=0, n_joint_restarts=0, task_column=position).fit(both)
 
 
 def test_a_dataframe_is_never_read_as_an_array_of_tasks_whatever_its_column_names():

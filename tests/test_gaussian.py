@@ -480,3 +480,53 @@ def test_the_first_value_that_is_not_finite_is_named_whatever_the_blocks(monkeyp
     values[50, 0], values[37, 3], values[37, 2] = np.inf, np.nan, -np.inf
     with pytest.raises(InvalidDataError, match=r"column 'v2' .*\(row 38\)"):
         ContinuousData(values, [f"v{i}" for i in range(4)], "t")
+
+
+@pytest.mark.parametrize("cells", [7, 64, 2**18])
+def test_a_fold_read_in_place_gives_what_its_copy_gives_to_the_bit(monkeypatch, cells):
+    """ContinuousData.subset (a cross-validation fold's training rows, read a block of rows at a time) must give
+    the scores and fits of the rows' copy (ContinuousData.take) exactly: numpy sums a copy's columns row after
+    row (pairwise for one column), and the folds chose the penalty and the sharing strength before the change."""
+    import mtbn.data.continuous as continuous
+    from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
+
+    monkeypatch.setattr(continuous, "SCATTER_CELLS", cells)
+    rng = np.random.default_rng(cells)
+    for n, m in [(3, 1), (50, 1), (9000, 1), (4000, 2), (3000, 7), (60, 5)]:
+        x = rng.normal(size=(n, m)) * 10 ** rng.uniform(-2, 5, size=m) + rng.normal(size=m) * 1e3
+        for j in range(1, m):
+            x[:, j] += x[:, :j] @ rng.normal(size=j)
+        data = ContinuousData(x, [f"v{j}" for j in range(m)], "t", checked=False)
+        rows = np.sort(rng.choice(n, size=max(2, 4 * n // 5), replace=False))
+        view, copy = data.subset(rows), data.take(rows)
+        assert view.n_samples == copy.n_samples and view.names == copy.names and np.array_equal(view.values, copy.values)
+        for got, want in zip(view.centred_scatter(), continuous.centred_scatter(copy.values)):
+            assert np.array_equal(got, want), (n, m)
+        parents = [tuple(range(max(0, j - 2), j)) for j in range(m)]
+        a, b = fit_linear_gaussian(parents, view), fit_linear_gaussian(parents, copy)
+        for u, v in zip((a.intercepts, a.variances, *a.coefficients), (b.intercepts, b.variances, *b.coefficients)):
+            assert np.array_equal(u, v)
+        assert np.array_equal(within_covariance([view, data]), within_covariance([copy, data]))
+        for score in ("bge", "bic-g"):
+            s, t = make_scorer(view, score), make_scorer(copy, score)
+            assert [s.local_score(j, parents[j]) for j in range(m)] == [t.local_score(j, parents[j]) for j in range(m)]
+        inner = rng.choice(len(rows), size=len(rows) // 2, replace=False)
+        assert np.array_equal(view.subset(inner).values, copy.take(inner).values)
+
+
+def test_a_fold_read_in_place_holds_no_copy_of_its_rows():
+    """The statistics of a fold of most of a task's rows are computed without a copy of the rows (they were: one
+    per fold and task, beside the task), in at most a block of SCATTER_CELLS cells at a time."""
+    import tracemalloc
+
+    rng = np.random.default_rng(1)
+    data = ContinuousData(rng.normal(size=(800_000, 8)), [f"v{j}" for j in range(8)], "t", checked=False)
+    rows = np.sort(rng.choice(800_000, size=640_000, replace=False))
+    tracemalloc.start()
+    try:
+        view = data.subset(rows)
+        make_scorer(view, "bge").local_score(1, (0,))
+        grown = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert grown < 0.2 * data.values.nbytes, (grown, data.values.nbytes)  # a copy: 0.8 of it; blocks: 0.1

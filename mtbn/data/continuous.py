@@ -22,7 +22,7 @@ import numpy as np
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["ContinuousData", "continuous_from_dataframe", "looks_continuous", "regression_from_scatter",
+__all__ = ["ContinuousData", "ContinuousRows", "continuous_from_dataframe", "looks_continuous", "regression_from_scatter",
            "centred_scatter", "MAX_CONTINUOUS_VARIABLES"]
 
 #: Most variables of a continuous task: the scores and fits keep a variables x variables scatter matrix per task
@@ -148,6 +148,31 @@ class ContinuousData:
         """
         return ContinuousData(self.values[np.asarray(rows)], self.names, self.name, checked=False)
 
+    def subset(self, rows):
+        """The task restricted to ``rows`` without copying them (:class:`ContinuousRows`): what
+        :meth:`take` gives, to the Gaussian scores and fits, the same to the last bit.
+
+        Parameters
+        ----------
+        rows : array-like of int
+            The rows kept (indices).
+
+        Returns
+        -------
+        ContinuousRows
+        """
+        return ContinuousRows(self, rows)
+
+    def centred_scatter(self):
+        """:func:`centred_scatter` of the task's rows: their means and the scatter about them.
+
+        Returns
+        -------
+        mean : ndarray of shape (n_vars,)
+        scatter : ndarray of shape (n_vars, n_vars)
+        """
+        return centred_scatter(self.values)
+
     def to_dataframe(self):
         """The task as a pandas DataFrame (one float column per variable).
 
@@ -169,7 +194,7 @@ def _check_columns(values, names, task):
         raise error("continuous-no-columns", task=task)
     if values.shape[1] > MAX_CONTINUOUS_VARIABLES:
         raise error("continuous-too-many-columns", task=task, n=values.shape[1], limit=MAX_CONTINUOUS_VARIABLES)
-    for rows in _row_blocks(values):
+    for rows in _row_blocks(*values.shape):
         bad = ~np.isfinite(values[rows])
         if bad.any():
             row, column = (int(a[0]) for a in np.nonzero(bad))
@@ -198,6 +223,88 @@ def _check_columns(values, names, task):
             weights = np.abs(vectors[:, 0])
             involved = [names[k] for k in np.flatnonzero(weights > 0.05 * weights.max())]
             raise error("continuous-dependent", task=task, columns=", ".join(map(repr, involved)))
+
+
+
+class ContinuousRows(ContinuousData):
+    """Some rows of a :class:`ContinuousData`, selected without being copied (a cross-validation fold).
+
+    Built by :meth:`ContinuousData.subset`. The Gaussian scores and fits read it a block of
+    :data:`SCATTER_CELLS` cells at a time (:meth:`centred_scatter`) and get the same floats as from the rows'
+    copy (:meth:`ContinuousData.take`); ``values`` is such a copy, made when asked for (a log-likelihood of the
+    rows: numpy's matrix products may round a row differently in another block).
+
+    Parameters
+    ----------
+    data : ContinuousData
+        The task.
+    rows : array-like of int
+        The rows kept (indices into ``data``).
+    """
+
+    def __init__(self, data, rows):  # not the dataclass's: nothing is copied or checked
+        object.__setattr__(self, "source", data)
+        object.__setattr__(self, "rows", np.asarray(rows, dtype=np.intp))
+        object.__setattr__(self, "names", data.names)
+        object.__setattr__(self, "name", data.name)
+        object.__setattr__(self, "checked", False)
+
+    @property
+    def values(self):  # type: ignore[override]
+        """The rows' values (a copy)."""
+        return self.source.values[self.rows]
+
+    @property
+    def n_samples(self):
+        """The number of rows."""
+        return len(self.rows)
+
+    def __repr__(self):
+        return f"ContinuousRows({self.name!r}, {self.n_samples} of {self.source.n_samples} rows)"
+
+    def subset(self, rows):
+        return ContinuousRows(self.source, self.rows[np.asarray(rows)])
+
+    def take(self, rows):
+        return self.source.take(self.rows[np.asarray(rows)])
+
+    def centred_scatter(self):
+        """:func:`centred_scatter` of the rows' copy, to the last bit, a block of rows at a time.
+
+        The copy's column sums are numpy's sums along its first axis, row after row, so each block's sum here
+        continues the last one's (the running sum stacked as the block's first row); the scatter is summed over
+        the same blocks of centred rows. One variable or one block: the copy itself (numpy sums a single column
+        pairwise), which is no larger than a block or a column. Computed once (the arrays are read-only).
+
+        Returns
+        -------
+        mean : ndarray of shape (n_vars,)
+        scatter : ndarray of shape (n_vars, n_vars)
+        """
+        known = self.__dict__.get("_scatter")
+        if known is None:
+            known = self._centred_scatter()
+            for part in known:
+                part.flags.writeable = False  # kept: a fold's score and every fit on it read the same one
+            object.__setattr__(self, "_scatter", known)
+        return known
+
+    def _centred_scatter(self):
+        n, m = self.n_samples, self.n_vars
+        blocks = _row_blocks(n, m)
+        if m == 1 or len(blocks) <= 1:
+            return centred_scatter(self.values)
+        values, rows = self.source.values, self.rows
+        total = None
+        for part in blocks:
+            block = values[rows[part]]
+            total = np.add.reduce(block if total is None else np.vstack([total[None], block]), axis=0)
+        mean = total / n
+        scatter = np.zeros((m, m))
+        for part in blocks:
+            block = values[rows[part]] - mean
+            scatter += block.T @ block
+        return mean, scatter
 
 
 def continuous_from_dataframe(df, name="data"):
@@ -337,15 +444,14 @@ def centred_scatter(values):
     """
     mean = values.mean(axis=0)
     scatter = np.zeros((values.shape[1], values.shape[1]))
-    for rows in _row_blocks(values):
+    for rows in _row_blocks(*values.shape):
         block = values[rows] - mean
         scatter += block.T @ block
     return mean, scatter
 
 
-def _row_blocks(values):
-    """Slices of consecutive rows of ``values`` of about :data:`SCATTER_CELLS` cells each, in order."""
-    n, m = values.shape
+def _row_blocks(n, m):
+    """Slices of consecutive rows of an ``n`` x ``m`` array of about :data:`SCATTER_CELLS` cells each, in order."""
     step = max(1, SCATTER_CELLS // max(m, 1))
     return [slice(start, start + step) for start in range(0, n, step)]
 

@@ -87,18 +87,36 @@ class GaussianResult:
 SHARING_STRENGTHS = (0.0, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, float("inf"))
 
 
+class _HeldOut:
+    """Each candidate's held-out log-likelihoods per task, one array per task filled fold by fold in place: the
+    folds' rows in fold order, as :class:`~mtbn.heldout.ValidationScores` takes them, never held twice (the
+    folds' pieces beside their concatenation)."""
+
+    def __init__(self, folds, n_candidates):
+        self.offsets = [np.cumsum([0] + [len(held) for _, held in task_folds]) for task_folds in folds]
+        self.rows = [[np.empty(int(o[-1])) for o in self.offsets] for _ in range(n_candidates)]
+
+    def put(self, c, t, f, values):
+        """Candidate ``c``'s log-likelihoods of task ``t``'s held-out rows of fold ``f``."""
+        o = self.offsets[t]
+        self.rows[c][t][o[f]:o[f + 1]] = values
+
+    def scores(self):
+        return ValidationScores(self.rows)
+
+
 def _choose_strength(datas, folds, graphs_per_fold, rule):
     """The sharing strength chosen on the folds (structures learned on each fold's training rows)."""
-    rows = [[[] for _ in datas] for _ in SHARING_STRENGTHS]
+    held = _HeldOut(folds, len(SHARING_STRENGTHS))
     for f, graphs in enumerate(graphs_per_fold):
-        trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
+        trains = [d.subset(folds[t][f][0]) for t, d in enumerate(datas)]
         tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
         pooled = within_covariance(trains)  # the tasks' training rows, once per fold
         for c, strength in enumerate(SHARING_STRENGTHS):
             for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
                 net = fit_linear_gaussian([sorted(p) for p in g.parents], train, pooled=pooled, strength=strength)
-                rows[c][t].append(net.log_likelihood(test, per_row=True))
-    scores = ValidationScores([[np.concatenate(r) for r in cand] for cand in rows])
+                held.put(c, t, f, net.log_likelihood(test, per_row=True))
+    scores = held.scores()
     chosen = scores.choose(rule)
     return SHARING_STRENGTHS[chosen], {"strength": SHARING_STRENGTHS[chosen], "rule": rule,
                                        "path": scores.curve(SHARING_STRENGTHS)}
@@ -230,11 +248,11 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
     path, transfer, sharing = [], None, None
     if penalty == "auto":
         grid = sorted(set(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid) | {0.0})
-        rows = [[[] for _ in datas] for _ in grid]
         folds = [kfold_splits(d.n_samples, cv, np.random.default_rng([seed, 3, t])) for t, d in enumerate(datas)]
+        held = _HeldOut(folds, len(grid))
         fold_graphs = []  # per fold, per grid point: the structures learned on that fold's training rows
         for f in range(cv):
-            trains = [d.take(folds[t][f][0]) for t, d in enumerate(datas)]
+            trains = [d.subset(folds[t][f][0]) for t, d in enumerate(datas)]
             tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
             fold_scorers = [make_scorer(d, score) for d in trains]
             singles = _singles(fold_scorers, variables, settings, seed + f)
@@ -244,8 +262,8 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
                 fold_graphs[-1].append(graphs)
                 for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
                     net = fit_linear_gaussian([sorted(p) for p in g.parents], train)
-                    rows[c][t].append(net.log_likelihood(test, per_row=True))
-        scores = ValidationScores([[np.concatenate(r) for r in cand] for cand in rows])
+                    held.put(c, t, f, net.log_likelihood(test, per_row=True))
+        scores = held.scores()
         chosen = scores.choose(selection_rule)
         path = scores.curve(grid)
         transfer, penalty = check_transfer(scores, grid, chosen, tuple(names), rule=selection_rule, n_folds=cv,

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from mtbn.data.continuous import ContinuousData, centred_scatter, regression_from_scatter
+from mtbn.data.continuous import ContinuousData, regression_from_scatter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
@@ -178,7 +178,7 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
     """
     parents = tuple(tuple(int(p) for p in ps) for ps in parents)
     n = data.n_samples
-    mean, scatter = centred_scatter(data.values)
+    mean, scatter = data.centred_scatter()
     if pooled is not None and strength > 0:
         cov = pooled if isinstance(pooled, np.ndarray) else within_covariance(pooled)
         if np.isinf(strength):
@@ -208,7 +208,7 @@ def within_covariance(tasks):
     -------
     ndarray of float, shape (n_vars, n_vars)
     """
-    within = sum(centred_scatter(d.values)[1] for d in tasks)
+    within = sum(d.centred_scatter()[1] for d in tasks)
     return within / sum(d.n_samples for d in tasks)
 
 

@@ -26,7 +26,7 @@ learned table's size never binds and the relatedness test's strata (variables of
 import numpy as np
 from scipy.special import gammaln
 
-from mtbn.data.continuous import ContinuousData, centred_scatter, regression_from_scatter
+from mtbn.data.continuous import ContinuousData, regression_from_scatter
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.score.base import LocalScore
@@ -54,7 +54,7 @@ class GaussianScore(LocalScore):
 
     def __init__(self, data):
         super().__init__(data)
-        self.means, self.scatter = centred_scatter(data.values)
+        self.means, self.scatter = data.centred_scatter()  # a fold's rows are read in blocks, not copied
         self.arities = np.ones(self.n_vars, dtype=np.int64)  # no states (see the module's docstring)
 
     def _residual(self, child, parents):

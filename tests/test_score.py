@@ -643,14 +643,46 @@ def test_bdeu_terms_from_tables_and_from_the_counts_are_the_same_floats_and_the_
     scores = {}
     for budget in (2**40, 0, 5 * 8 * 3001):  # every table, none, five of them
         monkeypatch.setattr(bdeu, "TABLE_BYTES", budget)
+        monkeypatch.setattr(bdeu, "_TABLES", {})
+        monkeypatch.setattr(bdeu, "_TABLES_BYTES", [0])
         scorer = BDeuScore(data)
         single = [scorer.local_score(c, p) for c, p in families]
         batched = [np.asarray(scorer.extension_scores(c, set(), [u for u in range(37) if u != c])).tolist()
                    for c in range(37)]
         graph = hill_climb(BDeuScore(data), [set() for _ in range(37)]).graph
         scores[budget] = (single, batched, sorted(graph.edges()))
-        assert 8 * 3001 * len(scorer._tables) <= budget
+        assert bdeu._TABLES_BYTES[0] == sum(t.nbytes for t in bdeu._TABLES.values()) <= budget
     assert scores[2**40] == scores[0] == scores[5 * 8 * 3001]
+
+
+def test_bdeu_scorers_of_a_process_share_one_table_per_alpha_whatever_their_rows(monkeypatch):
+    """The tables of lnG(alpha + N) are kept once per process (a multitask search's tasks and folds share their
+    alphas; each scorer kept its own, 128 MB of them for 3 tasks x 50,000 rows and their folds): a scorer of fewer
+    rows reads the first entries of a longer table, a scorer of more rows makes it longer. Every score must be
+    the one each scorer gets alone, with no table made before it."""
+    import mtbn.score.bdeu as bdeu
+
+    data = sample(load_network("alarm"), 3000, random_state=np.random.default_rng(3))
+    parts = [data, data.take(np.arange(1000)), data.take(np.arange(500, 2700))]
+    rng = np.random.default_rng(4)
+    families = [(int(c), set(rng.choice([v for v in range(37) if v != c], int(rng.integers(0, 3)), replace=False)))
+                for c in rng.integers(0, 37, 120)]
+
+    def scores(d):
+        scorer = BDeuScore(d, equivalent_sample_size=2.0)
+        return [scorer.local_score(c, p) for c, p in families] + list(
+            scorer.extension_scores(5, {3}, [u for u in range(37) if u not in (3, 5)]))
+
+    alone = []
+    for d in parts:
+        monkeypatch.setattr(bdeu, "_TABLES", {})
+        monkeypatch.setattr(bdeu, "_TABLES_BYTES", [0])
+        alone.append(scores(d))
+    for order in ([1, 2, 0], [0, 1, 2], [2, 0, 1]):
+        monkeypatch.setattr(bdeu, "_TABLES", {})
+        monkeypatch.setattr(bdeu, "_TABLES_BYTES", [0])
+        assert [scores(parts[i]) for i in order] == [alone[i] for i in order]
+        assert all(len(t) == 3001 for t in bdeu._TABLES.values())  # one table each, as long as the most rows
 
 
 def _bdeu_observed_by_hand(rows, arities, child, parents, ess=1.0):

@@ -1,14 +1,15 @@
 """A digest of the Gaussian learner's whole answer on a few continuous problems, to check that a refactor of its
 data handling changes nothing (every answer the same, byte for byte).
 
-Run: ``python benchmarks/digest_gaussian.py`` on two checkouts (e.g. ``PYTHONPATH=<checkout>``) and compare the
-lines. Problems: the nine Sachs conditions (their measurements, log-transformed); three tasks sampled from
+Run: ``python benchmarks/digest_gaussian.py [--jobs N]`` on two checkouts (e.g. ``PYTHONPATH=<checkout>``), or
+with two ``--jobs``, and compare the lines. Problems: the nine Sachs conditions (their measurements, log-transformed); three tasks sampled from
 ECOLI70 (one of 4 rows, fewer than the folds); two tasks of 300,000 rows x 4 variables, the same structure (every
 fold's rows span several of :data:`mtbn.data.continuous.SCATTER_CELLS`' blocks); two tasks of one variable of
 300,000 rows. Each learned by the default (penalty by cross-validation, sharing strength chosen) and at a fixed
 penalty. The digest covers the structures, every parameter, the penalty, the held-out path, the sharing strength
 and its path, and the guard's message.
 """
+import argparse
 import hashlib
 import json
 import warnings
@@ -52,7 +53,11 @@ def problems():
                          for t in range(2)}
 
 
+ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+ap.add_argument("--jobs", type=int, default=None, help="n_jobs of the learner (left out: its default)")
+jobs = {} if ap.parse_args().jobs is None else {"n_jobs": ap.parse_args().jobs}
 for name, tasks in problems():
-    default = learn_gaussian_structures(tasks, n_restarts=2, n_joint_restarts=2, random_state=3)
-    f = digest(learn_gaussian_structures(tasks, penalty=0.9, n_restarts=2, n_joint_restarts=1, random_state=3))
+    default = learn_gaussian_structures(tasks, n_restarts=2, n_joint_restarts=2, random_state=3, **jobs)
+    f = digest(learn_gaussian_structures(tasks, penalty=0.9, n_restarts=2, n_joint_restarts=1, random_state=3,
+                                         **jobs))
     print(name, digest(default), f, f"(penalty {default.penalty}, sharing {default.sharing_strength})", flush=True)

@@ -445,7 +445,7 @@ class _PickledOnce:
         return pickle.loads, (self.freeze()._blob,)
 
 
-def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
+def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None, receive=None):
     """The results of ``calls`` (made by :func:`job`), in their order; ``tick()`` as each job finishes
     (``tick(sizes[i])`` with ``sizes``, for jobs that each do ``sizes[i]`` units of work).
 
@@ -469,6 +469,10 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
         out, and its result is the last item returned (its size, with ``sizes``, the last of ``sizes``).
         The jobs' arguments must not be changed by it (pickle them first, :func:`sent_once`). With one local
         worker everything runs here, ``beside`` last.
+    receive : callable, optional
+        ``receive(i, result)`` as job ``i``'s result arrives (in any order); what it returns is kept in the
+        result's place, so that large results need not all be held at once (e.g. their parts stored where they
+        belong, a small summary kept). Not called for ``beside``'s result.
 
     Returns
     -------
@@ -485,8 +489,10 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
     indexed = ((_Job(f.function, f.parent, i, traced), args, kwargs) for i, (f, args, kwargs) in enumerate(calls))
     start, jobs = time.perf_counter(), []
     if beside is not None and workers == 1:  # nowhere else to run: the jobs, then the work of this process
+        n_calls = len(calls)
         calls.append(job(beside)())
-        return run_jobs(calls, n_jobs=n_jobs, tick=tick, sizes=sizes)
+        return run_jobs(calls, n_jobs=n_jobs, tick=tick, sizes=sizes,
+                        receive=None if receive is None else lambda i, r: r if i == n_calls else receive(i, r))
     if beside is not None:  # the pool keeps its workers; the jobs are handed out before this process works
         _wait_for_warm_workers()
         from joblib import Parallel
@@ -515,7 +521,7 @@ def run_jobs(calls, *, n_jobs, tick=None, sizes=None, beside=None):
             jobs.append(dict(timing, index=i, size=1 if sizes is None else sizes[i],
                              sent=_pickled_size(calls[i][1:]) if shipped else 0,
                              received=_pickled_size(result) if shipped else 0))
-        out[i] = result
+        out[i] = result if receive is None else receive(i, result)
         if tick is not None:
             tick() if sizes is None else tick(sizes[i])
     if traced:

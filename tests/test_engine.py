@@ -138,6 +138,24 @@ def _square(x):
     return x * x
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_run_jobs_hands_each_result_to_receive_and_keeps_what_it_returns(n_jobs):
+    # A large result (a fold's held-out rows) is stored where it belongs as it arrives, and only what receive
+    # returns is kept; the work beside the jobs comes back as it is, whatever runs where.
+    from mtbn.engine import job, run_jobs
+
+    seen = {}
+
+    def receive(i, result):
+        seen[i] = result
+        return -result
+
+    out = run_jobs((job(_square)(i) for i in range(4)), n_jobs=n_jobs, receive=receive, beside=lambda: "here")
+    assert out == [0, -1, -4, -9, "here"] and seen == {0: 0, 1: 1, 2: 4, 3: 9}
+    assert run_jobs((job(_square)(i) for i in range(3)), n_jobs=n_jobs, receive=lambda i, r: (i, r)) == \
+        [(0, 0), (1, 1), (2, 4)]
+
+
 def test_tracing_records_each_job_and_changes_no_result(tmp_path):
     import json
 

@@ -530,3 +530,25 @@ def test_a_fold_read_in_place_holds_no_copy_of_its_rows():
     finally:
         tracemalloc.stop()
     assert grown < 0.2 * data.values.nbytes, (grown, data.values.nbytes)  # a copy: 0.8 of it; blocks: 0.1
+
+
+def test_the_gaussian_default_gives_one_answer_at_any_n_jobs():
+    """The penalty's folds run as jobs (the final single-task starts beside them): one and two workers must give
+    the same structures, parameters, held-out path and sharing strength, bit for bit."""
+    rng = np.random.default_rng(8)
+
+    def site(b, n):
+        x = rng.normal(size=n)
+        y = b * x + rng.normal(size=n)
+        z = 0.5 * y - 0.3 * x + rng.normal(size=n)
+        return pd.DataFrame({"x": x, "y": y, "z": z, "w": rng.normal(size=n)})
+
+    tasks = {"a": site(1.0, 120), "b": site(0.8, 90), "c": site(1.2, 150)}
+    runs = [learn_gaussian_structures(tasks, n_restarts=2, n_joint_restarts=1, n_jobs=jobs) for jobs in (1, 2)]
+    one, two = runs
+    assert [g.parents for g in one.graphs] == [g.parents for g in two.graphs]
+    assert one.penalty_path == two.penalty_path and one.penalty == two.penalty
+    assert one.sharing_strength == two.sharing_strength
+    for a, b in zip(one.networks, two.networks):
+        assert np.array_equal(a.intercepts, b.intercepts) and np.array_equal(a.variances, b.variances)
+        assert all(np.array_equal(u, v) for u, v in zip(a.coefficients, b.coefficients))

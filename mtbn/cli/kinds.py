@@ -159,7 +159,7 @@ def cmd_learn_kind(args, kind, frames):
     settings = kind_settings(kind, MULTITASK.from_args(args), MULTITASK.defaults(),
                              {s.name: s.flag for s in MULTITASK if s.flag})
     frames = _complete(frames, args.csv, bool(args.dropna))
-    return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings),
+    return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
                               lambda done, out, progress: _write(args, kind, done, out),
                               lambda done, seconds, written: _print(kind, done))
 
@@ -180,10 +180,12 @@ def _complete(frames, paths, dropna):
     return out
 
 
-def _learn(args, kind, frames, settings):
+def _learn(args, kind, frames, settings, progress):
     from mtbn.learn.kinds import DataKind
 
     t0 = time.perf_counter()
+    if "progress" in kind.settings:  # the command's reporter (--progress), as the discrete learner gets it
+        settings = dict(settings, progress=progress)
     res = kind.learn(frames, **settings)
     transfer = getattr(res, "transfer", None)
     if transfer is not None and "message" in transfer:

@@ -19,6 +19,7 @@ import numpy as np
 
 from mtbn._validation import check_random_state
 from mtbn.data.continuous import ContinuousData, continuous_from_dataframe, looks_continuous
+from mtbn.engine import job, run_jobs
 from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
@@ -31,6 +32,7 @@ from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
 from mtbn.priors import make_prior
+from mtbn.progress import reporter
 from mtbn.score import make_scorer
 from mtbn.search import TIE_TOLERANCE, hill_climb
 
@@ -140,6 +142,23 @@ def _tasks(tasks):
     return names, variables, datas
 
 
+def _fold(datas, folds, f, grid, prior, variables, settings, seed, score):
+    """Fold ``f`` of the penalty's cross-validation (a job): the structures at every penalty of ``grid``, learned
+    on the fold's training rows (read in place), and the held-out log-likelihoods of their fits, per penalty and
+    task."""
+    trains = [d.subset(folds[t][f][0]) for t, d in enumerate(datas)]
+    tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
+    fold_scorers = [make_scorer(d, score) for d in trains]
+    singles = _singles(fold_scorers, variables, settings, seed + f)
+    graphs, rows = [], []
+    for point in grid:
+        found = _joint(fold_scorers, singles, point, prior, variables, settings, seed + f)
+        graphs.append(found)
+        rows.append([fit_linear_gaussian([sorted(p) for p in g.parents], train).log_likelihood(test, per_row=True)
+                     for g, train, test in zip(found, trains, tests)])
+    return graphs, rows
+
+
 def _singles(scorers, variables, settings, seed):
     """Each task's single-task structure, parent sets: the better of tabu climbs with restarts from the DAG
     greedy equivalence search reaches (:mod:`mtbn.ges`) and from the empty graph (the first on a tie), so at
@@ -173,7 +192,8 @@ def _joint(scorers, singles, penalty, prior, variables, settings, seed):
 def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="bge", max_parents=None,
                               n_restarts=MULTITASK["n_restarts"].default,
                               n_joint_restarts=MULTITASK["n_joint_restarts"].default, cv=5, penalty_grid=None, selection_rule="one-se",
-                              force_transfer=False, parameter_sharing="auto", random_state=0):
+                              force_transfer=False, parameter_sharing="auto", random_state=0, n_jobs=None,
+                              progress=None):
     """Learn the linear Gaussian network of every continuous task jointly.
 
     Parameters
@@ -213,6 +233,12 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         given penalty, a single task, ``prior="none"``, or tasks the guard's relatedness test finds unrelated.
     random_state : int, default 0
         Seed of every random choice (folds, restarts, the relatedness test).
+    n_jobs : int, optional
+        Workers for the folds of ``penalty="auto"`` (each fold a job; this process searches the final
+        single-task starts beside them), as in :func:`mtbn.learn.learn_structures`; the same answer at any
+        ``n_jobs``.
+    progress : None, bool, callable or Reporter, optional
+        Where the stages are reported (:func:`mtbn.progress.reporter`).
 
     Returns
     -------
@@ -245,24 +271,26 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         penalty, parameter_sharing = 0.0, None
     settings = {"max_parents": max_parents, "n_restarts": n_restarts, "n_joint_restarts": n_joint_restarts}
     scorers = [make_scorer(d, score) for d in datas]
-    path, transfer, sharing = [], None, None
+    path, transfer, sharing, singles = [], None, None, None
+    say = reporter(progress)
     if penalty == "auto":
         grid = sorted(set(DEFAULT_PENALTY_GRID if penalty_grid is None else penalty_grid) | {0.0})
         folds = [kfold_splits(d.n_samples, cv, np.random.default_rng([seed, 3, t])) for t, d in enumerate(datas)]
         held = _HeldOut(folds, len(grid))
-        fold_graphs = []  # per fold, per grid point: the structures learned on that fold's training rows
-        for f in range(cv):
-            trains = [d.subset(folds[t][f][0]) for t, d in enumerate(datas)]
-            tests = [d.take(folds[t][f][1]) for t, d in enumerate(datas)]
-            fold_scorers = [make_scorer(d, score) for d in trains]
-            singles = _singles(fold_scorers, variables, settings, seed + f)
-            fold_graphs.append([])
-            for c, point in enumerate(grid):
-                graphs = _joint(fold_scorers, singles, point, prior, variables, settings, seed + f)
-                fold_graphs[-1].append(graphs)
-                for t, (g, train, test) in enumerate(zip(graphs, trains, tests)):
-                    net = fit_linear_gaussian([sorted(p) for p in g.parents], train)
-                    held.put(c, t, f, net.log_likelihood(test, per_row=True))
+
+        def receive(f, found):  # each fold's held-out rows into their place as the fold comes back
+            graphs, rows = found
+            for c, per_task in enumerate(rows):
+                for t, values in enumerate(per_task):
+                    held.put(c, t, f, values)
+            return graphs
+
+        with say.stage("penalty selection", cv, "fold", "folds") as tick:
+            # The folds are independent jobs; this process searches the final single-task starts beside them.
+            fold_graphs = run_jobs((job(_fold)(datas, folds, f, grid, prior, variables, settings, seed, score)
+                                    for f in range(cv)), n_jobs=n_jobs, tick=tick, receive=receive,
+                                   beside=lambda: _singles(scorers, variables, settings, seed))
+        singles = fold_graphs.pop()  # beside's; left: per fold and grid point, its training rows' structures
         scores = held.scores()
         chosen = scores.choose(selection_rule)
         path = scores.curve(grid)
@@ -278,8 +306,9 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
                                                           selection_rule)
     if parameter_sharing == "auto":
         parameter_sharing = None  # a given penalty (nothing held out to choose on), unrelated tasks, no prior
-    graphs = _joint(scorers, _singles(scorers, variables, settings, seed), float(penalty), prior, variables,
-                    settings, seed)
+    if singles is None:
+        singles = _singles(scorers, variables, settings, seed)
+    graphs = _joint(scorers, singles, float(penalty), prior, variables, settings, seed)
     pooled = within_covariance(datas) if parameter_sharing else None
     networks = [fit_linear_gaussian([sorted(p) for p in g.parents], d, pooled=pooled,
                                     strength=float(parameter_sharing or 0.0)) for g, d in zip(graphs, datas)]
@@ -294,8 +323,7 @@ class GaussianKind(DataKind):
 
     What :func:`mtbn.learn.learn_structures`, the estimators and ``mtbn learn`` do with tasks this kind claims:
     :func:`learn_gaussian_structures` with the learner's settings (the discrete learner's defaults, so the three
-    front ends agree; ``score`` "bdeu", the default, means BGe). ``n_jobs`` and ``progress`` are taken and
-    not used (the Gaussian learner runs in one process, silently).
+    front ends agree; ``score`` "bdeu", the default, means BGe), ``n_jobs`` and ``progress`` included.
     """
 
     name = "gaussian"
@@ -323,8 +351,6 @@ class GaussianKind(DataKind):
 
     def learn(self, tasks, **settings):
         s = dict(settings)
-        for unused in ("n_jobs", "progress"):
-            s.pop(unused, None)
         if s.get("score", "bdeu") == "bdeu":
             s["score"] = "bge"
         if s.get("selection_rule", "one-se") is None:

@@ -63,8 +63,8 @@ register("estimator-array-width", InvalidDataError,
          fix="Pass the same columns, in the same order, as at fit (or a DataFrame with the fitted column names).")
 
 
-register("estimator-task-column", InvalidParameterError, "task_column {value}: the array has {n} columns, so the task column is one of "
-         "0 to {last} by position.",
+register("estimator-task-column", InvalidParameterError,
+         "task_column {value}: the array has {n} columns, so the task column is one of 0 to {last} by position.",
          cause="task_column was given as a column position that the array does not have.",
          fix="Give the position of the column that says which task each row belongs to (from 0).")
 

@@ -22,8 +22,8 @@ import numpy as np
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["ContinuousData", "ContinuousRows", "continuous_from_dataframe", "looks_continuous", "regression_from_scatter",
-           "centred_scatter", "MAX_CONTINUOUS_VARIABLES"]
+__all__ = ["ContinuousData", "ContinuousRows", "continuous_from_dataframe", "looks_continuous",
+           "regression_from_scatter", "centred_scatter", "MAX_CONTINUOUS_VARIABLES"]
 
 #: Most variables of a continuous task: the scores and fits keep a variables x variables scatter matrix per task
 #: (2,000 variables: 32 MB each), checked before any of them is built.
@@ -263,9 +263,31 @@ class ContinuousRows(ContinuousData):
         return f"ContinuousRows({self.name!r}, {self.n_samples} of {self.source.n_samples} rows)"
 
     def subset(self, rows):
+        """Some of these rows, not copied (:meth:`ContinuousData.subset`).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Positions among these rows.
+
+        Returns
+        -------
+        ContinuousRows
+        """
         return ContinuousRows(self.source, self.rows[np.asarray(rows)])
 
     def take(self, rows):
+        """Some of these rows, copied (:meth:`ContinuousData.take`).
+
+        Parameters
+        ----------
+        rows : array-like of int
+            Positions among these rows.
+
+        Returns
+        -------
+        ContinuousData
+        """
         return self.source.take(self.rows[np.asarray(rows)])
 
     def centred_scatter(self):

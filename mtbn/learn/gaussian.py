@@ -25,7 +25,7 @@ from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
 from mtbn.heldout import ValidationScores, kfold_splits
 from mtbn.joint import multitask_hill_climb
-from mtbn.learn.grid import DEFAULT_PENALTY_GRID
+from mtbn.learn.grid import DEFAULT_PENALTY_GRID, SELECTION_JOINT_RESTARTS, SELECTION_RESTARTS
 from mtbn.learn.guard import check_transfer
 from mtbn.learn.kinds import DataKind, named_frames, register_data_kind
 from mtbn.learn.settings import MULTITASK
@@ -142,6 +142,23 @@ def _tasks(tasks):
     return names, variables, datas
 
 
+#: The single-task and joint restarts of the searches that choose the penalty (every fold at every grid point),
+#: as ``(n_restarts, n_joint_restarts)`` caps (None: the final search's own): the discrete learner's selection
+#: effort. With the final search's effort instead, 12 trials (ECOLI70, MAGIC-NIAB, random 30-variable DAGs, 5
+#: tasks of 100 and 500 rows; ``experiments/gaussian_selection_effort.py``) gave the same final structures and
+#: parameters in 10, and took about 4 times as long.
+SELECTION_EFFORT = (SELECTION_RESTARTS, SELECTION_JOINT_RESTARTS)
+
+
+def _selection_settings(settings):
+    """The search settings of the penalty's folds (:data:`SELECTION_EFFORT`)."""
+    if SELECTION_EFFORT is None:
+        return settings
+    restarts, joint = SELECTION_EFFORT
+    return dict(settings, n_restarts=min(settings["n_restarts"], restarts),
+                n_joint_restarts=min(settings["n_joint_restarts"], joint))
+
+
 def _fold(datas, folds, f, grid, prior, variables, settings, seed, score):
     """Fold ``f`` of the penalty's cross-validation (a job): the structures at every penalty of ``grid``, learned
     on the fold's training rows (read in place), and the held-out log-likelihoods of their fits, per penalty and
@@ -213,9 +230,11 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
     max_parents : int, optional
         Most parents of a variable; None sets no limit.
     n_restarts : int, default 50
-        Random restarts of each task's single-task search (its start for the joint search).
+        Random restarts of each task's single-task search (its start for the joint search). The searches of
+        the penalty's folds take at most ``mtbn.learn.SELECTION_RESTARTS``, as the discrete learner's.
     n_joint_restarts : int, default 20
-        Random restarts of the joint search per start.
+        Random restarts of the joint search per start; at most ``mtbn.learn.SELECTION_JOINT_RESTARTS`` in
+        the penalty's folds.
     cv : int, default 5
         Folds of the penalty's cross-validation (``penalty="auto"``).
     penalty_grid : sequence of float, optional
@@ -285,9 +304,10 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
                     held.put(c, t, f, values)
             return graphs
 
+        chosen_by = _selection_settings(settings)
         with say.stage("penalty selection", cv, "fold", "folds") as tick:
             # The folds are independent jobs; this process searches the final single-task starts beside them.
-            fold_graphs = run_jobs((job(_fold)(datas, folds, f, grid, prior, variables, settings, seed, score)
+            fold_graphs = run_jobs((job(_fold)(datas, folds, f, grid, prior, variables, chosen_by, seed, score)
                                     for f in range(cv)), n_jobs=n_jobs, tick=tick, receive=receive,
                                    beside=lambda: _singles(scorers, variables, settings, seed))
         singles = fold_graphs.pop()  # beside's; left: per fold and grid point, its training rows' structures

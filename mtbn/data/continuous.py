@@ -262,34 +262,6 @@ class ContinuousRows(ContinuousData):
     def __repr__(self):
         return f"ContinuousRows({self.name!r}, {self.n_samples} of {self.source.n_samples} rows)"
 
-    def subset(self, rows):
-        """Some of these rows, not copied (:meth:`ContinuousData.subset`).
-
-        Parameters
-        ----------
-        rows : array-like of int
-            Positions among these rows.
-
-        Returns
-        -------
-        ContinuousRows
-        """
-        return ContinuousRows(self.source, self.rows[np.asarray(rows)])
-
-    def take(self, rows):
-        """Some of these rows, copied (:meth:`ContinuousData.take`).
-
-        Parameters
-        ----------
-        rows : array-like of int
-            Positions among these rows.
-
-        Returns
-        -------
-        ContinuousData
-        """
-        return self.source.take(self.rows[np.asarray(rows)])
-
     def centred_scatter(self):
         """:func:`centred_scatter` of the rows' copy, to the last bit, a block of rows at a time.
 

@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 
 from mtbn import MultitaskStructureLearner
-from mtbn.data import MAX_LEARNED_CPT_SIZE, DiscreteData, load_sachs_conditions, make_taskset
+from mtbn.data import MAX_LEARNED_CPT_SIZE, ContinuousData, DiscreteData, load_sachs_conditions, make_taskset
 from mtbn.exceptions import CycleError, DataWarning, InvalidDataError, InvalidParameterError
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.networks import load_network, sample
@@ -731,3 +731,32 @@ def test_an_empty_out_is_refused_not_read_as_the_current_folder(tmp_path, comman
         proc = run_mtbn(*command, "--out", out, *paths, cwd=work)
         assert one_line_error(proc) == "--out is empty; give the folder to write into"
         assert not any(work.iterdir())
+
+
+def test_an_infinite_number_in_a_continuous_file_is_named_by_its_file_line(tmp_path):
+    # It was named by its data row counted from 1 ("row 7"), one less than the line a user opens: the missing
+    # cells of the same files were already named by file line.
+    rng = np.random.default_rng(0)
+    lines = {t: ["a,b,c"] + [",".join(f"{v:.4f}" for v in row) for row in rng.normal(size=(40, 3))] for t in "pq"}
+    lines["q"][7] = "0.25,inf,-0.5"  # file line 8
+    for t, text in lines.items():
+        (tmp_path / f"{t}.csv").write_text("\n".join(text) + "\n")
+    proc = run_mtbn("learn", "--out", "out", *FAST, "p.csv", "q.csv", cwd=tmp_path)
+    assert one_line_error(proc) == ("task 'q': column 'b' has a missing or infinite value (inf) in file line 8 of "
+                                    "'q.csv'.")
+    lines["q"][3] = "0.1,,0.2"  # file line 4, dropped: the line of the infinite cell is still its own
+    (tmp_path / "q.csv").write_text("\n".join(lines["q"]) + "\n")
+    proc = run_mtbn("learn", "--out", "out", "--dropna", *FAST, "p.csv", "q.csv", cwd=tmp_path)
+    assert one_line_error(proc) == ("task 'q': column 'b' has a missing or infinite value (inf) in file line 8 of "
+                                    "'q.csv'.")
+    assert not (tmp_path / "out").exists()
+    # In Python: the row by its index label (what .loc finds it by), an array's by its position.
+    frames = {t: pd.read_csv(tmp_path / f"{t}.csv").set_axis(range(100, 140)) for t in "pq"}
+    frames["q"] = frames["q"].dropna()
+    with pytest.raises(InvalidDataError, match=r"^task 'q': column 'b' has a missing or infinite value \(inf\) in "
+                                               r"the row with index 106\.$"):
+        learn_structures(frames)
+    values = frames["q"].to_numpy()
+    with pytest.raises(InvalidDataError, match=r"^task 'q': column 'b' has a missing or infinite value \(inf\) in "
+                                               r"row 5 \(counted from 0\)\.$"):
+        ContinuousData(values, list("abc"), "q")

@@ -82,7 +82,7 @@ def test_a_discrete_score_refuses_continuous_data_by_name():
 
 @pytest.mark.parametrize("column, values, message", [
     ("name", ["a", "b", "c", "d", "e"], "column 'name' is not numeric"),
-    ("hole", [1.0, np.nan, 2.0, 3.0, 4.0], "column 'hole' has a missing or infinite value (row 2)"),
+    ("hole", [1.0, np.nan, 2.0, 3.0, 4.0], "column 'hole' has a missing or infinite value (nan) in the row with index 1"),
     ("flat", [2.0] * 5, "column 'flat' has one value (2.0) in every row"),
     ("twin", None, "columns 'x' and 'twin' are exact linear copies of each other"),
 ])
@@ -424,7 +424,7 @@ def test_the_front_ends_learn_continuous_tasks_as_the_gaussian_learner_does():
     # A missing value leaves continuous tasks continuous: the Gaussian learner names it (the discrete learner
     # named a continuous column of another task instead).
     assert kind_of(missing).name == "gaussian"
-    with pytest.raises(InvalidDataError, match=r"^task 'a': column 'z' has a missing or infinite value \(row 1\)"):
+    with pytest.raises(InvalidDataError, match=r"^task 'a': column 'z' has a missing or infinite value \(nan\) in the row with index 0"):
         learn_structures(missing, **settings)
     assert kind_of([continuous_from_dataframe(f, name=t) for t, f in frames.items()]).name == "gaussian"
 
@@ -472,13 +472,13 @@ def test_learning_a_large_continuous_task_holds_its_rows_once():
 @pytest.mark.parametrize("cells", [1, 7, 2**18])
 def test_the_first_value_that_is_not_finite_is_named_whatever_the_blocks(monkeypatch, cells):
     """The check reads the rows a block at a time and names the first bad cell in row order (its row counted from
-    1), as np.nonzero on the whole array would."""
+    0, and its value), as np.nonzero on the whole array would."""
     import mtbn.data.continuous as continuous
 
     monkeypatch.setattr(continuous, "SCATTER_CELLS", cells)
     values = _data(n_rows=60).values
     values[50, 0], values[37, 3], values[37, 2] = np.inf, np.nan, -np.inf
-    with pytest.raises(InvalidDataError, match=r"column 'v2' .*\(row 38\)"):
+    with pytest.raises(InvalidDataError, match=r"column 'v2' .*\(-inf\) in row 37 \(counted from 0\)"):
         ContinuousData(values, [f"v{i}" for i in range(4)], "t")
 
 

@@ -167,16 +167,24 @@ def cmd_learn_kind(args, kind, frames):
 def _complete(frames, paths, dropna):
     """The tasks without their incomplete rows (a cell empty, or NaN) with ``--dropna``, each task's count
     warned; else the first task with a missing cell is refused, naming its columns and file lines (as for
-    discrete tasks, :func:`mtbn.data.frames.complete_rows`)."""
+    discrete tasks, :func:`mtbn.data.frames.complete_rows`). An infinite number is refused either way, by its
+    file line (the dropped rows counted)."""
+    import numpy as np
+
+    from mtbn.data.continuous import not_finite
     from mtbn.data.frames import complete_rows
 
     sources = {os.path.splitext(os.path.basename(p))[0]: p for p in paths}
     out = {}
     for name, frame in frames.items():
         missing = (frame.isna() | (frame == "")).to_numpy()
-        keep = complete_rows(list(missing.T), [str(c) for c in frame.columns], name, dropna, frame.index,
-                             sources.get(name))
-        out[name] = frame if keep is None else frame[keep].reset_index(drop=True)
+        names, source = [str(c) for c in frame.columns], sources.get(name)
+        keep = complete_rows(list(missing.T), names, name, dropna, frame.index, source)
+        kept = frame if keep is None else frame[keep]
+        if source is not None and all(dtype == np.float64 for dtype in kept.dtypes):  # an infinite cell, by line
+            not_finite(kept.to_numpy(), names, name, lambda i, index=kept.index: f"file line {index[i] + 2} of "
+                                                                                 f"{source!r}")
+        out[name] = kept if keep is None else kept.reset_index(drop=True)
     return out
 
 

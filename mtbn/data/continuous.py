@@ -33,7 +33,8 @@ D = InvalidDataError
 register("continuous-not-numeric", D, "task {task!r}: column {column!r} is not numeric (e.g. {value!r}).",
          cause="A Gaussian network models real-valued columns; a label column cannot enter it.",
          fix="Drop the column, or discretise every column and learn a discrete network instead.")
-register("continuous-not-finite", D, "task {task!r}: column {column!r} has a missing or infinite value (row {row}).",
+register("continuous-not-finite", D,
+         "task {task!r}: column {column!r} has a missing or infinite value ({value}) in {where}.",
          cause="The Gaussian scores are computed from means and covariances, which a missing value leaves undefined.",
          fix="Drop or impute the rows with missing values (DataFrame.dropna() in Python; --dropna on the command "
              "line) and replace infinite values (inf, 1e400) first.")
@@ -194,11 +195,7 @@ def _check_columns(values, names, task):
         raise error("continuous-no-columns", task=task)
     if values.shape[1] > MAX_CONTINUOUS_VARIABLES:
         raise error("continuous-too-many-columns", task=task, n=values.shape[1], limit=MAX_CONTINUOUS_VARIABLES)
-    for rows in _row_blocks(*values.shape):
-        bad = ~np.isfinite(values[rows])
-        if bad.any():
-            row, column = (int(a[0]) for a in np.nonzero(bad))
-            raise error("continuous-not-finite", task=task, column=names[column], row=rows.start + row + 1)
+    not_finite(values, names, task)
     for j, column in enumerate(names):
         col = values[:, j]
         if np.all(col == col[0]):
@@ -334,7 +331,9 @@ def continuous_from_dataframe(df, name="data"):
     names = [str(c) for c in df.columns]
     if len(df.columns) and all(dtype == np.float64 for dtype in df.dtypes):
         # One block of floats (mtbn.data.csvfile.read_csv_numbers's frames): its array, not a copy of each column.
-        return ContinuousData(df.to_numpy(), names, name)
+        values = df.to_numpy()
+        not_finite(values, names, name, _index_label(df))
+        return ContinuousData(values, names, name)
     columns = []
     for column in df.columns:
         series = df[column]
@@ -346,7 +345,17 @@ def continuous_from_dataframe(df, name="data"):
             series = converted
         columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     values = np.column_stack(columns) if columns else np.empty((len(df), 0))
+    not_finite(values, names, name, _index_label(df))
     return ContinuousData(values, names, name)
+
+
+def _index_label(df):
+    """Names a row of ``df`` by its index label (what ``df.loc`` finds it by)."""
+    def where(i):
+        label = df.index[i]
+        return f"the row with index {(label.item() if isinstance(label, np.generic) else label)!r}"
+
+    return where
 
 
 def looks_continuous(frame, min_distinct=20):
@@ -442,6 +451,33 @@ def centred_scatter(values):
         block = values[rows] - mean
         scatter += block.T @ block
     return mean, scatter
+
+
+def not_finite(values, names, task, where=None):
+    """Raise the error naming the first missing or infinite cell of ``values`` (rows in order, then columns),
+    if any; ``where(i)`` names the ``i``-th row (default: its position, counted from 0). Read a block of rows
+    at a time (no mask of the whole array).
+
+    Parameters
+    ----------
+    values : ndarray of float, shape (n_rows, n_columns)
+        The cells.
+    names : sequence of str
+        The columns' names.
+    task : str
+        The task's name.
+    where : callable, optional
+        ``where(i)``: the text naming row ``i`` (e.g. a file line, or an index label).
+    """
+    for rows in _row_blocks(*values.shape):
+        block = values[rows]
+        bad = ~np.isfinite(block)
+        if bad.any():
+            row, column = (int(a[0]) for a in np.nonzero(bad))
+            row += rows.start
+            named = where(row) if where is not None else f"row {row} (counted from 0)"
+            raise error("continuous-not-finite", task=task, column=names[column], value=values[row, column],
+                        where=named)
 
 
 def _row_blocks(n, m):

@@ -705,10 +705,13 @@ def test_tiers_as_one_string_and_task_column_with_split_tasks_are_refused():
     ("quote_after_multiline", 'a,b\nx,"two\nlines"\nx,"v\ny,u\n',
      "task 'quote_after_multiline': 'quote_after_multiline.csv' has a quote that is never closed, opened in row 3 "
      "(the header is row 1)."),
+    ("ragged", 'a,b\nx,u\ny,"two\nlines"\nx,v,w\ny,u\n',
+     "task 'ragged': row 4 of 'ragged.csv' has 3 fields, more than the header's 2 (the header is row 1)."),
 ])
-def test_a_header_field_without_a_name_and_an_unclosed_quote_are_named(tmp_path, name, text, message):
-    # The first was refused late (as a name XMLBIF cannot hold) and the second in pandas' own words ("Error
-    # tokenizing data. C error: EOF inside string starting at row 3", counting from 0).
+def test_a_nameless_header_field_an_unclosed_quote_and_a_long_row_are_named(tmp_path, name, text, message):
+    # The first was refused late (as a name XMLBIF cannot hold) and the second and the last in pandas' own words
+    # ("Error tokenizing data. C error: EOF inside string starting at row 3", counting from 0; "Expected 2 fields
+    # in line 4, saw 3").
     good = tmp_path / "good.csv"
     good.write_text("a,b\nx,u\ny,v\nx,v\ny,u\n")
     bad = tmp_path / f"{name}.csv"

@@ -56,6 +56,12 @@ register("ragged-rows", D, "task {task!r}: rows of {path!r} have more fields tha
          cause="Some data row has more fields than the header names (an unquoted comma in a label, or a "
                "missing header name).",
          fix="Quote labels that contain commas, or add the missing header names.")
+register("ragged-row", D, "task {task!r}: row {row} of {path!r} has {n_fields} fields, more than the header's "
+         "{n_columns} (the header is row 1).",
+         cause="A data row has more fields than the header names (an unquoted comma in a label, or a field added "
+               "to one row).",
+         fix="Quote labels that contain commas, or remove the extra field (rows count the header as row 1, and a "
+             "quoted label written over several lines as one row).")
 register("empty-column-name", D, "task {task!r}: column {position} of {path!r} has no name in the header line.",
          cause="A header field is empty (or blank), often a trailing comma left by a spreadsheet, which adds a column "
                "without a name.",
@@ -579,6 +585,10 @@ def _read_chunks(path, name, progress, chunksize, take, dtype=str, na=()):
         unclosed = re.search(r"EOF inside string starting at row (\d+)", str(exc))
         if unclosed:  # pandas counts records from 0, the header's
             raise error("unclosed-quote", task=name, path=path, row=int(unclosed.group(1)) + 1) from None
+        ragged = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(exc))
+        if ragged:  # here pandas counts records from 1, the header's
+            raise error("ragged-row", task=name, path=path, row=int(ragged.group(2)), n_fields=int(ragged.group(3)),
+                        n_columns=int(ragged.group(1))) from None
         raise error("csv-parse", task=name, path=path, reason=str(exc).strip()) from None
     except pd.errors.EmptyDataError:
         raise error("no-data", task=name, path=path) from None

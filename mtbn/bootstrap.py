@@ -46,6 +46,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
 from mtbn.learn.checks import check_one_value_columns, parts_of_checked_data
+from mtbn.learn.kinds import DATA_KINDS, kind_of, kind_settings
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -69,6 +70,11 @@ register("bootstrap-result-tasks", InvalidParameterError,
          "result is of the tasks {got}, not of the tasks given {tasks}.",
          cause="The result passed to bootstrap_structures was learned on other tasks (or is not a MultitaskResult).",
          fix="Pass the MultitaskResult that learn_structures returned on the same tasks.")
+register("bootstrap-kind", InvalidParameterError,
+         "the bootstrap is not available for {kind} tasks (learned as {learned_as}).",
+         cause="A registered kind of data whose learner gives the bootstrap no way to resample its tasks "
+               "(DataKind.task_data).",
+         fix="Implement DataKind.task_data for the kind, or convert the tasks to discrete states first.")
 register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
          cause="A confidence level of 0, 1 or outside that range.",
          fix="Pass a level such as 0.95.")
@@ -600,9 +606,14 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
                                                                   progress=progress))
     for name in ("random_state", "n_jobs", "progress"):
         del learn_kwargs[name]
-    ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     if result is not None and reselect_penalty:
         raise error("bootstrap-result-reselect")
+    kind = kind_of(tasks)  # continuous tasks, or a registered kind of data: its own learner in every replicate
+    if kind is not None:
+        return _bootstrap_kind(kind, tasks, learn_kwargs, n_boot=n_boot, reselect_penalty=reselect_penalty,
+                               random_state=random_state, n_jobs=n_jobs, progress=progress, resample=resample,
+                               result=result)
+    ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     if result is not None and not isinstance(result, MultitaskResult):
         raise error("bootstrap-result-type", got=type(result).__name__)
     if result is not None and tuple(result.task_names) != tuple(ts.names):
@@ -659,3 +670,53 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         None if plan.pooled else plan.penalty, plan.pooled, plan.alone)
     return BootstrapResult(ts.names, ts.variables, ts.local_index >= 0, edges, penalty, [p for _, p, _ in reps],
                            pooled, alone, changed)
+
+
+def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, random_state, n_jobs, progress, resample,
+                    result):
+    """:func:`bootstrap_structures` of tasks a registered kind of data claims (continuous tasks: Gaussian
+    networks): each replicate resamples every task's rows (:meth:`mtbn.learn.DataKind.task_data`) and runs the
+    kind's learner at the penalty chosen once on the original data (``result``'s, the given one, or its learner's
+    on these tasks), its structures only (no parameter sharing); with ``reselect_penalty`` the whole learner."""
+    data = kind.task_data(tasks)
+    if data is None:
+        raise error("bootstrap-kind", kind=kind.description or kind.name, learned_as=kind.learned_as)
+    settings = kind_settings(kind, learn_kwargs, MULTITASK.defaults())
+    names = tuple(data)
+    if result is not None and not (hasattr(result, "task_names") and hasattr(result, "penalty")):
+        raise error("bootstrap-result-type", got=type(result).__name__)
+    if result is not None and tuple(result.task_names) != names:
+        raise error("bootstrap-result-tasks", got=tuple(result.task_names), tasks=names)
+    base = int(check_random_state(random_state).integers(0, 2**31 - 1))
+    say = reporter(progress)
+    kwargs = dict(settings, random_state=base, n_jobs=1)
+    kwargs.pop("progress", None)
+    penalty = None
+    if not reselect_penalty:
+        if result is None and settings.get("penalty", "auto") == "auto":
+            say("choosing the penalty on the original data")
+            result = kind.learn(data, **dict(settings, random_state=base, n_jobs=n_jobs, progress=progress))
+        penalty = float(settings["penalty"] if result is None else result.penalty)
+        kwargs.update(penalty=penalty, parameter_sharing=None)  # structures only
+    with say.stage(f"bootstrap of {len(names)} task(s)", n_boot, "replicate") as tick:
+        shared = Shared([data[n] for n in names])  # shipped once to a Dask cluster, not once per replicate
+        reps = run_jobs((job(_kind_replicate)(kind.name, shared, names, b, base, kwargs, resample)
+                         for b in range(n_boot)), n_jobs=n_jobs, tick=tick)
+    variables = tuple(data[names[0]].names)
+    pos = {v: i for i, v in enumerate(variables)}
+    edges = np.zeros((n_boot, len(names), len(variables), len(variables)), dtype=bool)
+    for b, (task_edges, _) in enumerate(reps):
+        for t, es in enumerate(task_edges):
+            for u, v in es:
+                edges[b, t, pos[u], pos[v]] = True
+    return BootstrapResult(names, variables, np.ones((len(names), len(variables)), dtype=bool), edges, penalty,
+                           [p for _, p in reps], None if reselect_penalty else False, ())
+
+
+def _kind_replicate(kind_name, tasks, names, b, base, kwargs, resample):
+    """Replicate ``b`` of :func:`_bootstrap_kind`: every task's rows drawn, then the kind's learner; each task's
+    edges and the penalty used."""
+    rng = np.random.default_rng([base, b])
+    drawn = {n: d.take(RESAMPLING[resample](rng, d.n_samples)) for n, d in zip(names, tasks)}
+    res = DATA_KINDS[kind_name].learn(drawn, **kwargs)
+    return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], float(res.penalty)

@@ -1,5 +1,6 @@
 """Helpers shared by the test modules (not fixtures)."""
 
+import itertools
 import os
 import subprocess
 import sys
@@ -38,3 +39,25 @@ def write_task_csvs(folder, network="asia", rows=(400, 400), seed=0):
         sample(net, n, random_state=seed + t).to_dataframe().to_csv(path, index=False)
         paths.append(str(path))
     return paths
+
+
+def all_dags(n):
+    """Every DAG over ``n`` nodes, as parent sets: each of the 3 states of every pair (no edge, i -> j, j -> i),
+    kept when repeatedly removing the nodes without a parent left empties the graph (acyclic). An independent
+    enumeration (no mtbn code) for brute-force truths: 25 DAGs over 3 nodes, 543 over 4, 29281 over 5."""
+    pairs = list(itertools.combinations(range(n), 2))
+    for states in itertools.product(range(3), repeat=len(pairs)):
+        parents = [set() for _ in range(n)]
+        for (i, j), s in zip(pairs, states):
+            if s == 1:
+                parents[j].add(i)
+            elif s == 2:
+                parents[i].add(j)
+        left = set(range(n))
+        while True:
+            roots = [v for v in left if not (parents[v] & left)]
+            if not roots:
+                break
+            left -= set(roots)
+        if not left:
+            yield parents

@@ -155,3 +155,32 @@ def test_expert_knowledge_search_space_is_honoured_and_unknown_fields_refused():
     tasks = {"t0": d, "t1": sample(load_network("asia"), 500, random_state=1).to_dataframe()}
     with pytest.raises(InvalidParameterError, match=r"forbidden_edges must be one list .* keys 't0'"):
         MultitaskStructureLearner(penalty=0.5, n_restarts=0, forbidden_edges={"t0": [("asia", "tub")]}).fit(tasks)
+
+
+def test_cli_reads_the_knowledge_files_for_continuous_tasks_too(tmp_path, capsys):
+    # They were refused ("--require is not available for continuous tasks"): Gaussian networks now take them.
+    rng = np.random.default_rng(8)
+    paths = []
+    for t, b in enumerate((1.0, 0.7)):
+        x = rng.normal(size=200)
+        y = b * x + rng.normal(size=200)
+        frame = pd.DataFrame({"x": x, "y": y, "z": y + x + rng.normal(size=200)})
+        frame.to_csv(tmp_path / f"c{t}.csv", index=False)
+        paths.append(str(tmp_path / f"c{t}.csv"))
+    pd.DataFrame({"source": ["z"], "target": ["x"]}).to_csv(tmp_path / "req.csv", index=False)
+    pd.DataFrame({"source": ["y", "z"], "target": ["z", "y"]}).to_csv(tmp_path / "forb.csv", index=False)
+    pd.DataFrame({"variable": ["z", "x"], "tier": [1, 2]}).to_csv(tmp_path / "tiers.csv", index=False)
+    out = tmp_path / "out"
+    assert main(["learn", "--penalty", "0.9", "--restarts", "1", "--joint-restarts", "0",
+                 "--require", str(tmp_path / "req.csv"), "--forbid", str(tmp_path / "forb.csv"),
+                 "--tiers", str(tmp_path / "tiers.csv"), "--out", str(out), *paths]) == 0
+    assert "as Gaussian networks" in capsys.readouterr().out
+    for t in range(2):
+        edges = set(map(tuple, pd.read_csv(out / f"c{t}.edges.csv")[["source", "target"]].values))
+        assert ("z", "x") in edges and not edges & {("y", "z"), ("z", "y")}
+    pd.DataFrame({"source": ["x", "z"], "target": ["z", "x"]}).to_csv(tmp_path / "cycle.csv", index=False)
+    assert main(["learn", "--require", str(tmp_path / "cycle.csv"), "--out", str(tmp_path / "o2"), *paths]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("mtbn: error: required edges make the empty start graph cyclic") and \
+        len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o2").exists()

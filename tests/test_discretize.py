@@ -191,10 +191,16 @@ def test_learn_on_continuous_files_learns_gaussian_networks_without_an_option(tm
     terms = ", ".join(f"{p} {first['coefficients'][p][0]:.3g}" for p in first["parents"])
     assert f"| y | {terms}; sd {first['variance'][0] ** 0.5:.3g} |" in report
     assert (out / "report.html").exists()
-    line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--bootstrap", "5",
-                                           "--out", str(tmp_path / "G2")))
-    assert line == ("mtbn: error: --bootstrap is not available for continuous tasks (learned as Gaussian "
-                    "networks); drop it, or give --discretize to learn discrete networks")
+    # --bootstrap (refused before): the replicates' tables as for discrete tasks, the report's section.
+    proc = _run_cli("learn", *continuous_csvs, "--bootstrap", "4", "--restarts", "1", "--joint-restarts", "0",
+                    "--report", "--out", str(tmp_path / "G2"))
+    assert proc.returncode == 0, proc.stderr
+    boot = json.loads((tmp_path / "G2" / "summary.json").read_text())["bootstrap"]
+    assert boot["n_boot"] == 4 and set(boot["thresholds"]) == {"cond0", "cond1"}
+    strength = pd.read_csv(tmp_path / "G2" / "bootstrap" / "cond0.strength.csv")
+    assert list(strength.columns) == ["from", "to", "strength", "direction"] and strength["strength"].between(0, 1).all()
+    assert (tmp_path / "G2" / "bootstrap" / "cond1.averaged.edges.csv").exists()
+    assert "## Bootstrap" in (tmp_path / "G2" / "report.md").read_text()
     line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--penalty-search", "grid",
                                            "--out", str(tmp_path / "G3")))
     assert line.startswith("mtbn: error: --penalty-search is not available for continuous tasks; leave it at its "

@@ -13,6 +13,8 @@ from mtbn.exceptions import InvalidDataError
 from mtbn.learn.gaussian import learn_gaussian_structures
 from mtbn.score import BDeuScore, BGeScore, GaussianBICScore, make_scorer
 
+from helpers import all_dags
+
 
 def _data(seed=3, n_rows=40, n_vars=4):
     rng = np.random.default_rng(seed)
@@ -552,3 +554,134 @@ def test_the_gaussian_default_gives_one_answer_at_any_n_jobs():
     for a, b in zip(one.networks, two.networks):
         assert np.array_equal(a.intercepts, b.intercepts) and np.array_equal(a.variances, b.variances)
         assert all(np.array_equal(u, v) for u, v in zip(a.coefficients, b.coefficients))
+
+
+@pytest.mark.parametrize("constraints", [
+    {"required_edges": [("v3", "v0")]},
+    {"forbidden_edges": [("v0", "v1"), ("v1", "v0"), ("v2", "v3")]},
+    {"tiers": [["v3"], ["v2", "v1"], ["v0"]]},
+    {"required_edges": [("v1", "v2")], "forbidden_edges": [("v0", "v2"), ("v2", "v0")], "tiers": [["v3"], ["v0"]]},
+])
+def test_background_knowledge_gives_the_best_graph_it_allows(constraints):
+    # Truth by enumeration: of the 543 DAGs over 4 variables, those the constraints allow, each scored by the
+    # Gaussian BIC; the single-task search (one task) must reach the best of them, with every constraint held.
+    from mtbn.learn.checks import constraint_matrices
+
+    d = _data(seed=11, n_rows=300)
+    names = list(d.names)
+    required, forbidden = constraint_matrices(names, **constraints)
+    scorer = make_scorer(d, "bic-g")
+    allowed = [ps for ps in all_dags(4)
+               if all(u in ps[v] for u, v in np.argwhere(required))
+               and not any(forbidden[u, v] for v in range(4) for u in ps[v])]
+    best = max(sum(scorer.local_score(v, tuple(sorted(p))) for v, p in enumerate(ps)) for ps in allowed)
+    unconstrained = max(sum(scorer.local_score(v, tuple(sorted(p))) for v, p in enumerate(ps)) for ps in all_dags(4))
+    assert best < unconstrained - 1.0  # the knowledge excludes the data's own best graph
+    res = learn_gaussian_structures({"t": d}, score="bic-g", n_restarts=5, **constraints)
+    graph = res.graphs[0]
+    assert sum(scorer.local_score(v, tuple(sorted(p))) for v, p in enumerate(graph.parents)) == pytest.approx(best)
+    assert all(u in graph.parents[v] for u, v in np.argwhere(required))
+    assert not any(forbidden[u, v] for v in range(4) for u in graph.parents[v])
+
+
+def test_background_knowledge_holds_in_every_task_and_in_the_folds_searches(monkeypatch):
+    # Every search the learner runs (the penalty's folds, the single-task starts, the joint searches) is given
+    # the constraints, and every task's network holds them.
+    import mtbn.learn.gaussian as gaussian
+
+    rng = np.random.default_rng(5)
+
+    def site(b):
+        x = rng.normal(size=120)
+        y = b * x + rng.normal(size=120)
+        return pd.DataFrame({"x": x, "y": y, "z": y - x + rng.normal(size=120)})
+
+    tasks = {"a": site(1.0), "b": site(0.8), "c": site(1.2)}
+    seen = []
+    for name in ("hill_climb", "multitask_hill_climb"):
+        real = getattr(gaussian, name)
+
+        def watched(*args, real=real, **kwargs):
+            seen.append((kwargs["required"].copy(), kwargs["forbidden"].copy()))
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(gaussian, name, watched)
+    res = learn_gaussian_structures(tasks, required_edges=[("z", "x")], forbidden_edges=[("y", "z"), ("z", "y")],
+                                    n_restarts=2, n_joint_restarts=1)
+    names = ["x", "y", "z"]
+    assert len(seen) > len(tasks) * 2 * 5  # the folds' searches among them
+    for required, forbidden in seen:
+        assert np.argwhere(required).tolist() == [[2, 0]]
+        assert np.argwhere(forbidden).tolist() == [[1, 2], [2, 1]]
+    for g in res.graphs:
+        edges = set(g.edges(names=True))
+        assert ("z", "x") in edges and not {("y", "z"), ("z", "y")} & edges
+        assert g.names == tuple(names)
+
+
+@pytest.mark.parametrize("constraints, message", [
+    ({"required_edges": [("x", "y"), ("y", "x")]}, "required edges make the empty start graph cyclic: "),
+    ({"required_edges": [("x", "w")]}, "required_edges: unknown variable 'w' in edge ('x', 'w')."),
+    ({"required_edges": [("x", "y")], "forbidden_edges": [("x", "y")]},
+     "edge ('x', 'y') is both required and forbidden."),
+    ({"required_edges": [("x", "z"), ("y", "z")], "max_parents": 1},
+     "empty start graph gives 'z' 2 parents; max_parents is 1."),
+])
+def test_background_knowledge_of_continuous_tasks_is_checked_before_any_search(constraints, message):
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=list("xyz"))
+    with pytest.raises(Exception) as caught:
+        learn_gaussian_structures({"a": frame, "b": frame + 0.5}, **constraints)
+    assert str(caught.value).startswith(message)
+
+
+def _sites(seed=0, n=150):
+    rng = np.random.default_rng(seed)
+
+    def site(b):
+        x = rng.normal(size=n)
+        y = b * x + rng.normal(size=n)
+        return pd.DataFrame({"x": x, "y": y, "z": 0.6 * y + rng.normal(size=n), "w": rng.normal(size=n)})
+
+    return {"a": site(1.0), "b": site(0.8), "c": site(1.2)}
+
+
+def test_the_bootstrap_of_continuous_tasks_resamples_rows_and_learns_at_the_results_penalty():
+    # It was refused ("looks continuous; discretise it first"). Each replicate is the Gaussian learner on rows
+    # drawn with replacement from every task, at the penalty of the result on the original rows.
+    from mtbn.bootstrap import bootstrap_structures
+
+    tasks = _sites()
+    res = learn_gaussian_structures(tasks, penalty=0.9, n_restarts=2, n_joint_restarts=1)
+    boot = bootstrap_structures(tasks, n_boot=12, result=res, n_restarts=2, n_joint_restarts=1, random_state=3)
+    assert boot.task_names == ("a", "b", "c") and boot.variables == ("x", "y", "z", "w")
+    assert boot.penalty == 0.9 and boot.penalties == [0.9] * 12 and boot.pooled is False
+    for name in boot.task_names:
+        strength = {frozenset((r["from"], r["to"])): r["strength"] for _, r in boot.strength(name).iterrows()}
+        assert strength[frozenset("xy")] == 1.0 and strength[frozenset("yz")] == 1.0  # strong dependences
+        assert strength.get(frozenset("xz"), 0.0) < 0.5 and max(  # w is independent of everything
+            (v for k, v in strength.items() if "w" in k), default=0.0) < 0.5
+    # The same answers at any n_jobs, and each replicate is the learner on its rows: replicate 0 by hand.
+    again = bootstrap_structures(tasks, n_boot=12, result=res, n_restarts=2, n_joint_restarts=1, random_state=3,
+                                 n_jobs=2)
+    assert np.array_equal(boot.edges, again.edges)
+    base = int(np.random.default_rng(3).integers(0, 2**31 - 1))
+    rng = np.random.default_rng([base, 0])
+    drawn = {n: f.iloc[rng.integers(0, len(f), len(f))].reset_index(drop=True) for n, f in tasks.items()}
+    one = learn_gaussian_structures(drawn, penalty=0.9, parameter_sharing=None, n_restarts=2, n_joint_restarts=1,
+                                    random_state=base)
+    pos = {v: i for i, v in enumerate(boot.variables)}
+    for t, g in enumerate(one.graphs):
+        mine = {(boot.variables[u], boot.variables[v]) for u, v in np.argwhere(boot.edges[0, t])}
+        assert mine == set(g.edges(names=True)) and all(u in pos for u, _ in mine)
+
+
+def test_the_bootstrap_of_continuous_tasks_refuses_what_their_learner_does_not_take():
+    from mtbn.bootstrap import bootstrap_structures
+    from mtbn.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match=r"^interventions is not available for continuous tasks"):
+        bootstrap_structures(_sites(), n_boot=2, interventions={"a": []})
+    with pytest.raises(InvalidParameterError, match=r"^result is of the tasks \('a', 'b'\)"):
+        bootstrap_structures(_sites(), n_boot=2, result=learn_gaussian_structures(
+            {k: v for k, v in _sites().items() if k != "c"}, penalty=0.5, n_restarts=0, n_joint_restarts=0))

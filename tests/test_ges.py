@@ -1,7 +1,5 @@
 """Greedy equivalence search (mtbn.ges) against exhaustive enumeration and the properties of its pieces."""
 
-from itertools import combinations, product
-
 import numpy as np
 import pytest
 
@@ -12,18 +10,7 @@ from mtbn.graph import DAG, essential_graph, find_cycle
 from mtbn.networks import load_network, sample
 from mtbn.score import BDeuScore, GaussianBICScore
 
-
-def _all_dags(n):
-    pairs = list(combinations(range(n), 2))
-    for marks in product((0, 1, 2), repeat=len(pairs)):
-        parents = [set() for _ in range(n)]
-        for (a, b), m in zip(pairs, marks):
-            if m == 1:
-                parents[b].add(a)
-            elif m == 2:
-                parents[a].add(b)
-        if not find_cycle(parents):
-            yield parents
+from helpers import all_dags
 
 
 def _gaussian_task(seed, n_rows=2000):
@@ -36,13 +23,13 @@ def _gaussian_task(seed, n_rows=2000):
 
 
 def test_the_number_of_dags_on_four_nodes_is_543():
-    assert sum(1 for _ in _all_dags(4)) == 543  # OEIS A003024: the enumeration below is complete
+    assert sum(1 for _ in all_dags(4)) == 543  # OEIS A003024: the enumeration below is complete
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_ges_reaches_the_best_gaussian_bic_of_all_543_dags(seed):
     scorer = GaussianBICScore(_gaussian_task(seed))
-    best = max(scorer.score(p) for p in _all_dags(4))
+    best = max(scorer.score(p) for p in all_dags(4))
     res = greedy_equivalence_search(GaussianBICScore(_gaussian_task(seed)), names="abcd")
     assert res.log_score == pytest.approx(best, abs=1e-9)
     assert essential_graph(res.graph)[0] == {("a", "c"), ("b", "c"), ("c", "d")}  # all compelled
@@ -56,7 +43,7 @@ def test_ges_reaches_the_best_bdeu_of_all_dags_on_four_asia_variables():
     from mtbn.data import from_dataframe
 
     d = from_dataframe(sub)
-    best = max(BDeuScore(d).score(p) for p in _all_dags(4))
+    best = max(BDeuScore(d).score(p) for p in all_dags(4))
     assert greedy_equivalence_search(BDeuScore(d)).log_score == pytest.approx(best, abs=1e-9)
 
 
@@ -103,7 +90,7 @@ def test_a_pdag_without_a_consistent_extension_is_refused():
 
 def test_ges_from_a_complete_dag_deletes_down_to_the_best_class():
     scorer = GaussianBICScore(_gaussian_task(4))
-    best = max(scorer.score(p) for p in _all_dags(4))
+    best = max(scorer.score(p) for p in all_dags(4))
     complete = [set(range(v)) for v in range(4)]
     res = greedy_equivalence_search(GaussianBICScore(_gaussian_task(4)), start=complete, names="abcd")
     assert res.trace[0] == pytest.approx(scorer.score(complete)) and res.log_score == pytest.approx(best, abs=1e-9)

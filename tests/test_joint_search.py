@@ -23,6 +23,8 @@ from mtbn.networks import load_network, sample
 from mtbn.priors import make_prior
 from mtbn.score import BDeuScore
 
+from helpers import all_dags
+
 
 def _tasks(names, k=3, n=200, seed=0):
     net = load_network("asia")
@@ -85,27 +87,6 @@ def test_best_configuration_by_enumeration_equals_task_by_task_oracle(prior_name
                 assert enumerated[0] != exclude
 
 
-def _all_dags(n):
-    """Every DAG over n nodes as parent sets (via the states of the n(n-1)/2 pairs)."""
-    pairs = list(itertools.combinations(range(n), 2))
-    for states in itertools.product(range(3), repeat=len(pairs)):
-        parents = [set() for _ in range(n)]
-        for (i, j), s in zip(pairs, states):
-            if s == 1:
-                parents[j].add(i)
-            elif s == 2:
-                parents[i].add(j)
-        # Acyclic iff repeatedly removing parentless nodes empties the graph.
-        left = set(range(n))
-        while True:
-            roots = [v for v in left if not (parents[v] & left)]
-            if not roots:
-                break
-            left -= set(roots)
-        if not left:
-            yield parents
-
-
 # Problems (4 tasks, 5 variables, few rows) on which the former search (plain
 # greedy from the single-task graphs, no restarts) stops below the optimum.
 HARD = [
@@ -120,7 +101,7 @@ FORMER = dict(start="single-task", tabu_length=0, max_tabu_iter=0, n_joint_resta
 
 
 def _exhaustive_optimum(scorers, n_vars):
-    return max(sum(s.score(p) for s in scorers) for p in _all_dags(n_vars))
+    return max(sum(s.score(p) for s in scorers) for p in all_dags(n_vars))
 
 
 @pytest.mark.slow

@@ -292,6 +292,35 @@ def read_constraints(require, forbid, tiers):
             "tiers": rows}
 
 
+#: What ``--bootstrap`` writes, as ``summary.json`` lists it.
+BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
+                   "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
+                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold); with "
+                   "--interventions bootstrap/mechanisms.csv (task x variable: how often its mechanism changes)")
+
+
+def bootstrap_summary(boot, n_boot, averaged):
+    """``summary.json``'s ``bootstrap`` entry: the replicates, their penalty and structures, each task's threshold."""
+    return {"n_boot": n_boot, "penalty": boot.penalty,
+            "structures": "interventional" if boot.changed is not None else "pooled" if boot.pooled else "multitask",
+            "learned_alone": list(boot.alone), "thresholds": {name: thr for name, (_, thr) in averaged.items()},
+            "files": BOOTSTRAP_FILES}
+
+
+def write_bootstrap(out, boot, averaged, stems):
+    """``--bootstrap``'s files in ``out/bootstrap`` (:data:`BOOTSTRAP_FILES`): ``averaged`` is each task's
+    ``(averaged network, threshold)`` by name, ``stems`` each task's file stem."""
+    folder = os.path.join(out, "bootstrap")
+    os.makedirs(folder)
+    boot.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
+    for name, (dag, _) in averaged.items():
+        boot.strength(name).to_csv(os.path.join(folder, f"{stems[name]}.strength.csv"), index=False)
+        dag.write(os.path.join(folder, f"{stems[name]}.averaged.edges.csv"))
+    frequency = boot.mechanism_frequency()
+    if frequency is not None:  # task x variable: how often the mechanism changes
+        frequency.rename_axis("task").to_csv(os.path.join(folder, "mechanisms.csv"))
+
+
 # ---------------------------------------------------------------------------
 # --from: the structures and distances of an earlier run
 # ---------------------------------------------------------------------------

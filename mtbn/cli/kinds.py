@@ -40,10 +40,12 @@ register("numbers-with-labels", InvalidDataError,
 STRAY_LABELS = 3
 
 #: The options of ``mtbn learn`` that are not learner settings, refused for every kind of data but the discrete
-#: one when set (dest: flag).
+#: one when set (dest: flag); :data:`KNOWLEDGE_FILES` are read for a kind whose learner takes background knowledge.
 COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "--forbid", "tiers": "--tiers",
                 "export": "--export", "task_column": "--task-column", "predict": "--predict",
                 "predict_children": "--predict-children"}
+#: The background knowledge files (dest), read into ``required_edges``, ``forbidden_edges`` and ``tiers``.
+KNOWLEDGE_FILES = ("require", "forbid", "tiers")
 
 
 def kind_frames(paths, progress=None):
@@ -153,11 +155,20 @@ def cmd_learn_kind(args, kind, frames):
     from mtbn.learn.settings import MULTITASK
 
     what = dict(kind=kind.description or kind.name, learned_as=kind.learned_as)
+    from mtbn.learn.kinds import DataKind
+
+    knows = {"required_edges", "forbidden_edges", "tiers"} <= set(kind.settings)  # background knowledge files read
+    resamples = type(kind).task_data is not DataKind.task_data  # --bootstrap
     for dest, flag in COMMAND_ONLY.items():
-        if getattr(args, dest, None):
+        if getattr(args, dest, None) and not (knows and dest in KNOWLEDGE_FILES) \
+                and not (resamples and dest == "bootstrap"):
             raise _usage_error("kind-option", option=flag, **what)
-    settings = kind_settings(kind, MULTITASK.from_args(args), MULTITASK.defaults(),
-                             {s.name: s.flag for s in MULTITASK if s.flag})
+    given = MULTITASK.from_args(args)
+    if knows:
+        from mtbn.cli.files import read_constraints
+
+        given.update(read_constraints(args.require, args.forbid, args.tiers))
+    settings = kind_settings(kind, given, MULTITASK.defaults(), {s.name: s.flag for s in MULTITASK if s.flag})
     frames = _complete(frames, args.csv, bool(args.dropna))
     return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
                               lambda done, out, progress: _write(args, kind, done, out),
@@ -203,25 +214,38 @@ def _learn(args, kind, frames, settings, progress):
     summary = {"kind": kind.name, "penalty": res.penalty,
                "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
                          for name, g in zip(res.task_names, res.graphs)},
-               "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)},
-               "seconds": time.perf_counter() - t0}
-    return res, summary
+               "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)}}
+    boot = averaged = None
+    if args.bootstrap:  # the replicates at the learner's penalty (its structures only)
+        from mtbn.bootstrap import bootstrap_structures
+        from mtbn.cli.files import bootstrap_summary
+
+        boot = bootstrap_structures(frames, n_boot=args.bootstrap, result=res, progress=progress,
+                                    **{k: v for k, v in settings.items() if k != "progress"})
+        averaged = {name: boot.averaged_network(name) for name in boot.task_names}
+        summary["bootstrap"] = bootstrap_summary(boot, args.bootstrap, averaged)
+    summary["seconds"] = time.perf_counter() - t0
+    return res, summary, boot, averaged
 
 
 def _write(args, kind, done, out):
-    res, summary = done
+    res, summary, boot, averaged = done
     summary.update(kind.write(res, out))
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, default=float)
     if args.report:
         from mtbn.report import write_learn_report
 
-        write_learn_report(res, out, options=summary["options"])
+        write_learn_report(res, out, bootstrap=boot, options=summary["options"])
+    if boot is not None:
+        from mtbn.cli.files import write_bootstrap
+
+        write_bootstrap(out, boot, averaged, {name: name for name in boot.task_names})  # a task is its file's stem
     return None
 
 
 def _print(kind, done):
-    res, summary = done
+    res, summary = done[:2]
     score = f"{summary['score']}, " if "score" in summary else ""
     print(f"learned {len(res.task_names)} {kind.description or kind.name} task(s) as {kind.learned_as} ({score}penalty "
           f"{res.penalty:g}) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")

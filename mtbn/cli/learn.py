@@ -119,10 +119,6 @@ def _add_learn_knowledge(p, data):
 _Learned = namedtuple("_Learned", "taskset result bootstrap averaged summary stems predicted")
 
 
-BOOTSTRAP_FILES = ("bootstrap/<task>.strength.csv (per task: from, to, strength, direction), "
-                   "bootstrap/edges.csv (per adjacency: each task's strength, present in all / one / no task), "
-                   "bootstrap/<task>.averaged.edges.csv (the averaged network at the threshold); with "
-                   "--interventions bootstrap/mechanisms.csv (task x variable: how often its mechanism changes)")
 
 
 def cmd_learn(args):
@@ -278,12 +274,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
         if res.transfer is not None:
             summary["transfer"] = res.transfer
     if boot is not None:
-        summary["bootstrap"] = {"n_boot": args.bootstrap, "penalty": boot.penalty,
-                                "structures": "interventional" if boot.changed is not None else
-                                "pooled" if boot.pooled else "multitask",
-                                "learned_alone": list(boot.alone),
-                                "thresholds": {name: thr for name, (_, thr) in averaged.items()},
-                                "files": BOOTSTRAP_FILES}
+        summary["bootstrap"] = files.bootstrap_summary(boot, args.bootstrap, averaged)
     return summary
 
 
@@ -301,16 +292,7 @@ def _write_learned(args, done, out):
 
         write_learn_report(done.result, out, bootstrap=done.bootstrap, options=done.summary["options"])
     if done.bootstrap is not None:
-        folder = os.path.join(out, "bootstrap")
-        os.makedirs(folder)
-        done.bootstrap.edge_table().to_csv(os.path.join(folder, "edges.csv"), index=False)
-        for name, (dag, _) in done.averaged.items():
-            stem = done.stems[name]
-            done.bootstrap.strength(name).to_csv(os.path.join(folder, f"{stem}.strength.csv"), index=False)
-            dag.write(os.path.join(folder, f"{stem}.averaged.edges.csv"))
-        frequency = done.bootstrap.mechanism_frequency()
-        if frequency is not None:  # task x variable: how often the mechanism changes
-            frequency.rename_axis("task").to_csv(os.path.join(folder, "mechanisms.csv"))
+        files.write_bootstrap(out, done.bootstrap, done.averaged, done.stems)
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(done.summary, fh, indent=2)
 

@@ -10,7 +10,9 @@ guard (the chosen penalty must beat delta = 0 by more than a paired standard err
 must be more alike than under relabelling; :func:`mtbn.learn.guard.check_transfer`). Parameter sharing (each
 task's coefficients shrunk towards the tasks' pooled within-task regression) is chosen on the same folds, each
 strength scored on rows that neither the fold's structures nor its fit saw; it is off when the guard's
-relatedness test finds the tasks unrelated or ``prior="none"``, as in the discrete default.
+relatedness test finds the tasks unrelated or ``prior="none"``, as in the discrete default. Background knowledge
+(required and forbidden edges, tiers, pgmpy's ``ExpertKnowledge``) holds in every search, the folds' included;
+GES, which knows none of it, gives its DAG cut to what the knowledge allows as the single-task climb's start.
 """
 
 from dataclasses import dataclass, field
@@ -26,6 +28,7 @@ from mtbn.graph import DAG
 from mtbn.heldout import ValidationScores, kfold_splits
 from mtbn.joint import multitask_hill_climb
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID, SELECTION_JOINT_RESTARTS, SELECTION_RESTARTS
+from mtbn.learn.checks import check_constraints, constraint_matrices
 from mtbn.learn.guard import check_transfer
 from mtbn.learn.kinds import DataKind, named_frames, register_data_kind
 from mtbn.learn.settings import MULTITASK
@@ -181,16 +184,39 @@ def _singles(scorers, variables, settings, seed):
     greedy equivalence search reaches (:mod:`mtbn.ges`) and from the empty graph (the first on a tie), so at
     least as good as GES and as the climb alone."""
     rng = np.random.default_rng([seed, 1])
-    n = len(variables)
+    required, forbidden, base = _constraints(settings)
     out = []
     for s in scorers:
         ges = greedy_equivalence_search(s, max_parents=settings["max_parents"]).graph.parents
-        found = [hill_climb(s, [set(p) for p in start], max_parents=settings["max_parents"],
-                            n_restarts=settings["n_restarts"], tabu_length=10, max_tabu_iter=10, rng=rng,
-                            names=variables) for start in (ges, [set() for _ in range(n)])]
+        if required.any() or forbidden.any():  # GES's DAG within the constraints: the required edges, then its own
+            ges = _within(ges, required, forbidden, base, settings["max_parents"], variables)
+        found = [hill_climb(s, [set(p) for p in start], max_parents=settings["max_parents"], required=required,
+                            forbidden=forbidden, n_restarts=settings["n_restarts"], tabu_length=10, max_tabu_iter=10,
+                            rng=rng, names=variables) for start in (ges, base)]
         best = found[0] if found[0].log_score >= found[1].log_score - TIE_TOLERANCE else found[1]
         out.append([set(p) for p in best.graph.parents])
     return out
+
+
+def _constraints(settings):
+    """The required and forbidden edge matrices of the search ``settings`` and the graph of the required edges
+    alone (parent sets), the start that stands for the empty graph."""
+    return settings["required"], settings["forbidden"], settings["base"]
+
+
+def _within(parents, required, forbidden, base, max_parents, variables):
+    """``parents`` (a DAG's parent sets) made a start the constraints allow: the required edges (``base``), then
+    each of its edges in order that is not forbidden, closes no cycle with those kept and stays within
+    ``max_parents``."""
+    from mtbn.graph import SearchGraph
+
+    graph = SearchGraph([set(p) for p in base])
+    for v, ps in enumerate(parents):
+        for u in sorted(ps):
+            full = max_parents is not None and len(graph.parents[v]) >= max_parents
+            if not (forbidden[u, v] or graph.adj[u, v] or full) and graph.can_add(u, v):
+                graph.add(u, v)
+    return [set(p) for p in graph.parents]
 
 
 def _joint(scorers, singles, penalty, prior, variables, settings, seed):
@@ -198,9 +224,11 @@ def _joint(scorers, singles, penalty, prior, variables, settings, seed):
     k, n = len(scorers), len(variables)
     if penalty == 0.0 or prior == "none":
         return [DAG([set(p) for p in ps], variables) for ps in singles]
-    empty_start = [[set() for _ in range(n)] for _ in range(k)]
+    required, forbidden, base = _constraints(settings)
+    empty_start = [[set(p) for p in base] for _ in range(k)]  # the required edges
     res = multitask_hill_climb(scorers, singles, make_prior(prior, penalty, k), extra_starts=[empty_start],
                                local_index=np.tile(np.arange(n), (k, 1)), max_parents=settings["max_parents"],
+                               required=required, forbidden=forbidden,
                                tabu_length=10, max_tabu_iter=10, n_restarts=settings["n_joint_restarts"],
                                rng=[np.random.default_rng([seed, 2, i]) for i in range(2)])
     return [DAG([set(p) for p in g.parents], variables) for g in res.graphs]
@@ -209,7 +237,8 @@ def _joint(scorers, singles, penalty, prior, variables, settings, seed):
 def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="bge", max_parents=None,
                               n_restarts=MULTITASK["n_restarts"].default,
                               n_joint_restarts=MULTITASK["n_joint_restarts"].default, cv=5, penalty_grid=None, selection_rule="one-se",
-                              force_transfer=False, parameter_sharing="auto", random_state=0, n_jobs=None,
+                              force_transfer=False, parameter_sharing="auto", required_edges=None,
+                              forbidden_edges=None, tiers=None, knowledge=None, random_state=0, n_jobs=None,
                               progress=None):
     """Learn the linear Gaussian network of every continuous task jointly.
 
@@ -250,6 +279,13 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
         folds, each scored on rows that neither its structures (learned on the fold's training rows) nor its fit
         saw, with ``selection_rule`` (the one-standard-error rule leans toward no sharing); no sharing with a
         given penalty, a single task, ``prior="none"``, or tasks the guard's relatedness test finds unrelated.
+    required_edges, forbidden_edges : list of (parent, child), DAG or networkx graph, optional
+        Edges every task's network must have, or must not have (names), in every search (the folds' too), as
+        in :func:`mtbn.learn.learn_structures`.
+    tiers : sequence of sequences of names, optional
+        A temporal order: no edge from a later tier into an earlier one.
+    knowledge : pgmpy ExpertKnowledge, optional
+        Its required and forbidden edges, temporal order and search space, added to the above.
     random_state : int, default 0
         Seed of every random choice (folds, restarts, the relatedness test).
     n_jobs : int, optional
@@ -288,7 +324,11 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
     seed = int(check_random_state(random_state).integers(2**31))
     if len(datas) == 1:  # nothing to couple or share: the task learned alone
         penalty, parameter_sharing = 0.0, None
-    settings = {"max_parents": max_parents, "n_restarts": n_restarts, "n_joint_restarts": n_joint_restarts}
+    required, forbidden = constraint_matrices(list(variables), required_edges, forbidden_edges, tiers, knowledge)
+    base = check_constraints([set() for _ in variables], required, forbidden, list(variables), max_parents,
+                             "empty start")  # the required edges alone, checked (cycles, max_parents, conflicts)
+    settings = {"max_parents": max_parents, "n_restarts": n_restarts, "n_joint_restarts": n_joint_restarts,
+                "required": required, "forbidden": forbidden, "base": base}
     scorers = [make_scorer(d, score) for d in datas]
     path, transfer, sharing, singles = [], None, None, None
     say = reporter(progress)
@@ -351,7 +391,7 @@ class GaussianKind(DataKind):
     learned_as = "Gaussian networks"
     settings = ("prior", "penalty", "score", "max_parents", "cv", "selection_rule", "force_transfer",
                 "penalty_grid", "n_restarts", "n_joint_restarts", "random_state", "parameter_sharing", "n_jobs",
-                "progress")
+                "progress", "required_edges", "forbidden_edges", "tiers", "knowledge")
     instead = "discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete networks"
     numbers_only = True  # looks_continuous: None (not claimed) as soon as a cell is not a number
     needs_fractions = True  # looks_continuous: False while every value is whole
@@ -379,6 +419,11 @@ class GaussianKind(DataKind):
             s["prior"], s["penalty"] = "paired", 0.0
         frames = {name: d if isinstance(d, ContinuousData) else _numbers(d) for name, d in named_frames(tasks)}
         return learn_gaussian_structures(frames, **s)
+
+    def task_data(self, tasks):
+        names, _, datas = _tasks({name: d if isinstance(d, ContinuousData) else _numbers(d)
+                                  for name, d in named_frames(tasks)})
+        return dict(zip(names, datas))
 
     def pgmpy_networks(self, result):
         from mtbn.networks.gaussian import to_pgmpy_gaussian

@@ -149,6 +149,22 @@ class DataKind:
         """
         raise error("data-kind-incomplete", name=self.name, method="mean_log_likelihoods")
 
+    def task_data(self, tasks: Any) -> Any:
+        """The tasks as ``{name: data}``, each ``data`` with ``n_samples`` (its rows), ``names`` (its variables, the
+        same in every task) and ``take(rows)`` (those rows, a task :meth:`learn` takes): what the bootstrap
+        resamples. None (the default): the kind has no bootstrap.
+
+        Parameters
+        ----------
+        tasks : object
+            Tasks this kind claims.
+
+        Returns
+        -------
+        dict of str -> object, or None
+        """
+        return None
+
     def write(self, result: Any, out: str) -> dict:
         """Write each task's network into the folder ``out`` (at least ``<task>.edges.csv``).
 

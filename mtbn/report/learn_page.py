@@ -171,9 +171,10 @@ def _interventions_page(result, bootstrap=None):
     return doc
 
 
-def _gaussian_page(result, options=None, top=40):
+def _gaussian_page(result, options=None, top=40, bootstrap=None):
     """The page of a :class:`~mtbn.learn.gaussian.GaussianResult` (linear Gaussian networks): the verdict, the
-    tasks, the penalty path, the structures, the edges that differ and each variable's regression per task."""
+    tasks, the penalty path, the structures, the edges that differ, each variable's regression per task and (with
+    ``bootstrap``) the replicates' frequencies."""
     names = [str(n) for n in result.task_names]
     graphs = dict(zip(names, result.graphs))
     score = (options or {}).get("score", "bge")
@@ -210,10 +211,7 @@ def _gaussian_page(result, options=None, top=40):
                   [[format_penalty(p), format_number(m, 6), format_number(e, 2), "chosen" if p == selected else ""]
                    for p, m, e in result.penalty_path], numeric=(0, 1, 2),
                   row_classes={i: "chosen" for i, (p, _, _) in enumerate(result.penalty_path) if p == selected})
-    doc.heading("Structures")
-    doc.figure(lambda: _png(plot_tasks(graphs)), "the tasks' structures",
-               "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one).")
-    _differing_edges_section(doc, names, graphs, None)
+    _structures_section(doc, names, graphs, bootstrap)
     doc.heading("Regressions")
     doc.para("Each variable as its network fits it in each task: its parents' coefficients and the residual "
              "standard deviation (sd).")
@@ -233,14 +231,26 @@ def _gaussian_page(result, options=None, top=40):
     doc.table(["variable"] + names, cells)
     if len(variables) > top:
         doc.para(f"{len(variables) - top} more variables (every coefficient is in DIR/<task>.gaussian.json, pgmpy's JSON).")
+    if bootstrap is not None:
+        _bootstrap_section(doc, bootstrap)
     return doc
+
+
+def _structures_section(doc, names, graphs, bootstrap):
+    """The tasks' structures on one layout (edge widths: the bootstrap's frequencies) and the edges that differ."""
+    doc.heading("Structures")
+    strength = task_strengths(bootstrap, names)  # None without a bootstrap
+    doc.figure(lambda: _png(plot_tasks(graphs, strength=strength)), "the tasks' structures",
+               "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one)"
+               + ("; its width, how often the bootstrap replicates have it." if strength else "."))
+    _differing_edges_section(doc, names, graphs, strength)
 
 
 def _learn_page(result, bootstrap=None, options=None):
     """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only), or of a
     :class:`~mtbn.learn.gaussian.GaussianResult`."""
     if not hasattr(result, "task_log_likelihoods"):  # linear Gaussian networks
-        return _gaussian_page(result, options)
+        return _gaussian_page(result, options, bootstrap=bootstrap)
     if result.interventions is not None:
         return _interventions_page(result, bootstrap)
     names = [str(n) for n in result.task_names]
@@ -257,12 +267,7 @@ def _learn_page(result, bootstrap=None, options=None):
     doc.table(["task", "edges", "BDeu", "held-out gain", "SE", "transfer", "relatedness p"],
               _task_rows(result, names, graphs), numeric=(1, 2, 3, 4, 6))
     _penalty_path_section(doc, result)
-    doc.heading("Structures")
-    strength = task_strengths(bootstrap, names)  # None without a bootstrap
-    doc.figure(lambda: _png(plot_tasks(graphs, strength=strength)), "the tasks' structures",
-               "Every task on one layout; an edge's colour says how many tasks have it (grey: all, red: one)"
-               + ("; its width, how often the bootstrap replicates have it." if strength else "."))
-    _differing_edges_section(doc, names, graphs, strength)
+    _structures_section(doc, names, graphs, bootstrap)
     if result.sharing_strength is not None:
         _sharing_section(doc, result, names)
     if bootstrap is not None:

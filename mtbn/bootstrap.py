@@ -46,7 +46,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
 from mtbn.learn.checks import check_one_value_columns, parts_of_checked_data
-from mtbn.learn.kinds import DATA_KINDS, kind_of, kind_settings
+from mtbn.learn.kinds import DATA_KINDS, kind_of, kind_settings, split_by_task_column
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -608,11 +608,13 @@ def bootstrap_structures(tasks: Any, *, n_boot: int = 100, reselect_penalty: boo
         del learn_kwargs[name]
     if result is not None and reselect_penalty:
         raise error("bootstrap-result-reselect")
-    kind = kind_of(tasks)  # continuous tasks, or a registered kind of data: its own learner in every replicate
+    split = split_by_task_column(tasks, learn_kwargs["task_column"])
+    kind = kind_of(split)  # continuous tasks, or a registered kind of data: its own learner in every replicate
     if kind is not None:
-        return _bootstrap_kind(kind, tasks, learn_kwargs, n_boot=n_boot, reselect_penalty=reselect_penalty,
-                               random_state=random_state, n_jobs=n_jobs, progress=progress, resample=resample,
-                               result=result)
+        return _bootstrap_kind(kind, split, dict(learn_kwargs, task_column=None), n_boot=n_boot,
+                               reselect_penalty=reselect_penalty, random_state=random_state, n_jobs=n_jobs,
+                               progress=progress, resample=resample, result=result)
+    del split  # make_taskset splits the rows again: one copy held, not two
     ts = make_taskset(tasks, task_column=learn_kwargs.pop("task_column", None))
     if result is not None and not isinstance(result, MultitaskResult):
         raise error("bootstrap-result-type", got=type(result).__name__)

@@ -14,7 +14,7 @@ import numpy as np
 
 from mtbn.exceptions import InvalidDataError, InvalidParameterError, NotFittedError, not_fitted
 from mtbn.learn import as_discrete_data, learn_structure, learn_structures
-from mtbn.learn.kinds import DATA_KINDS, kind_of
+from mtbn.learn.kinds import DATA_KINDS, DataKind, kind_of, split_by_task_column
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE, Settings
 from mtbn.messages import error, register
 
@@ -472,8 +472,8 @@ class MultitaskStructureLearner(_Estimator):
             tasks, params["task_column"] = _array_tasks(tasks, params["task_column"])
         n_bootstrap = ESTIMATOR_ONLY["n_bootstrap"].checked(params.pop("n_bootstrap"))  # checked before the work
         params["score"] = params.pop("scoring")
-        kind = kind_of(tasks)
-        if kind is not None and n_bootstrap:
+        kind = kind_of(split_by_task_column(tasks, params["task_column"]))
+        if kind is not None and n_bootstrap and type(kind).task_data is DataKind.task_data:
             raise error("data-kind-setting", setting="n_bootstrap", kind=kind.description or kind.name,
                         instead=kind.instead)
         res = learn_structures(tasks, **params)
@@ -481,13 +481,13 @@ class MultitaskStructureLearner(_Estimator):
         self.__dict__.pop("_networks_cache", None)
         self.__dict__.pop("bootstrap_", None)
         self.data_kind_ = "discrete" if kind is None else kind.name
-        if kind is not None:
-            return self._fitted_kind(kind, res)
         if n_bootstrap:
             # The estimator is the front end: it may call the bootstrap layer above learn_structures.
             from mtbn.bootstrap import bootstrap_structures
 
             self.bootstrap_ = bootstrap_structures(tasks, n_boot=n_bootstrap, **params, result=res)
+        if kind is not None:
+            return self._fitted_kind(kind, res)
         self.result_ = res
         self.search_result_ = res.search
         self.dags_ = dict(zip(res.task_names, res.graphs))
@@ -596,9 +596,10 @@ class MultitaskStructureLearner(_Estimator):
         from mtbn.networks import log_likelihood
 
         self._check_fitted("bayesian_networks_")
-        if self.data_kind_ != "discrete":
-            return float(np.mean(list(DATA_KINDS[self.data_kind_].mean_log_likelihoods(self.result_,
-                                                                                        tasks).values())))
+        if self.data_kind_ != "discrete":  # split as at fit
+            lls = DATA_KINDS[self.data_kind_].mean_log_likelihoods(self.result_, split_by_task_column(
+                tasks, self.task_column_))
+            return float(np.mean(list(lls.values())))
         task_column = self.task_column_
         if isinstance(tasks, np.ndarray):  # columns by position, as at fit
             width = [f"x{j}" for j in range(self.n_features_in_)]

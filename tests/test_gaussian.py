@@ -685,3 +685,34 @@ def test_the_bootstrap_of_continuous_tasks_refuses_what_their_learner_does_not_t
     with pytest.raises(InvalidParameterError, match=r"^result is of the tasks \('a', 'b'\)"):
         bootstrap_structures(_sites(), n_boot=2, result=learn_gaussian_structures(
             {k: v for k, v in _sites().items() if k != "c"}, penalty=0.5, n_restarts=0, n_joint_restarts=0))
+
+
+def test_one_table_of_continuous_tasks_split_by_a_task_column_is_the_tasks_given_apart(tmp_path, capsys):
+    # It was refused ("looks continuous; discretise it first"): learn_structures, the estimator, the bootstrap and
+    # mtbn learn --task-column now split the rows and learn them as the same tasks given one by one.
+    from mtbn.bootstrap import bootstrap_structures
+    from mtbn.cli import main
+    from mtbn.estimators import MultitaskStructureLearner
+    from mtbn.learn import learn_structures
+
+    tasks = _sites(seed=4)
+    table = pd.concat([f.assign(site=name) for name, f in tasks.items()], ignore_index=True)
+    settings = dict(penalty=0.9, n_restarts=1, n_joint_restarts=1)
+    apart = learn_structures(tasks, **settings)
+    together = learn_structures(table, task_column="site", **settings)
+    assert together.task_names == apart.task_names
+    assert [g.edges(names=True) for g in together.graphs] == [g.edges(names=True) for g in apart.graphs]
+    assert all(np.array_equal(a.intercepts, b.intercepts) for a, b in zip(together.networks, apart.networks))
+    est = MultitaskStructureLearner(task_column="site", n_bootstrap=3, **settings).fit(table)
+    assert est.score(table) == pytest.approx(MultitaskStructureLearner(**settings).fit(tasks).score(tasks))
+    assert np.array_equal(est.bootstrap_.edges, bootstrap_structures(tasks, n_boot=3, result=apart,
+                                                                     **settings).edges)
+    table.to_csv(tmp_path / "all.csv", index=False)
+    assert main(["learn", "--task-column", "site", "--penalty", "0.9", "--restarts", "1", "--joint-restarts", "1",
+                 "--out", str(tmp_path / "out"), str(tmp_path / "all.csv")]) == 0
+    assert "3 continuous task(s) as Gaussian networks" in capsys.readouterr().out
+    for name, g in zip(apart.task_names, apart.graphs):
+        edges = pd.read_csv(tmp_path / "out" / f"{name}.edges.csv")
+        assert set(map(tuple, edges[["source", "target"]].values)) == set(g.edges(names=True))
+    assert main(["learn", "--task-column", "place", "--out", str(tmp_path / "o2"), str(tmp_path / "all.csv")]) == 2
+    assert capsys.readouterr().err.strip() == "mtbn: error: task_column 'place' is not a column of the DataFrame."

@@ -18,7 +18,7 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["kind_frames", "cmd_learn_kind", "stray_labels"]
+__all__ = ["kind_frames", "kind_frames_of_column", "cmd_learn_kind", "stray_labels"]
 
 register("kind-option", _UsageError,
          "{option} is not available for {kind} tasks (learned as {learned_as}); drop it, or give --discretize "
@@ -89,6 +89,46 @@ def kind_frames(paths, progress=None):
     return None if kind is None else (kind, frames)
 
 
+def kind_frames_of_column(path, task_column, progress=None):
+    """``(kind, {task: DataFrame})`` when a registered kind of data claims the tasks of the file ``path`` split by
+    the values of ``task_column`` (``mtbn learn --task-column``), else None. Its first
+    :data:`mtbn.data.csvfile.CHUNK_ROWS` rows are asked first, so a file no kind claims (discrete data) is read
+    once more only in part; a file that cannot be read so is left to the discrete reader, which says why.
+
+    Parameters
+    ----------
+    path : str
+        The CSV file.
+    task_column : str
+        The column whose values name the tasks.
+    progress : Reporter, optional
+        Sees the file read.
+
+    Returns
+    -------
+    tuple of (DataKind, dict of str -> pandas.DataFrame) or None
+        The tasks as the cells' text, the task column dropped.
+    """
+    import pandas as pd
+
+    from mtbn.data.csvfile import CHUNK_ROWS, read_csv_frame
+    from mtbn.learn.kinds import kind_of, split_by_task_column
+
+    try:
+        head = pd.read_csv(path, nrows=CHUNK_ROWS, dtype=str, keep_default_na=False, index_col=False,
+                           encoding="utf-8-sig")
+    except (ValueError, OSError, pd.errors.ParserError):  # the discrete reader names what is wrong
+        return None
+    head.columns = [str(c).strip() for c in head.columns]
+    if task_column not in head.columns:
+        raise error("task-column-missing", column=task_column)
+    if kind_of(split_by_task_column(head, task_column)) is None:
+        return None
+    frames = split_by_task_column(read_csv_frame(path, progress=progress), task_column)
+    kind = kind_of(frames)
+    return None if kind is None else (kind, frames)
+
+
 def stray_labels(paths):
     """The error for files of numbers that hold a few cells of at most :data:`STRAY_LABELS` labels (a word
     marking missing values: ``NA``, ``nan``, ``?``) and that, read with those cells missing, a registered kind
@@ -133,7 +173,7 @@ def stray_labels(paths):
                  count=sum(labels.values()), labels=", ".join(map(repr, sorted(labels))))
 
 
-def cmd_learn_kind(args, kind, frames):
+def cmd_learn_kind(args, kind, frames, split=False):
     """Learn the tasks ``frames`` of ``kind`` with its learner and write them into ``--out``.
 
     Parameters
@@ -144,6 +184,8 @@ def cmd_learn_kind(args, kind, frames):
         The kind that claimed the tasks (:func:`kind_frames`).
     frames : dict of str -> pandas.DataFrame
         The tasks.
+    split : bool, default False
+        The tasks are one file's, split by ``--task-column`` (:func:`kind_frames_of_column`).
 
     Returns
     -------
@@ -161,9 +203,9 @@ def cmd_learn_kind(args, kind, frames):
     resamples = type(kind).task_data is not DataKind.task_data  # --bootstrap
     for dest, flag in COMMAND_ONLY.items():
         if getattr(args, dest, None) and not (knows and dest in KNOWLEDGE_FILES) \
-                and not (resamples and dest == "bootstrap"):
+                and not (resamples and dest == "bootstrap") and not (split and dest == "task_column"):
             raise _usage_error("kind-option", option=flag, **what)
-    given = MULTITASK.from_args(args)
+    given = dict(MULTITASK.from_args(args), task_column=None)  # tasks already split
     if knows:
         from mtbn.cli.files import read_constraints
 

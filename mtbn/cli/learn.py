@@ -8,7 +8,7 @@ from collections import namedtuple
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
 from mtbn.cli.files import read_constraints, read_taskset
-from mtbn.cli.kinds import cmd_learn_kind, kind_frames, stray_labels
+from mtbn.cli.kinds import cmd_learn_kind, kind_frames, kind_frames_of_column, stray_labels
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
@@ -129,6 +129,10 @@ def cmd_learn(args):
         claimed = kind_frames(args.csv)
         if claimed is not None:
             return cmd_learn_kind(args, *claimed)
+    elif files.discretize_option(args) is None and len(args.csv) == 1:  # one file's tasks, by --task-column
+        claimed = kind_frames_of_column(args.csv[0], args.task_column)
+        if claimed is not None:
+            return cmd_learn_kind(args, *claimed, split=True)
     return _run_in_out_folder(args, lambda progress: _learn(args, progress),
                               lambda done, out, progress: _write_learned(args, done, out), _print_learned,
                               plots=args.report)

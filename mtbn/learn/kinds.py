@@ -255,6 +255,33 @@ def kind_settings(kind, given, defaults, flags=None):
     return {k: v for k, v in given.items() if k in kind.settings}
 
 
+def split_by_task_column(tasks, task_column):
+    """One DataFrame and ``task_column``: ``{value: its rows}`` (the column dropped, as
+    :func:`mtbn.data.make_taskset` splits it), for a kind of data to be asked about the tasks; anything else as
+    it is (the discrete learner reports what does not fit).
+
+    Parameters
+    ----------
+    tasks : object
+        The tasks as the user gave them.
+    task_column : str or None
+        The column whose values name the tasks.
+
+    Returns
+    -------
+    object
+        The tasks split, or ``tasks``.
+    """
+    import sys
+
+    pd = sys.modules.get("pandas")
+    if task_column is None or pd is None or not isinstance(tasks, pd.DataFrame) or task_column not in tasks.columns:
+        return tasks
+    from mtbn.data.taskset import as_named_items
+
+    return dict(as_named_items(tasks, task_column))
+
+
 def named_frames(tasks):
     """``[(name, task), ...]`` of a dict (name -> task) or a list or tuple of tasks (``task0``, ``task1``, ...,
     or ``(name, task)`` pairs), else None: the containers a data kind is asked about.

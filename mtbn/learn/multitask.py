@@ -53,7 +53,7 @@ from mtbn.learn.guard import (
     pooled_instead,
     tasks_to_leave_out,
 )
-from mtbn.learn.kinds import kind_of, kind_settings
+from mtbn.learn.kinds import kind_of, kind_settings, split_by_task_column
 from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdict
 from mtbn.learn.settings import MULTITASK
 from mtbn.learn.sharing import choose_sharing, folds_for_sharing, no_sharing
@@ -125,9 +125,11 @@ def learn_structures(tasks: Any, **settings: Any) -> MultitaskResult:
     [('bronc', 'dysp'), ('either', 'dysp')]
     """
     bound = MULTITASK.bind("learn_structures", settings)
-    kind = kind_of(tasks)  # continuous tasks, or a registered kind of data: its own learner
+    split = split_by_task_column(tasks, bound["task_column"])
+    kind = kind_of(split)  # continuous tasks, or a registered kind of data: its own learner
     if kind is not None:
-        return kind.learn(tasks, **kind_settings(kind, bound, MULTITASK.defaults()))
+        return kind.learn(split, **kind_settings(kind, dict(bound, task_column=None), MULTITASK.defaults()))
+    del split  # the discrete learner splits the rows again (make_taskset): one copy held, not two
     return _learn(dict(bound, tasks=tasks))
 
 

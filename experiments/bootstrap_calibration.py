@@ -1,7 +1,9 @@
 """Are bootstrap edge frequencies calibrated? (issue 13)
 
 Run: ``python experiments/bootstrap_calibration.py [--problem alarm] [--rows 500] [--trials 2]
-[--boot 20] [--restarts 5] [--resample bootstrap|subsample]``
+[--boot 20] [--restarts 5] [--resample bootstrap|subsample]``; ``--problem gaussian:ecoli70`` (any of
+:data:`mtbn.benchmarks.GAUSSIAN_PROBLEMS` whose base network ships): continuous tasks
+(:func:`mtbn.benchmarks.make_gaussian_problem`), learned as linear Gaussian networks.
 
 Per trial: the ``mtbn bench`` tasks of the problem (5 tasks, P_del = 0.05,
 seed 0, trial t), ``bootstrap_structures`` at the penalty the default
@@ -27,22 +29,29 @@ import warnings
 import numpy as np
 from _common import OUT, jobs, progress
 
-from mtbn.benchmarks import make_perturbed_tasks
+from mtbn.benchmarks import make_gaussian_problem, make_perturbed_tasks
 from mtbn.bootstrap import bootstrap_structures
 from mtbn.data import DiscreteData
 from mtbn.exceptions import TransferWarning
 from mtbn.learn import learn_structures
 from mtbn.networks import load_network, sample
+from mtbn.networks.gaussian import load_gaussian_network
 
 
 def run_trial(problem, rows, trial, n_boot, restarts, path, resample="bootstrap"):
     if os.path.exists(path):
         return dict(np.load(path, allow_pickle=False))
     rng = np.random.default_rng([0, trial])
-    net = load_network(problem)
-    truths, deleted = make_perturbed_tasks(net, n_tasks=5, p_del=0.05, random_state=rng)
-    train = [DiscreteData(sample(t, rows, random_state=rng).codes, t.names, t.states, f"task{i}")
-             for i, t in enumerate(truths)]
+    if problem.startswith("gaussian:"):  # continuous tasks: related linear Gaussian networks, learned as such
+        name = problem.split(":", 1)[1]
+        net = load_gaussian_network(name)
+        truths = make_gaussian_problem(name, n_tasks=5, random_state=rng)
+        train = {f"task{i}": t.sample(rows, random_state=rng, name=f"task{i}") for i, t in enumerate(truths)}
+    else:
+        net = load_network(problem)
+        truths, deleted = make_perturbed_tasks(net, n_tasks=5, p_del=0.05, random_state=rng)
+        train = [DiscreteData(sample(t, rows, random_state=rng).codes, t.names, t.states, f"task{i}")
+                 for i, t in enumerate(truths)]
     kw = dict(n_restarts=restarts, n_joint_restarts=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
@@ -82,7 +91,7 @@ def main():
     ap.add_argument("--restarts", type=int, default=5)
     ap.add_argument("--resample", default="bootstrap", choices=["bootstrap", "subsample"])
     args = ap.parse_args()
-    tag = f"{args.problem}_{args.rows}" + ("" if args.resample == "bootstrap" else f"_{args.resample}")
+    tag = f"{args.problem.replace(':', '-')}_{args.rows}" + ("" if args.resample == "bootstrap" else f"_{args.resample}")
     folder = os.path.join(OUT, "bootstrap")
     os.makedirs(folder, exist_ok=True)
     freq, truth, pos, neg = [], [], [], []

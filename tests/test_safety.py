@@ -70,14 +70,15 @@ def test_task_file_stem_by_hand():
     assert head == "%25" * 34 and len(digest) == 16  # cut before an escape, never inside one
 
 
-def test_hostile_task_names_write_inside_out_only(tmp_path):
-    names = [n for n in HOSTILE if "\x00" not in n] + ["y" * 300]  # a CSV cell cannot hold NUL: see the API test
-    frame = pd.concat([_task(i, n=60).assign(site=name) for i, name in enumerate(names)], ignore_index=True)
+def _written_inside_out_only(tmp_path, frame, names, suffixes):
+    """``mtbn learn --task-column site`` on ``frame`` (one task per name), run in a working folder with --out
+    deep inside it: nothing is written outside --out, and each task's files carry its stem (HOSTILE's by hand,
+    else task_file_stem's); returns summary.json."""
     work = tmp_path / "work"
     work.mkdir()
     frame.to_csv(work / "all.csv", index=False)
     proc = run_mtbn("learn", "--prior", "none", *FAST, "--task-column", "site", "--bootstrap", "1", "--export", "dot",
-                 "--out", "trav/deep/res", "all.csv", cwd=work)
+                    "--out", "trav/deep/res", "all.csv", cwd=work)
     assert proc.returncode == 0, proc.stderr
     out = (work / "trav" / "deep" / "res").resolve()
     # Nothing outside --out: the working folder holds only the input and the folders leading to --out.
@@ -88,9 +89,26 @@ def test_hostile_task_names_write_inside_out_only(tmp_path):
     for name in names:
         stem = HOSTILE.get(name) or task_file_stem(name)
         assert summary["tasks"][name]["file_stem"] == stem
-        for suffix in (".bif", ".bifxml", ".edges.csv", ".dot"):
+        for suffix in suffixes:
             assert (out / f"{stem}{suffix}").is_file(), (name, suffix)
         assert (out / "bootstrap" / f"{stem}.strength.csv").is_file()
+    return summary
+
+
+def test_hostile_task_names_write_inside_out_only(tmp_path):
+    names = [n for n in HOSTILE if "\x00" not in n] + ["y" * 300]  # a CSV cell cannot hold NUL: see the API test
+    frame = pd.concat([_task(i, n=60).assign(site=name) for i, name in enumerate(names)], ignore_index=True)
+    _written_inside_out_only(tmp_path, frame, names, (".bif", ".bifxml", ".edges.csv", ".dot"))
+
+
+def test_hostile_task_names_of_continuous_tasks_write_inside_out_only(tmp_path):
+    # Continuous tasks (Gaussian networks) split by --task-column write through the same rule.
+    rng = np.random.default_rng(3)
+    names = [n for n in HOSTILE if "\x00" not in n]
+    frame = pd.concat([pd.DataFrame(rng.normal(size=(40, 3)), columns=list("xyz")).assign(site=name)
+                       for name in names], ignore_index=True)
+    summary = _written_inside_out_only(tmp_path, frame, names, (".gaussian.json", ".edges.csv", ".dot"))
+    assert summary["kind"] == "gaussian"
 
 
 def test_names_equal_after_case_folding_are_refused_before_any_work(tmp_path):

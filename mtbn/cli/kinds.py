@@ -14,6 +14,7 @@ import json
 import os
 import time
 
+from mtbn.cli.files import task_file_stems
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
@@ -42,8 +43,7 @@ STRAY_LABELS = 3
 #: The options of ``mtbn learn`` that are not learner settings, refused for every kind of data but the discrete
 #: one when set (dest: flag); :data:`KNOWLEDGE_FILES` are read for a kind whose learner takes background knowledge.
 COMMAND_ONLY = {"bootstrap": "--bootstrap", "require": "--require", "forbid": "--forbid", "tiers": "--tiers",
-                "export": "--export", "task_column": "--task-column", "predict": "--predict",
-                "predict_children": "--predict-children"}
+                "task_column": "--task-column", "predict": "--predict", "predict_children": "--predict-children"}
 #: The background knowledge files (dest), read into ``required_edges``, ``forbidden_edges`` and ``tiers``.
 KNOWLEDGE_FILES = ("require", "forbid", "tiers")
 
@@ -212,8 +212,9 @@ def cmd_learn_kind(args, kind, frames, split=False):
         given.update(read_constraints(args.require, args.forbid, args.tiers))
     settings = kind_settings(kind, given, MULTITASK.defaults(), {s.name: s.flag for s in MULTITASK if s.flag})
     frames = _complete(frames, args.csv, bool(args.dropna))
+    stems = task_file_stems([str(name) for name in frames])  # refuses two that one file system would confuse
     return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
-                              lambda done, out, progress: _write(args, kind, done, out),
+                              lambda done, out, progress: _write(args, kind, done, out, stems),
                               lambda done, seconds, written: _print(kind, done))
 
 
@@ -270,9 +271,14 @@ def _learn(args, kind, frames, settings, progress):
     return res, summary, boot, averaged
 
 
-def _write(args, kind, done, out):
+def _write(args, kind, done, out, stems):
     res, summary, boot, averaged = done
-    summary.update(kind.write(res, out))
+    for name, info in summary["tasks"].items():
+        info["file_stem"] = stems[name]
+    summary.update(kind.write(res, out, stems))
+    for name, graph in zip(res.task_names, res.graphs):  # --export: the structures in the graph formats asked
+        for fmt in args.export:
+            graph.write(os.path.join(out, f"{stems[name]}.{fmt}"))
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=2, default=float)
     if args.report:
@@ -282,7 +288,7 @@ def _write(args, kind, done, out):
     if boot is not None:
         from mtbn.cli.files import write_bootstrap
 
-        write_bootstrap(out, boot, averaged, {name: name for name in boot.task_names})  # a task is its file's stem
+        write_bootstrap(out, boot, averaged, stems)
     return None
 
 

@@ -440,14 +440,14 @@ class GaussianKind(DataKind):
             out[name] = float(np.mean(nets[name].log_likelihood(data, per_row=True)))
         return out
 
-    def write(self, result, out):
+    def write(self, result, out, stems=None):
         import os
 
         from mtbn.networks.gaussian import write_gaussian_network
 
-        super().write(result, out)
+        super().write(result, out, stems)
         for name, net in zip(result.task_names, result.networks):
-            write_gaussian_network(net, os.path.join(out, f"{name}.gaussian.json"))
+            write_gaussian_network(net, os.path.join(out, f"{(stems or {}).get(name, name)}.gaussian.json"))
         return {"penalty_path": [{"penalty": p, "validation_log_likelihood": m, "se_vs_best": e}
                                  for p, m, e in result.penalty_path],
                 "transfer": None if result.transfer is None else {k: v for k, v in result.transfer.items()

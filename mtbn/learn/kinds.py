@@ -165,8 +165,8 @@ class DataKind:
         """
         return None
 
-    def write(self, result: Any, out: str) -> dict:
-        """Write each task's network into the folder ``out`` (at least ``<task>.edges.csv``).
+    def write(self, result: Any, out: str, stems: Any = None) -> dict:
+        """Write each task's network into the folder ``out`` (at least ``<stem>.edges.csv``).
 
         Parameters
         ----------
@@ -174,6 +174,9 @@ class DataKind:
             What :meth:`learn` returned.
         out : str
             The output folder (it exists).
+        stems : dict of str -> str, optional
+            Each task's file stem by name (the command line's: the name with every character a file name may
+            not hold escaped); None: the names themselves.
 
         Returns
         -------
@@ -181,7 +184,7 @@ class DataKind:
             What ``summary.json`` records besides the kind, the penalty and the tasks' edge counts.
         """
         for name, graph in zip(result.task_names, result.graphs):
-            graph.write(os.path.join(out, f"{name}.edges.csv"))
+            graph.write(os.path.join(out, f"{(stems or {}).get(name, name)}.edges.csv"))
         return {}
 
 

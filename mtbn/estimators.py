@@ -8,6 +8,7 @@ They check nothing themselves: the functions do.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -17,6 +18,7 @@ from mtbn.learn import as_discrete_data, learn_structure, learn_structures
 from mtbn.learn.kinds import DATA_KINDS, DataKind, kind_of, split_by_task_column
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK, SINGLE, Settings
 from mtbn.messages import error, register
+from mtbn.score import make_scorer
 
 __all__ = ["StructureLearner", "MultitaskStructureLearner"]
 
@@ -210,7 +212,10 @@ class StructureLearner(_Estimator):
     or a 2-D array of integer codes of categories (columns ``x0, x1, ...``;
     a float array must hold whole numbers, and NaN, infinity, sparse and
     complex input are refused), so scikit-learn's whole estimator check
-    suite applies (``tests/test_sklearn.py``).
+    suite applies (``tests/test_sklearn.py``). A DataFrame of continuous
+    measurements (or a ``ContinuousData``) is learned as a linear Gaussian
+    network (:class:`~mtbn.learn.gaussian.GaussianKind`; ``data_kind_`` is
+    ``"gaussian"``), with the settings that learner takes.
 
     Parameters
     ----------
@@ -220,8 +225,9 @@ class StructureLearner(_Estimator):
     ----------
     After ``fit(data)``: ``graph_``
     (networkx.DiGraph), ``dag_`` (DAG), ``log_score_``, ``network_`` (pgmpy
-    DiscreteBayesianNetwork with CPTs), ``bayesian_network_`` (mtbn
-    BayesianNetwork), ``search_result_``. ``score_samples(data)`` and
+    DiscreteBayesianNetwork with CPTs; LinearGaussianBayesianNetwork for
+    continuous rows), ``bayesian_network_`` (mtbn BayesianNetwork, or
+    LinearGaussianNetwork), ``search_result_``, ``data_kind_``. ``score_samples(data)`` and
     ``score(data)`` give held-out log-likelihoods, so the learner works with
     scikit-learn's model selection (e.g. ``GridSearchCV`` over
     ``equivalent_sample_size``).
@@ -272,11 +278,16 @@ class StructureLearner(_Estimator):
         """
         from mtbn.networks import fit_parameters
 
-        d = as_discrete_data(_array_frame(data, "fit"))
+        data = _array_frame(data, "fit")
         params = self._fit_params(required_edges=required_edges, forbidden_edges=forbidden_edges, start=start)
         params["score"] = params.pop("scoring")
-        res = learn_structure(d, **params)
         self.__dict__.pop("_network_cache", None)
+        kind = kind_of([data]) if not isinstance(data, (str, os.PathLike)) else None
+        self.data_kind_ = "discrete" if kind is None else kind.name
+        if kind is not None:  # continuous rows (or a registered kind's): its learner, on this one task
+            return self._fit_kind(kind, data, params)
+        d = as_discrete_data(data)
+        res = learn_structure(d, **params)
         self.result_ = self.search_result_ = res
         self.dag_ = res.graph
         self.graph_ = res.graph.to_networkx()
@@ -290,9 +301,33 @@ class StructureLearner(_Estimator):
         self.feature_names_in_ = np.asarray(d.names, dtype=object)
         return self
 
+    def _fit_kind(self, kind, data, params):
+        """``fit`` on rows a registered kind of data claims (continuous: a linear Gaussian network), its learner
+        given the settings it takes (another one set away from its default is refused)."""
+        from mtbn.learn.kinds import kind_settings
+
+        settings = kind_settings(kind, params, SINGLE.defaults(), {"score": "scoring"})
+        name = getattr(data, "name", None) if not hasattr(data, "columns") else None
+        res = kind.learn({str(name or "data"): data}, **settings)
+        self.result_ = res
+        self.search_result_ = getattr(res, "search", None)
+        self.dag_ = res.graphs[0]
+        self.graph_ = self.dag_.to_networkx()
+        self.bayesian_network_ = res.networks[0]
+        self._network_cache = next(iter(kind.pgmpy_networks(res).values()))
+        self._train_data = None
+        self.n_features_in_ = len(self.dag_.names)
+        self.feature_names_in_ = np.asarray(self.dag_.names, dtype=object)
+        rows = (kind.task_data({res.task_names[0]: data}) or {}).get(res.task_names[0])
+        score = getattr(res, "score", None)
+        self.log_score_ = float("nan") if rows is None or score is None else float(
+            make_scorer(rows, score).score([set(p) for p in self.dag_.parents]))  # the structure's own score
+        return self
+
     @property
     def network_(self):
-        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then the same object)."""
+        """The fitted network as a pgmpy ``DiscreteBayesianNetwork`` (built once, then the same object; for
+        continuous rows pgmpy's ``LinearGaussianBayesianNetwork``)."""
         self._check_fitted("bayesian_network_")
         if "_network_cache" not in self.__dict__:
             from mtbn.networks import to_pgmpy
@@ -322,6 +357,11 @@ class StructureLearner(_Estimator):
         from mtbn.networks import fit_parameters, log_likelihood
 
         self._check_fitted("bayesian_network_")
+        if getattr(self, "data_kind_", "discrete") != "discrete":  # a linear Gaussian network: rows matched by name
+            from mtbn.data.continuous import ContinuousData, continuous_from_dataframe
+
+            rows = data if isinstance(data, ContinuousData) else continuous_from_dataframe(data, name="data")
+            return self.bayesian_network_.log_likelihood(rows, per_row=True)
         d = as_discrete_data(_array_frame(data, "score_samples", self.feature_names_in_, type(self).__name__))
         net = self.bayesian_network_
         train = getattr(self, "_train_data", None)

@@ -716,3 +716,31 @@ def test_one_table_of_continuous_tasks_split_by_a_task_column_is_the_tasks_given
         assert set(map(tuple, edges[["source", "target"]].values)) == set(g.edges(names=True))
     assert main(["learn", "--task-column", "place", "--out", str(tmp_path / "o2"), str(tmp_path / "all.csv")]) == 2
     assert capsys.readouterr().err.strip() == "mtbn: error: task_column 'place' is not a column of the DataFrame."
+
+
+def test_the_single_task_estimator_learns_continuous_rows_as_a_linear_gaussian_network():
+    # It refused them ("looks continuous; discretise it first"). Truths: the Gaussian learner on the one task;
+    # each row's log-likelihood written out from the fitted regressions with scipy's normal density.
+    from scipy.stats import norm
+
+    from mtbn.estimators import StructureLearner
+    from mtbn.exceptions import InvalidParameterError
+
+    frame = _sites(seed=6)["a"]
+    est = StructureLearner(n_restarts=2).fit(frame)
+    alone = learn_gaussian_structures({"data": frame}, n_restarts=2)
+    assert est.data_kind_ == "gaussian" and est.dag_.edges(names=True) == alone.graphs[0].edges(names=True)
+    assert type(est.network_).__name__ == "LinearGaussianBayesianNetwork"
+    assert est.log_score_ == pytest.approx(make_scorer(ContinuousData(frame.to_numpy(), list(frame.columns)),
+                                                       "bge").score([set(p) for p in est.dag_.parents]))
+    net, test = est.bayesian_network_, _sites(seed=7)["a"]
+    by_hand = np.zeros(len(test))
+    for v, name in enumerate(net.names):
+        mean = net.intercepts[v] + sum(b * test[net.names[p]] for p, b in zip(net.parents[v], net.coefficients[v]))
+        by_hand += norm.logpdf(test[name], loc=mean, scale=np.sqrt(net.variances[v]))
+    assert np.allclose(est.score_samples(test[list(reversed(test.columns))]), by_hand)
+    assert est.score(test) == pytest.approx(by_hand.mean())
+    knows = StructureLearner(n_restarts=2, forbidden_edges=[("x", "y"), ("y", "x")]).fit(frame)
+    assert not {frozenset(e) for e in knows.dag_.edges(names=True)} & {frozenset("xy")}
+    with pytest.raises(InvalidParameterError, match=r"^equivalent_sample_size is not available for continuous"):
+        StructureLearner(equivalent_sample_size=5).fit(frame)

@@ -9,14 +9,17 @@ import numpy as np
 
 from mtbn._validation import check_n_jobs, check_option, check_penalty, check_random_state
 from mtbn.data import DiscreteData, make_taskset
+from mtbn.data.continuous import ContinuousData
 from mtbn.engine import Shared, job, parallel
 from mtbn.exceptions import InvalidParameterError
 from mtbn.heldout import kfold_splits
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.learn.checks import parts_of_checked_data
+from mtbn.learn.kinds import kind_of
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
+from mtbn.networks.gaussian import fit_linear_gaussian
 from mtbn.relatedness.result import MEASURES, RelatednessResult, _distance_matrix
 
 
@@ -41,11 +44,43 @@ register("noise-floor-replicates", InvalidParameterError,
          fix="Pass True (10 replicates), an integer >= 2, or False / 0 for no floor.")
 
 
+register("relatedness-kind", InvalidParameterError,
+         "the relatedness measures are not available for {kind} tasks (learned as {learned_as}).",
+         cause="A registered kind of data other than continuous tasks, whose rows the measures cannot resample or "
+               "fit.",
+         fix="Convert the tasks to discrete states first.")
+
+
+def _continuous(tasks):
+    """``{name: ContinuousData}`` of continuous tasks (the Gaussian kind claims them), None for discrete ones;
+    another registered kind of data is refused."""
+    kind = kind_of(tasks)
+    if kind is None:
+        return None
+    data = kind.task_data(tasks)
+    if data is None or not all(isinstance(d, ContinuousData) for d in data.values()):
+        raise error("relatedness-kind", kind=kind.description or kind.name, learned_as=kind.learned_as)
+    return data
+
+
+def _not_for_continuous(**settings):
+    """Refuse a setting of the discrete learner given for continuous tasks (name: (value, default))."""
+    for name, (value, default) in settings.items():
+        if value != default:
+            raise error("data-kind-setting", setting=name, kind="continuous",
+                        instead="discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete "
+                                "networks")
+
+
 def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reversal, kwargs):
     perm = np.random.default_rng([seed, r, 6]).permutation(len(codes))
     parts = np.split(perm, np.cumsum(sizes)[:-1])
-    data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
-            for lab, p in zip(labels, parts)}
+    if states is None:  # continuous rows: pseudo-tasks of real values
+        data = {f"pseudo:{lab}": ContinuousData(codes[np.sort(p)], variables, f"pseudo:{lab}", checked=False)
+                for lab, p in zip(labels, parts)}
+    else:
+        data = {f"pseudo:{lab}": DiscreteData(codes[np.sort(p)], variables, states, f"pseudo:{lab}")
+                for lab, p in zip(labels, parts)}
     with parts_of_checked_data():  # pseudo-tasks of the pooled rows
         res = learn_structures(data, **kwargs)
     return float(_distance_matrix([_masked_edges(g, mask) for g in res.graphs], reversal).max())
@@ -109,8 +144,9 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
 
     if isinstance(n_perm, bool) or not isinstance(n_perm, (int, np.integer)) or n_perm < 2:
         raise error("noise-floor-replicates", value=n_perm)
-    ts = make_taskset(tasks)
-    if ts.n_tasks < 2 or np.any(ts.local_index < 0):
+    continuous = _continuous(tasks)
+    ts = make_taskset(tasks) if continuous is None else None
+    if (len(continuous) if ts is None else ts.n_tasks) < 2 or (ts is not None and np.any(ts.local_index < 0)):
         return float("nan"), np.zeros(0)
     rng = check_random_state(random_state)
     seed = int(rng.integers(0, 2**31 - 1))
@@ -120,14 +156,21 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
                   n_restarts=n_restarts,
                   random_state=seed, solver=solver)
     # Pool in task-name order, so the floor does not depend on the order the tasks were given.
-    order = sorted(range(ts.n_tasks), key=lambda t: ts.names[t])
-    codes = np.concatenate([ts.global_codes(t) for t in order])
-    sizes = [ts.tasks[t].n_samples for t in order]
-    labels = [ts.names[t] for t in order]
+    if ts is None:  # continuous tasks (the same columns, in one order): their values pooled
+        labels = sorted(continuous)
+        codes = np.concatenate([continuous[n].values for n in labels])
+        sizes = [continuous[n].n_samples for n in labels]
+        variables, states = continuous[labels[0]].names, None
+    else:
+        order = sorted(range(ts.n_tasks), key=lambda t: ts.names[t])
+        codes = np.concatenate([ts.global_codes(t) for t in order])
+        sizes = [ts.tasks[t].n_samples for t in order]
+        labels = [ts.names[t] for t in order]
+        variables, states = ts.variables, ts.states
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TransferWarning)
         null_max = parallel(n_jobs, n_perm)(
-            job(_null_replicate)(codes, ts.variables, ts.states, sizes, labels, r, seed, mask, reversal, kwargs)
+            job(_null_replicate)(codes, variables, states, sizes, labels, r, seed, mask, reversal, kwargs)
             for r in range(n_perm))
     null_max = np.asarray(null_max, dtype=float)
     return float(np.quantile(null_max, quantile, method="higher")), null_max
@@ -196,7 +239,8 @@ def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, 
     """
     import pandas as pd
 
-    ts = make_taskset(tasks)
+    continuous = _continuous(tasks)  # continuous tasks: learned as linear Gaussian networks
+    ts = make_taskset(tasks) if continuous is None else continuous
     floor = null_max = None
     if noise_floor:
         n_perm = 10 if noise_floor is True else noise_floor
@@ -208,7 +252,7 @@ def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, 
     res = learn_structures(ts, **dict(learn_kwargs, parameter_sharing=None), prior=prior, penalty=penalty,
                            edge_penalty=edge_penalty, n_restarts=n_restarts, random_state=random_state, solver=solver)
     mask = _mask_pairs(free_edges)
-    names = ts.names
+    names = tuple(res.task_names)
     edges = [_masked_edges(g, mask) for g in res.graphs]
     D = _distance_matrix(edges, reversal)
     interval = None
@@ -217,7 +261,7 @@ def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, 
                                       edge_penalty=edge_penalty, n_restarts=n_restarts, random_state=random_state,
                                       solver=solver, **learn_kwargs)
     return RelatednessResult("direct", names, pd.DataFrame(D, index=list(names), columns=list(names)),
-                             dict(zip(names, res.graphs)), search=res.search, floor=floor,
+                             dict(zip(names, res.graphs)), search=getattr(res, "search", None), floor=floor,
                              null_max=null_max, interval=interval, n_boot=int(n_boot))
 
 
@@ -247,6 +291,11 @@ def _cv_ll(parents, keep, data, splits, ess):
     """Mean over the folds of the held-out log-likelihood per row (parameters fitted on the training rows)."""
     vals = []
     for train, test in splits:
+        if isinstance(data, ContinuousData):  # a linear Gaussian network; continuous tasks share every column
+            held = data.take(test)
+            net = fit_linear_gaussian([list(p) for p in parents], data.take(train))
+            vals.append(net.log_likelihood(held) / held.n_samples)
+            continue
         net = fit_parameters(parents, data.take(train), equivalent_sample_size=ess, names=keep)
         vals.append(log_likelihood(net, data.take(test)))
     return float(np.mean(vals))
@@ -319,33 +368,43 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=MULTITASK[
     import pandas as pd
 
     check_n_jobs(n_jobs)
-    ts = make_taskset(tasks)
+    continuous = _continuous(tasks)  # continuous tasks: linear Gaussian networks, fitted by least squares
+    if continuous is None:
+        ts = make_taskset(tasks)
+        names, datasets = tuple(ts.names), list(ts.tasks)
+    else:
+        _not_for_continuous(equivalent_sample_size=(equivalent_sample_size,
+                                                    MULTITASK["equivalent_sample_size"].default))
+        names, datasets = tuple(continuous), list(continuous.values())
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise error("n-folds-value", value=n_folds)
-    for d in ts.tasks:
+    for name, d in zip(names, datasets):
         if d.n_samples < n_folds:
-            raise error("too-few-rows-for-folds", task=d.name, n_rows=d.n_samples, n_folds=n_folds)
+            raise error("too-few-rows-for-folds", task=name, n_rows=d.n_samples, n_folds=n_folds)
     rng = check_random_state(random_state)
     base = int(rng.integers(0, 2**31 - 1))
-    keys = [zlib.crc32(n.encode("utf-8")) for n in ts.names]
-    graphs = [
-        learn_structure(d, equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
-                        random_state=np.random.default_rng([base, key])).graph
-        for d, key in zip(ts.tasks, keys)
-    ]
+    keys = [zlib.crc32(str(n).encode("utf-8")) for n in names]
+    if continuous is None:
+        graphs = [learn_structure(d, equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
+                                  random_state=np.random.default_rng([base, key])).graph
+                  for d, key in zip(datasets, keys)]
+    else:  # each task's single-task structure, as the Gaussian learner finds it
+        graphs = [learn_structures({n: d}, n_restarts=n_restarts, random_state=int(
+            np.random.default_rng([base, key]).integers(0, 2**31 - 1))).graphs[0]
+                  for n, d, key in zip(names, datasets, keys)]
     folds = [kfold_splits(d.n_samples, n_folds, np.random.default_rng([base, key, 2]))
-             for d, key in zip(ts.tasks, keys)]
-    shared = Shared(ts.tasks)  # shipped once to a Dask cluster, not once per job
-    rows = parallel(n_jobs, ts.n_tasks)(
-        job(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, ts.tasks)
+             for d, key in zip(datasets, keys)]
+    shared = Shared(datasets)  # shipped once to a Dask cluster, not once per job
+    rows = parallel(n_jobs, len(names))(
+        job(_cv_row)(g, d, graphs, shared, folds, equivalent_sample_size) for g, d in zip(graphs, datasets)
     )
     ll = np.array([r[0] for r in rows])  # ll[s, e]
     own = np.array([r[1] for r in rows])  # own[s, e]: e's own structure on the variables e shares with s
     own = np.where(np.isnan(own), np.diag(ll)[None, :], own)
     D = own.T - ll.T  # D[e, s] = own[s, e] - ll[s, e]
-    names = list(ts.names)
-    return RelatednessResult("indirect", ts.names, pd.DataFrame(D, index=names, columns=names),
-                             dict(zip(ts.names, graphs)), pd.DataFrame(ll, index=names, columns=names))
+    labels = list(names)
+    return RelatednessResult("indirect", names, pd.DataFrame(D, index=labels, columns=labels),
+                             dict(zip(names, graphs)), pd.DataFrame(ll, index=labels, columns=labels))
 
 
 def relatedness(tasks, measure="direct", **kwargs):

@@ -109,17 +109,12 @@ def kind_frames_of_column(path, task_column, progress=None):
     tuple of (DataKind, dict of str -> pandas.DataFrame) or None
         The tasks as the cells' text, the task column dropped.
     """
-    import pandas as pd
-
-    from mtbn.data.csvfile import CHUNK_ROWS, read_csv_frame
+    from mtbn.data.csvfile import read_csv_frame, read_csv_head
     from mtbn.learn.kinds import kind_of, split_by_task_column
 
-    try:
-        head = pd.read_csv(path, nrows=CHUNK_ROWS, dtype=str, keep_default_na=False, index_col=False,
-                           encoding="utf-8-sig")
-    except (ValueError, OSError, pd.errors.ParserError):  # the discrete reader names what is wrong
+    head = read_csv_head(path)
+    if head is None:  # the discrete reader names what is wrong
         return None
-    head.columns = [str(c).strip() for c in head.columns]
     if task_column not in head.columns:
         raise error("task-column-missing", column=task_column)
     if kind_of(split_by_task_column(head, task_column)) is None:

@@ -29,7 +29,8 @@ from mtbn.exceptions import InvalidDataError, InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
 
-__all__ = ["read_csv", "read_csv_frame", "read_csv_numbers", "read_csv_columns", "written_whole", "CHUNK_ROWS"]
+__all__ = ["read_csv", "read_csv_frame", "read_csv_head", "read_csv_numbers", "read_csv_columns", "written_whole",
+           "CHUNK_ROWS"]
 
 #: Rows parsed at a time by :func:`read_csv` (one progress tick per chunk).
 CHUNK_ROWS = 50_000
@@ -161,6 +162,32 @@ def read_csv(path: Any, *, name: str | None = None, states: Any = None, dropna: 
     names = _read_chunks(path, name, progress, chunksize, columns.add)
     reporter(progress)(f"coding {name}: {columns.n_rows} rows x {len(names)} columns")
     return from_text_columns(columns, names, name=name, states=states, dropna=dropna, source=path)
+
+
+def read_csv_head(path: Any, n_rows: int = CHUNK_ROWS):
+    """The header names (stripped) and first ``n_rows`` rows of a CSV file as verbatim strings, or None when
+    pandas cannot read them: a cheap first look (e.g. which kind of data a file holds), not a check.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The CSV file.
+    n_rows : int, default CHUNK_ROWS
+        Rows read at most.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+    """
+    import pandas as pd
+
+    try:
+        head = pd.read_csv(path, nrows=n_rows, dtype=str, keep_default_na=False, index_col=False,
+                           encoding="utf-8-sig")
+    except (ValueError, OSError, pd.errors.ParserError):  # (UnicodeDecodeError and EmptyDataError among them)
+        return None
+    head.columns = [str(c).strip() for c in head.columns]
+    return head
 
 
 def read_csv_frame(path: Any, *, name: str | None = None, progress: Any = None, chunksize: int = CHUNK_ROWS):

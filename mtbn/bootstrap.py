@@ -46,7 +46,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG, REVERSAL_COSTS
 from mtbn.learn import MultitaskResult, learn_structures
 from mtbn.learn.checks import check_one_value_columns, parts_of_checked_data
-from mtbn.learn.kinds import DATA_KINDS, kind_of, kind_settings, split_by_task_column
+from mtbn.learn.kinds import kind_of, kind_settings, split_by_task_column
 from mtbn.learn.multitask import learn_pooled_structures
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
@@ -702,7 +702,7 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
         kwargs.update(penalty=penalty, parameter_sharing=None)  # structures only
     with say.stage(f"bootstrap of {len(names)} task(s)", n_boot, "replicate") as tick:
         shared = Shared([data[n] for n in names])  # shipped once to a Dask cluster, not once per replicate
-        reps = run_jobs((job(_kind_replicate)(kind.name, shared, names, b, base, kwargs, resample)
+        reps = run_jobs((job(_kind_replicate)(kind, shared, names, b, base, kwargs, resample)
                          for b in range(n_boot)), n_jobs=n_jobs, tick=tick)
     variables = tuple(data[names[0]].names)
     pos = {v: i for i, v in enumerate(variables)}
@@ -715,10 +715,10 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
                            [p for _, p in reps], None if reselect_penalty else False, ())
 
 
-def _kind_replicate(kind_name, tasks, names, b, base, kwargs, resample):
+def _kind_replicate(kind, tasks, names, b, base, kwargs, resample):
     """Replicate ``b`` of :func:`_bootstrap_kind`: every task's rows drawn, then the kind's learner; each task's
     edges and the penalty used."""
     rng = np.random.default_rng([base, b])
     drawn = {n: d.take(RESAMPLING[resample](rng, d.n_samples)) for n, d in zip(names, tasks)}
-    res = DATA_KINDS[kind_name].learn(drawn, **kwargs)
+    res = kind.learn(drawn, **kwargs)  # the instance itself: a kind registered in this process only works too
     return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], float(res.penalty)

@@ -188,12 +188,10 @@ def cmd_learn_kind(args, kind, frames, split=False):
         The exit status (0).
     """
     from mtbn.cli.common import _run_in_out_folder
-    from mtbn.learn.kinds import kind_settings
+    from mtbn.learn.kinds import DataKind, kind_settings
     from mtbn.learn.settings import MULTITASK
 
     what = dict(kind=kind.description or kind.name, learned_as=kind.learned_as)
-    from mtbn.learn.kinds import DataKind
-
     knows = {"required_edges", "forbidden_edges", "tiers"} <= set(kind.settings)  # background knowledge files read
     resamples = type(kind).task_data is not DataKind.task_data  # --bootstrap
     for dest, flag in COMMAND_ONLY.items():
@@ -206,7 +204,7 @@ def cmd_learn_kind(args, kind, frames, split=False):
 
         given.update(read_constraints(args.require, args.forbid, args.tiers))
     settings = kind_settings(kind, given, MULTITASK.defaults(), {s.name: s.flag for s in MULTITASK if s.flag})
-    frames = _complete(frames, args.csv, bool(args.dropna))
+    frames = _complete(frames, [] if split else args.csv, bool(args.dropna))  # split tasks: not a file's lines
     stems = task_file_stems([str(name) for name in frames])  # refuses two that one file system would confuse
     return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
                               lambda done, out, progress: _write(args, kind, done, out, stems),

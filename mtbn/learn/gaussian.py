@@ -190,7 +190,7 @@ def _singles(scorers, variables, settings, seed):
     for s in scorers:
         ges = greedy_equivalence_search(s, max_parents=settings["max_parents"]).graph.parents
         if required.any() or forbidden.any():  # GES's DAG within the constraints: the required edges, then its own
-            ges = _within(ges, required, forbidden, base, settings["max_parents"], variables)
+            ges = _within(ges, required, forbidden, base, settings["max_parents"])
         found = [hill_climb(s, [set(p) for p in start], max_parents=settings["max_parents"], required=required,
                             forbidden=forbidden, n_restarts=settings["n_restarts"], tabu_length=10, max_tabu_iter=10,
                             rng=rng, names=variables) for start in (ges, base)]
@@ -205,7 +205,7 @@ def _constraints(settings):
     return settings["required"], settings["forbidden"], settings["base"]
 
 
-def _within(parents, required, forbidden, base, max_parents, variables):
+def _within(parents, required, forbidden, base, max_parents):
     """``parents`` (a DAG's parent sets) made a start the constraints allow: the required edges (``base``), then
     each of its edges in order that is not forbidden, closes no cycle with those kept and stays within
     ``max_parents``."""

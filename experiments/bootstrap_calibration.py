@@ -91,7 +91,8 @@ def main():
     ap.add_argument("--restarts", type=int, default=5)
     ap.add_argument("--resample", default="bootstrap", choices=["bootstrap", "subsample"])
     args = ap.parse_args()
-    tag = f"{args.problem.replace(':', '-')}_{args.rows}" + ("" if args.resample == "bootstrap" else f"_{args.resample}")
+    tag = f"{args.problem.replace(':', '-')}_{args.rows}" + (
+        "" if args.resample == "bootstrap" else f"_{args.resample}")
     folder = os.path.join(OUT, "bootstrap")
     os.makedirs(folder, exist_ok=True)
     freq, truth, pos, neg = [], [], [], []

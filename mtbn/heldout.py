@@ -307,21 +307,40 @@ def fit_networks(graphs, datasets, ess):
     ----------
     graphs : sequence of DAG
         One structure per task, over that task's variables.
-    datasets : sequence of DiscreteData
-        Each task's rows, in the order of ``graphs``.
+    datasets : sequence of DiscreteData or ContinuousData
+        Each task's rows, in the order of ``graphs`` (continuous rows: linear Gaussian regressions).
     ess : float
         The BDeu equivalent sample size of the parameter prior (> 0).
 
     Returns
     -------
-    list of BayesianNetwork
-        One fitted network per task (:func:`mtbn.networks.fit_parameters`).
+    list of BayesianNetwork or LinearGaussianNetwork
+        One fitted network per task (:func:`mtbn.networks.fit_parameters`,
+        :func:`mtbn.networks.gaussian.fit_linear_gaussian`).
     """
-    return [fit_parameters(g, d, equivalent_sample_size=ess) for g, d in zip(graphs, datasets)]
+    return [_fitted(g, d, ess) for g, d in zip(graphs, datasets)]
+
+
+def _fitted(graph, data, ess):
+    """``graph``'s parameters fitted on ``data``: CPTs (BDeu posterior mean), or for continuous rows
+    (:class:`~mtbn.data.ContinuousData`, the structure over its columns) linear Gaussian regressions by least
+    squares."""
+    from mtbn.data.continuous import ContinuousData
+
+    if isinstance(data, ContinuousData):
+        from mtbn.networks.gaussian import fit_linear_gaussian
+
+        return fit_linear_gaussian([sorted(p) for p in graph.parents], data)
+    return fit_parameters(graph, data, equivalent_sample_size=ess)
 
 
 def _heldout_rows(graph, train, valid, ess):
-    """Per-row held-out log-likelihood of one task's structure (without CPTs when they would be too large)."""
+    """Per-row held-out log-likelihood of one task's structure (without CPTs when they would be too large; a
+    linear Gaussian network for continuous rows)."""
+    from mtbn.data.continuous import ContinuousData
+
+    if isinstance(train, ContinuousData):
+        return _fitted(graph, train, ess).log_likelihood(valid, per_row=True)
     if fits_in_tables(graph, train):
         return log_likelihood(fit_parameters(graph, train, equivalent_sample_size=ess), valid, per_row=True)
     return heldout_log_likelihood(graph, train, valid, equivalent_sample_size=ess)

@@ -790,3 +790,29 @@ def test_the_indirect_relatedness_of_continuous_tasks_cross_fits_linear_gaussian
     assert rel.log_likelihood.loc["a", "a"] > rel.log_likelihood.loc["c", "a"]
     with pytest.raises(InvalidParameterError, match=r"^equivalent_sample_size is not available for continuous"):
         indirect_relatedness(tasks, equivalent_sample_size=5)
+
+
+def test_task_selection_and_clustering_of_continuous_tasks_keep_the_related_ones_together():
+    # They refused continuous tasks. Truth by construction: a and b are the chain x -> y -> z with other
+    # coefficients; c and d have only w -> z (d is c's rows shuffled, plus a little noise).
+    from mtbn.exceptions import InvalidParameterError
+    from mtbn.relatedness import cluster_tasks, select_tasks
+
+    tasks = _related_and_not()
+    rng = np.random.default_rng(2)
+    tasks["d"] = tasks["c"].sample(frac=1.0, random_state=1).reset_index(drop=True) + 0.01 * rng.normal(
+        size=tasks["c"].shape)
+    settings = dict(n_restarts=2, n_joint_restarts=1)
+    chosen = select_tasks(tasks, "a", **settings)
+    assert chosen.order[0] == "b" and chosen.selected == ["b"] and chosen.how == "validation"
+    # The principal's network: its structure's regressions, by least squares on all of its rows.
+    net, rows = chosen.network, tasks["a"]
+    assert type(net).__name__ == "LinearGaussianNetwork"
+    for v, name in enumerate(net.names):
+        design = np.column_stack([np.ones(len(rows))] + [rows[net.names[p]] for p in net.parents[v]])
+        beta = np.linalg.lstsq(design, rows[name], rcond=None)[0]
+        assert np.allclose([net.intercepts[v], *net.coefficients[v]], beta)
+    clusters = cluster_tasks(tasks, **settings)
+    assert clusters.labels["a"] == clusters.labels["b"] != clusters.labels["c"] == clusters.labels["d"]
+    with pytest.raises(InvalidParameterError, match=r"^equivalent_sample_size is not available for continuous"):
+        select_tasks(tasks, "a", equivalent_sample_size=3)

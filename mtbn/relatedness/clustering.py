@@ -11,11 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtbn._validation import check_option, check_random_state
-from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.messages import error, register
 from mtbn.progress import reporter
-from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
+from mtbn.relatedness.learning import GroupLearner, checked_tasks, curve_records, group_settings, kind_group_settings
 from mtbn.relatedness.measures import direct_relatedness
 from mtbn.relatedness.result import RelatednessResult, check_relatedness
 from mtbn.heldout import RULES, fit_networks, heldout_scores, hold_out
@@ -138,8 +137,8 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relate
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
-        The tasks to cluster.
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
+        The tasks to cluster (continuous tasks: linear Gaussian networks).
     n_clusters : "auto" or int, default "auto"
         The number of clusters, from 1 to the number of tasks, or "auto": chosen on held-out rows.
     selection_validation : float or int, default 0.05
@@ -188,8 +187,9 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relate
     settings = group_settings("cluster_tasks", settings)
     equivalent_sample_size, n_restarts, random_state, n_jobs = (
         settings[k] for k in ("equivalent_sample_size", "n_restarts", "random_state", "n_jobs"))
-    ts = make_taskset(tasks)
-    names, k = list(ts.names), ts.n_tasks
+    names, tasks_data, kind = checked_tasks(tasks)
+    k = len(names)
+    learned_with = settings if kind is None else kind_group_settings(kind, settings)
     if n_clusters != "auto" and not (isinstance(n_clusters, (int, np.integer)) and 1 <= n_clusters <= k):
         raise error("n-clusters-value", k=k, value=n_clusters)
     check_option("selection_rule", selection_rule, RULES)
@@ -198,17 +198,18 @@ def cluster_tasks(tasks, *, n_clusters="auto", selection_validation=0.05, relate
     rel = relatedness
     if rel is None:  # on every row with random_state as given: the distances of direct_relatedness() itself
         say(f"direct relatedness of {k} tasks")
-        rel = direct_relatedness(list(ts.tasks), penalty=relatedness_penalty,
+        rel = direct_relatedness(list(tasks_data) if kind is None else dict(zip(names, tasks_data)),
+                                 penalty=relatedness_penalty,
                                  equivalent_sample_size=equivalent_sample_size, n_restarts=n_restarts,
                                  random_state=random_state, noise_floor=noise_floor, n_jobs=n_jobs)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
-    full = dict(zip(names, ts.tasks))
+    full = dict(zip(names, tasks_data))
     train, held_out = dict(full), {}
     if n_clusters == "auto":  # every task's rows that choose the number of clusters
         for name, d in full.items():
             rng = np.random.default_rng([seed, zlib.crc32(name.encode("utf-8")), 4])
             train[name], held_out[name] = hold_out(d, selection_validation, rng, name, "selection_validation")
-    learn = _ClusterLearner(GroupLearner(settings, seed), train, names)
+    learn = _ClusterLearner(GroupLearner(learned_with, seed, kind), train, names)
     curve = []
     if n_clusters == "auto":
         top = k if max_clusters is None else max(1, min(int(max_clusters), k))

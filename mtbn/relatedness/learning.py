@@ -8,9 +8,11 @@ the same way.
 """
 
 from dataclasses import dataclass
+from typing import Any
 
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.learn.checks import parts_of_checked_data
+from mtbn.learn.kinds import kind_settings
 from mtbn.learn.settings import MULTITASK, SINGLE
 
 #: Where task selection and clustering differ from learn_structures' defaults: the penalty of every group is
@@ -22,6 +24,28 @@ def group_settings(func, settings):
     """The learner settings of a selection or clustering (``func`` names it in errors): checked at the front
     door, with :data:`GROUP_DEFAULTS` where not given."""
     return MULTITASK.bind(func, dict(GROUP_DEFAULTS, **settings))
+
+
+def checked_tasks(tasks):
+    """``(names, data, kind)`` of the tasks of a selection or clustering: the TaskSet's names and DiscreteData
+    (``kind`` None), or continuous tasks' names, ContinuousData and their kind of data (learned as linear Gaussian
+    networks; :func:`mtbn.relatedness.measures.continuous_tasks`)."""
+    from mtbn.data import make_taskset
+    from mtbn.relatedness.measures import continuous_tasks
+
+    found = continuous_tasks(tasks)
+    if found is None:
+        ts = make_taskset(tasks)
+        return list(ts.names), list(ts.tasks), None
+    kind, data = found
+    return list(data), list(data.values()), kind
+
+
+def kind_group_settings(kind, settings):
+    """The settings of :func:`group_settings` that the learner of ``kind`` (a registered kind of data, e.g.
+    continuous tasks) takes; any other the caller set away from the selection's or clustering's default is refused
+    in one line (:func:`mtbn.learn.kinds.kind_settings`)."""
+    return kind_settings(kind, settings, dict(MULTITASK.defaults(), **GROUP_DEFAULTS))
 
 
 @dataclass(frozen=True)
@@ -37,9 +61,15 @@ class GroupLearner:
 
     settings: dict
     seed: int
+    kind: Any = None  # a registered kind of data (continuous tasks): its learner, with its settings
 
     def __call__(self, group):
         """``(dict name -> DAG, multitask penalty)``; the penalty is NaN for a group of one task."""
+        if self.kind is not None:  # the kind's learner, alone or jointly; structures only
+            extra = {k: None for k in ("parameter_sharing", "progress") if k in self.kind.settings}
+            with parts_of_checked_data():
+                res = self.kind.learn(group, **dict(self.settings, random_state=self.seed, **extra))
+            return dict(zip(res.task_names, res.graphs)), float("nan") if len(group) == 1 else float(res.penalty)
         if len(group) == 1:
             (name, data), = group.items()
             shared = {k: v for k, v in self.settings.items() if k in SINGLE and SINGLE[k] is MULTITASK[k]}

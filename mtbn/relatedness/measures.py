@@ -51,16 +51,32 @@ register("relatedness-kind", InvalidParameterError,
          fix="Convert the tasks to discrete states first.")
 
 
-def _continuous(tasks):
-    """``{name: ContinuousData}`` of continuous tasks (the Gaussian kind claims them), None for discrete ones;
-    another registered kind of data is refused."""
+def continuous_tasks(tasks):
+    """``(kind, {name: ContinuousData})`` of continuous tasks (the Gaussian kind claims them), None for discrete
+    ones; another registered kind of data is refused.
+
+    Parameters
+    ----------
+    tasks : object
+        The tasks as the user gave them.
+
+    Returns
+    -------
+    tuple of (DataKind, dict of str -> ContinuousData) or None
+    """
     kind = kind_of(tasks)
     if kind is None:
         return None
     data = kind.task_data(tasks)
     if data is None or not all(isinstance(d, ContinuousData) for d in data.values()):
         raise error("relatedness-kind", kind=kind.description or kind.name, learned_as=kind.learned_as)
-    return data
+    return kind, data
+
+
+def _continuous(tasks):
+    """The ``{name: ContinuousData}`` of :func:`continuous_tasks`, or None."""
+    found = continuous_tasks(tasks)
+    return None if found is None else found[1]
 
 
 def _not_for_continuous(**settings):
@@ -105,8 +121,9 @@ def noise_floor(tasks, *, penalty=0.9, prior="paired", free_edges=None, reversal
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
-        The tasks whose rows are pooled and dealt into pseudo-tasks.
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
+        The tasks whose rows are pooled and dealt into pseudo-tasks (continuous tasks: linear Gaussian
+        networks).
     penalty : float, default 0.9
         delta of the multitask prior the pseudo-tasks are learned with (that of :func:`direct_relatedness`).
     prior : str, default "paired"
@@ -183,8 +200,8 @@ def direct_relatedness(tasks, *, penalty=0.9, prior=MULTITASK["prior"].default, 
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
-        The tasks whose distances are measured.
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
+        The tasks whose distances are measured (continuous tasks: linear Gaussian networks).
     penalty : float, default 0.9
         delta of the multitask prior used to learn the structures.
     prior : {"paired", "edit"}, default "paired"
@@ -325,8 +342,9 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=MULTITASK[
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
-        The tasks whose distances are measured; each needs at least ``n_folds`` rows.
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
+        The tasks whose distances are measured; each needs at least ``n_folds`` rows (continuous tasks: linear
+        Gaussian networks, fitted by least squares).
     n_folds : int, default 10
         Folds of each task's rows (at least 2): every structure's CPTs are fitted on a task's training folds and
         scored on its held-out fold.
@@ -412,7 +430,7 @@ def relatedness(tasks, measure="direct", **kwargs):
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
         The tasks whose distances are measured.
     measure : {"direct", "indirect"}, default "direct"
         The measure; another name raises ``InvalidParameterError``.

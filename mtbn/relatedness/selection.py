@@ -12,16 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from mtbn._validation import check_option, check_random_state
-from mtbn.data import make_taskset
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
-from mtbn.networks import fit_parameters
 from mtbn.progress import reporter
-from mtbn.relatedness.learning import GroupLearner, curve_records, group_settings
+from mtbn.relatedness.learning import GroupLearner, checked_tasks, curve_records, group_settings, kind_group_settings
 from mtbn.relatedness.measures import direct_relatedness, gap_size, indirect_relatedness
 from mtbn.relatedness.result import MEASURES, RelatednessResult, check_relatedness
-from mtbn.heldout import RULES, heldout_scores, hold_out
+from mtbn.heldout import RULES, fit_networks, heldout_scores, hold_out
 
 register("n-select-value", InvalidParameterError, "n must be 'auto', 'gap' or an integer >= 0; got {value!r}.",
          cause="The number of tasks to select is neither 'auto', 'gap' nor a whole number.",
@@ -147,8 +145,10 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
 
     Parameters
     ----------
-    tasks : dict of name -> DataFrame or DiscreteData, list of them, or TaskSet
-        The principal and the tasks it may be learned with.
+    tasks : dict of name -> DataFrame, DiscreteData or ContinuousData, list of them, or TaskSet
+        The principal and the tasks it may be learned with (continuous tasks: linear Gaussian networks, each
+        group's penalty by cross-validation; the settings of :data:`mtbn.learn.settings.MULTITASK` that learner
+        does not take are refused).
     principal : str
         The task whose network matters.
     measure : {"direct", "indirect"}, default "direct"
@@ -225,25 +225,27 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
     settings = group_settings("select_tasks", settings)
     equivalent_sample_size, n_restarts, random_state, n_jobs = (
         settings[k] for k in ("equivalent_sample_size", "n_restarts", "random_state", "n_jobs"))
-    ts, n = _check_selection(tasks, principal, measure, n, selection_rule)
-    check_relatedness(relatedness, ts.names, measure, "select_tasks")
+    names, tasks_data, kind, n = _check_selection(tasks, principal, measure, n, selection_rule)
+    learned_with = settings if kind is None else kind_group_settings(kind, settings)
+    check_relatedness(relatedness, names, measure, "select_tasks")
     say = reporter(settings["progress"])
     rel = relatedness
     if rel is None:  # on every row with random_state as given: the distances of relatedness() itself
-        say(f"{measure} relatedness of {len(ts.names)} tasks")
-        rel = _task_distances(ts.tasks, measure, relatedness_penalty, equivalent_sample_size, noise_floor,
-                              n_folds, n_restarts, random_state, n_jobs)
+        say(f"{measure} relatedness of {len(names)} tasks")
+        rel = _task_distances(tasks_data if kind is None else dict(zip(names, tasks_data)), measure,
+                              relatedness_penalty, equivalent_sample_size, noise_floor, n_folds, n_restarts,
+                              random_state, n_jobs)
     seed = int(check_random_state(random_state).integers(0, 2**31 - 1))
-    datasets = dict(zip(ts.names, ts.tasks))
+    datasets = dict(zip(names, tasks_data))
     full = datasets[principal]
     held_out = None
     if n == "auto":  # rows of the principal that choose N, apart from those that choose the penalty
         datasets[principal], held_out = hold_out(full, selection_validation, np.random.default_rng([seed, 3]),
                                                  principal, "selection_validation")
     dist = rel.from_task(principal)
-    order, n_min = _order(rel, dist, principal, ts.names)
+    order, n_min = _order(rel, dist, principal, names)
     gap = gap_size([dist[x] for x in order])
-    learn = _PrincipalLearner(GroupLearner(settings, seed), datasets, principal)
+    learn = _PrincipalLearner(GroupLearner(learned_with, seed, kind), datasets, principal)
     curve = []
     if n == "auto":
         limit = max(n_min, len(order) if max_tasks is None else min(int(max_tasks), len(order)))
@@ -254,7 +256,7 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
         n_sel = max(gap, n_min) if n == "gap" else min(n, len(order))
         how = "gap" if n == "gap" else "given"
         graph, pen = learn(order[:n_sel])
-    network = fit_parameters(graph, full, equivalent_sample_size=equivalent_sample_size)
+    network = fit_networks([graph], [full], equivalent_sample_size)[0]
     stl_graph = learn([])[0]
     return SelectionResult(principal, order, {x: float(dist[x]) for x in order}, n_sel, order[:n_sel], how, curve,
                            gap, graph, network, stl_graph, rel, pen, n_within_noise=n_min,
@@ -263,10 +265,11 @@ def select_tasks(tasks, principal, *, measure="direct", n="auto", selection_vali
 
 def _task_distances(tasks, measure, penalty, ess, noise_floor, n_folds, n_restarts, random_state, n_jobs):
     """The distances of ``mtbn relatedness`` (same rows, seed and defaults), for select and cluster."""
+    tasks = tasks if isinstance(tasks, dict) else list(tasks)  # continuous tasks by name
     if measure == "direct":
-        return direct_relatedness(list(tasks), penalty=penalty, equivalent_sample_size=ess, noise_floor=noise_floor,
+        return direct_relatedness(tasks, penalty=penalty, equivalent_sample_size=ess, noise_floor=noise_floor,
                                   n_jobs=n_jobs, n_restarts=n_restarts, random_state=random_state)
-    return indirect_relatedness(list(tasks), equivalent_sample_size=ess, n_folds=n_folds, n_jobs=n_jobs,
+    return indirect_relatedness(tasks, equivalent_sample_size=ess, n_folds=n_folds, n_jobs=n_jobs,
                                 n_restarts=n_restarts, random_state=random_state)
 
 
@@ -279,16 +282,16 @@ def _check_n(n):
 
 
 def _check_selection(tasks, principal, measure, n, rule):
-    """The checked tasks (a TaskSet) and ``n``."""
-    ts = make_taskset(tasks)
-    if principal not in ts.names:
-        raise error("unknown-principal", task=principal, names=", ".join(map(repr, ts.names)))
+    """The checked tasks' names and data, their kind of data (None: discrete; else continuous tasks) and ``n``."""
+    names, datasets, kind = checked_tasks(tasks)
+    if principal not in names:
+        raise error("unknown-principal", task=principal, names=", ".join(map(repr, names)))
     check_option("measure", measure, MEASURES)
     n = _check_n(n)
     check_option("selection_rule", rule, RULES)
-    if isinstance(n, int) and n > ts.n_tasks - 1:
-        raise error("n-select-range", n_others=ts.n_tasks - 1, value=n)
-    return ts, n
+    if isinstance(n, int) and n > len(names) - 1:
+        raise error("n-select-range", n_others=len(names) - 1, value=n)
+    return names, datasets, kind, n
 
 
 def _order(rel, dist, principal, names):

@@ -1,6 +1,7 @@
 """Continuous tasks: the Gaussian scores against independent computations, the data kind's checks, joint learning."""
 
 import itertools
+import json
 import re
 
 import numpy as np
@@ -816,3 +817,40 @@ def test_task_selection_and_clustering_of_continuous_tasks_keep_the_related_ones
     assert clusters.labels["a"] == clusters.labels["b"] != clusters.labels["c"] == clusters.labels["d"]
     with pytest.raises(InvalidParameterError, match=r"^equivalent_sample_size is not available for continuous"):
         select_tasks(tasks, "a", equivalent_sample_size=3)
+
+
+def test_the_relatedness_commands_take_continuous_files(tmp_path, capsys):
+    # mtbn relatedness, select and cluster refused continuous files ("looks continuous; discretise it first").
+    from mtbn.cli import main
+
+    tasks = _related_and_not()
+    rng = np.random.default_rng(2)
+    tasks["d"] = tasks["c"].sample(frac=1.0, random_state=1).reset_index(drop=True) + 0.01 * rng.normal(
+        size=tasks["c"].shape)
+    paths = []
+    for name, frame in tasks.items():
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(str(tmp_path / f"{name}.csv"))
+    fast = ["--restarts", "2"]
+    assert main(["relatedness", "--measure", "direct", "--noise-floor", "2", *fast, "--out", str(tmp_path / "rel"),
+                 *paths]) == 0
+    record = json.loads((tmp_path / "rel" / "relatedness.json").read_text())
+    assert record["names"] == ["a", "b", "c", "d"]
+    distance = pd.read_csv(tmp_path / "rel" / "distance.csv", index_col=0)
+    assert distance.loc["a", "b"] < distance.loc["a", "c"]
+    # select reuses the distances (--from: same names, rows and fingerprints), and writes the principal's network
+    assert main(["select", "--principal", "a", "--from", str(tmp_path / "rel"), *fast, "--out",
+                 str(tmp_path / "sel"), *paths]) == 0
+    selected = json.loads((tmp_path / "sel" / "selected.json").read_text())
+    assert selected["selected"] == ["b"]
+    assert (tmp_path / "sel" / "a.gaussian.json").exists() and (tmp_path / "sel" / "a.edges.csv").exists()
+    assert main(["cluster", *fast, "--out", str(tmp_path / "clu"), *paths]) == 0
+    clusters = json.loads((tmp_path / "clu" / "clusters.json").read_text())["clusters"]
+    assert sorted(map(sorted, clusters.values())) == [["a", "b"], ["c", "d"]]
+    assert (tmp_path / "clu" / "c.gaussian.json").exists()
+    capsys.readouterr()
+    # --from refuses other values under the same names and rows
+    tasks["b"].assign(x=tasks["b"]["x"] + 1.0).to_csv(tmp_path / "b.csv", index=False)
+    assert main(["select", "--principal", "a", "--from", str(tmp_path / "rel"), "--out", str(tmp_path / "sel2"),
+                 *paths]) == 2
+    assert "b" in capsys.readouterr().err and not (tmp_path / "sel2").exists()

@@ -64,9 +64,14 @@ def _task_command(args, compute, write, summarise):
     stems, discretization = {}, []
 
     def work(progress):
-        tasks, cuts = read_named_tasks(args.csv, args.dropna, progress, files.discretize_option(args))
+        tasks = _continuous_tasks(args, progress) if files.discretize_option(args) is None else None
+        if tasks is None:
+            tasks, cuts = read_named_tasks(args.csv, args.dropna, progress, files.discretize_option(args))
+            stems.update(files.writable_tasks(tasks))  # refuses clashing names and unwritable labels before the work
+        else:  # continuous tasks: linear Gaussian networks
+            cuts = None
+            stems.update(files.task_file_stems([t.name for t in tasks]))
         discretization.append(cuts)
-        stems.update(files.writable_tasks(tasks))  # refuses clashing names and unwritable labels before the work
         options["task_rows"] = {t.name: t.n_samples for t in tasks}
         options["task_fingerprints"] = runs.fingerprints(tasks)
         rel = None
@@ -81,3 +86,18 @@ def _task_command(args, compute, write, summarise):
         return write(res, out, options, stems)
 
     return _run_in_out_folder(args, work, write_report, summarise, plots=True)
+
+
+def _continuous_tasks(args, progress):
+    """The tasks of ``relatedness``, ``select`` and ``cluster`` as ContinuousData (one per file, named by its stem)
+    when the Gaussian kind claims the files (:func:`mtbn.cli.kinds.kind_frames`), their incomplete rows dropped
+    with ``--dropna`` or refused by file line as ``mtbn learn`` does; None for other files (the discrete reader's).
+    Another registered kind of data is left to the relatedness functions, which refuse it."""
+    from mtbn.cli.kinds import complete_frames, kind_frames
+
+    claimed = kind_frames(args.csv, progress)
+    if claimed is None:
+        return None
+    kind, frames = claimed
+    data = kind.task_data(complete_frames(frames, args.csv, bool(args.dropna)))
+    return None if data is None else list(data.values())

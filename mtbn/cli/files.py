@@ -490,7 +490,8 @@ def staged_output(out, command):
 
 def write_task_outputs(out, stem, dag, network, export=()):
     """``out/<stem>.bifxml``, ``out/<stem>.edges.csv``, ``out/<stem>.bif`` when BIF can hold the network, and
-    ``out/<stem>.<format>`` for each ``export`` format; returns whether ``.bif`` was written.
+    ``out/<stem>.<format>`` for each ``export`` format; returns whether ``.bif`` was written (a linear Gaussian
+    network: ``out/<stem>.gaussian.json`` and the edges instead, and True).
 
     ``stem`` is the task's :func:`task_file_stem`, never the raw task name.
     The XMLBIF file keeps every variable name and state label exactly
@@ -500,7 +501,14 @@ def write_task_outputs(out, stem, dag, network, export=()):
     file other tools would read with other names is not written at all.
     """
     from mtbn.networks import bif_portable, write_bif, write_xmlbif
+    from mtbn.networks.gaussian import LinearGaussianNetwork, write_gaussian_network
 
+    if isinstance(network, LinearGaussianNetwork):  # continuous tasks: pgmpy's JSON of the regressions
+        write_gaussian_network(network, os.path.join(out, f"{stem}.gaussian.json"))
+        dag.write(os.path.join(out, f"{stem}.edges.csv"))
+        for fmt in export:
+            dag.write(os.path.join(out, f"{stem}.{fmt}"))
+        return True
     portable = bif_portable(network)
     if portable:
         write_bif(network, os.path.join(out, f"{stem}.bif"))

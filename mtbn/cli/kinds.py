@@ -19,7 +19,7 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["kind_frames", "kind_frames_of_column", "cmd_learn_kind", "stray_labels"]
+__all__ = ["kind_frames", "kind_frames_of_column", "complete_frames", "cmd_learn_kind", "stray_labels"]
 
 register("kind-option", _UsageError,
          "{option} is not available for {kind} tasks (learned as {learned_as}); drop it, or give --discretize "
@@ -204,18 +204,33 @@ def cmd_learn_kind(args, kind, frames, split=False):
 
         given.update(read_constraints(args.require, args.forbid, args.tiers))
     settings = kind_settings(kind, given, MULTITASK.defaults(), {s.name: s.flag for s in MULTITASK if s.flag})
-    frames = _complete(frames, [] if split else args.csv, bool(args.dropna))  # split tasks: not a file's lines
+    frames = complete_frames(frames, [] if split else args.csv, bool(args.dropna))  # split tasks: not a file's lines
     stems = task_file_stems([str(name) for name in frames])  # refuses two that one file system would confuse
     return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
                               lambda done, out, progress: _write(args, kind, done, out, stems),
                               lambda done, seconds, written: _print(kind, done))
 
 
-def _complete(frames, paths, dropna):
+def complete_frames(frames, paths, dropna):
     """The tasks without their incomplete rows (a cell empty, or NaN) with ``--dropna``, each task's count
     warned; else the first task with a missing cell is refused, naming its columns and file lines (as for
     discrete tasks, :func:`mtbn.data.frames.complete_rows`). An infinite number is refused either way, by its
-    file line (the dropped rows counted)."""
+    file line (the dropped rows counted).
+
+    Parameters
+    ----------
+    frames : dict of str -> pandas.DataFrame
+        The tasks, by name (a file's stem, whose lines the messages name; other names: their rows).
+    paths : list of str
+        The CSV files the tasks were read from.
+    dropna : bool
+        Drop the incomplete rows (``--dropna``) instead of refusing them.
+
+    Returns
+    -------
+    dict of str -> pandas.DataFrame
+        The tasks, complete.
+    """
     import numpy as np
 
     from mtbn.data.continuous import not_finite

@@ -149,6 +149,34 @@ class ContinuousData:
         """
         return ContinuousData(self.values[np.asarray(rows)], self.names, self.name, checked=False)
 
+    def fingerprint(self):
+        """A digest of the rows (16 hex digits), to tell whether two data sets are the same: the same values give
+        the same digest in any row or column order, and a changed value, row or column name changes it (as
+        :meth:`mtbn.data.DiscreteData.fingerprint`; a run folder records it, and ``--from`` refuses other data).
+
+        Returns
+        -------
+        str
+            The first 16 hexadecimal digits of a SHA-256 digest of the column names and the rows sorted, the
+            columns in name order.
+
+        Examples
+        --------
+        >>> a = ContinuousData(np.array([[0.5, 1.0], [2.0, -1.0], [0.1, 0.2]]), ["x", "y"])
+        >>> b = ContinuousData(np.array([[0.2, 0.1], [1.0, 0.5], [-1.0, 2.0]]), ["y", "x"])
+        >>> a.fingerprint() == b.fingerprint(), a.fingerprint() == a.take([0, 1, 1]).fingerprint()
+        (True, False)
+        """
+        import hashlib
+        import json
+
+        order = sorted(range(self.n_vars), key=lambda j: self.names[j])
+        values = self.values[:, order] + 0.0  # no negative zero
+        rows = values[np.lexsort(values.T[::-1])] if len(values) else values
+        digest = hashlib.sha256(json.dumps([self.names[j] for j in order]).encode("utf-8"))
+        digest.update(np.ascontiguousarray(rows, dtype="<f8").tobytes())
+        return digest.hexdigest()[:16]
+
     def subset(self, rows):
         """The task restricted to ``rows`` without copying them (:class:`ContinuousRows`): what
         :meth:`take` gives, to the Gaussian scores and fits, the same to the last bit.

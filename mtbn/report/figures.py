@@ -13,6 +13,8 @@ global state.
 
 import io
 
+import warnings
+
 import numpy as np
 
 from mtbn.exceptions import MtbnError
@@ -287,8 +289,10 @@ def plot_dendrogram(linkage, names, *, n_clusters=None, title=None, ylabel="aver
     if len(names) < 2 or Z.shape[0] == 0:
         return _empty(fig, ax, f"a single task ({names[0] if names else 'none'}): nothing to cluster")
     cut = _cut_height(Z, n_clusters)
-    dendrogram(Z, labels=[_tex(n) for n in names], ax=ax, color_threshold=cut if cut is not None else 0.0,
-               above_threshold_color=_GREY, leaf_rotation=45 if len(names) > 6 else 0, leaf_font_size=9)
+    with warnings.catch_warnings():  # every merge at distance 0 (identical tasks): scipy's axis is set below
+        warnings.filterwarnings("ignore", message="Attempting to set identical low and high ylims")
+        dendrogram(Z, labels=[_tex(n) for n in names], ax=ax, color_threshold=cut if cut is not None else 0.0,
+                   above_threshold_color=_GREY, leaf_rotation=45 if len(names) > 6 else 0, leaf_font_size=9)
     if len(names) > 6:  # each rotated label ends under its leaf
         for label in ax.get_xticklabels():
             label.set_horizontalalignment("right")

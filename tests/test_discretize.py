@@ -154,14 +154,17 @@ def test_learn_discretizes_with_pooled_cut_points_and_writes_them(tmp_path, cont
     assert json.loads((again / "discretization.json").read_text()) == record
 
 
-def test_relatedness_takes_discretize_and_continuous_data_without_it_is_refused(tmp_path, continuous_csvs):
+def test_relatedness_takes_discretize_and_continuous_data_as_they_are(tmp_path, continuous_csvs):
     out = tmp_path / "R"
     assert main(["relatedness", *continuous_csvs, "--measure", "direct", "--noise-floor", "0", "--restarts", "0",
                  "--discretize", "interval:4", "--out", str(out)]) == 0
     assert json.loads((out / "discretization.json").read_text())["method"] == "interval"
-    line = _assert_one_line_error(_run_cli("relatedness", *continuous_csvs, "--measure", "direct",
-                                           "--out", str(tmp_path / "x")))
-    assert "looks continuous" in line and "--discretize quantile" in line
+    # Without --discretize (refused before: "looks continuous"), the files are continuous tasks: Gaussian networks.
+    proc = _run_cli("relatedness", *continuous_csvs, "--measure", "direct", "--restarts", "0",
+                    "--out", str(tmp_path / "x"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "x" / "relatedness.json").read_text())["names"] == ["cond0", "cond1"]
+    assert not (tmp_path / "x" / "discretization.json").exists()
     line = _assert_one_line_error(_run_cli("learn", *continuous_csvs, "--discretize", "median",
                                            "--out", str(tmp_path / "y")))
     assert "discretize must be METHOD" in line

@@ -359,9 +359,7 @@ def continuous_from_dataframe(df, name="data"):
     names = [str(c) for c in df.columns]
     if len(df.columns) and all(dtype == np.float64 for dtype in df.dtypes):
         # One block of floats (mtbn.data.csvfile.read_csv_numbers's frames): its array, not a copy of each column.
-        values = df.to_numpy()
-        not_finite(values, names, name, _index_label(df))
-        return ContinuousData(values, names, name)
+        return _checked_frame(df.to_numpy(), names, name, df)
     columns = []
     for column in df.columns:
         series = df[column]
@@ -373,17 +371,24 @@ def continuous_from_dataframe(df, name="data"):
             series = converted
         columns.append(series.to_numpy(dtype=np.float64, na_value=np.nan))
     values = np.column_stack(columns) if columns else np.empty((len(df), 0))
-    not_finite(values, names, name, _index_label(df))
-    return ContinuousData(values, names, name)
+    return _checked_frame(values, names, name, df)
 
 
-def _index_label(df):
-    """Names a row of ``df`` by its index label (what ``df.loc`` finds it by)."""
+def _checked_frame(values, names, name, df):
+    """``ContinuousData(values, names, name)`` of the DataFrame ``df``'s cells, a missing or infinite cell named
+    by its index label (what ``df.loc`` finds it by); the cells are scanned again only to name one."""
+    try:
+        return ContinuousData(values, names, name)
+    except InvalidDataError as exc:
+        if getattr(exc, "code", None) != "continuous-not-finite":
+            raise
+
     def where(i):
         label = df.index[i]
         return f"the row with index {(label.item() if isinstance(label, np.generic) else label)!r}"
 
-    return where
+    not_finite(np.asarray(values, dtype=np.float64), names, name, where)
+    raise AssertionError("not_finite found no cell that ContinuousData refused")  # pragma: no cover
 
 
 def looks_continuous(frame, min_distinct=20):

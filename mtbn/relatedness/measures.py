@@ -15,7 +15,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.heldout import kfold_splits
 from mtbn.learn import learn_structure, learn_structures
 from mtbn.learn.checks import parts_of_checked_data
-from mtbn.learn.kinds import kind_of
+from mtbn.learn.kinds import kind_of, kind_settings
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks import fit_parameters, log_likelihood
@@ -77,15 +77,6 @@ def _continuous(tasks):
     """The ``{name: ContinuousData}`` of :func:`continuous_tasks`, or None."""
     found = continuous_tasks(tasks)
     return None if found is None else found[1]
-
-
-def _not_for_continuous(**settings):
-    """Refuse a setting of the discrete learner given for continuous tasks (name: (value, default))."""
-    for name, (value, default) in settings.items():
-        if value != default:
-            raise error("data-kind-setting", setting=name, kind="continuous",
-                        instead="discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete "
-                                "networks")
 
 
 def _null_replicate(codes, variables, states, sizes, labels, r, seed, mask, reversal, kwargs):
@@ -386,14 +377,14 @@ def indirect_relatedness(tasks, *, n_folds=10, equivalent_sample_size=MULTITASK[
     import pandas as pd
 
     check_n_jobs(n_jobs)
-    continuous = _continuous(tasks)  # continuous tasks: linear Gaussian networks, fitted by least squares
+    continuous = continuous_tasks(tasks)  # continuous tasks: linear Gaussian networks, fitted by least squares
     if continuous is None:
         ts = make_taskset(tasks)
         names, datasets = tuple(ts.names), list(ts.tasks)
     else:
-        _not_for_continuous(equivalent_sample_size=(equivalent_sample_size,
-                                                    MULTITASK["equivalent_sample_size"].default))
-        names, datasets = tuple(continuous), list(continuous.values())
+        kind, data = continuous
+        kind_settings(kind, {"equivalent_sample_size": equivalent_sample_size}, MULTITASK.defaults())  # refused if set
+        names, datasets = tuple(data), list(data.values())
     if not isinstance(n_folds, (int, np.integer)) or n_folds < 2:
         raise error("n-folds-value", value=n_folds)
     for name, d in zip(names, datasets):

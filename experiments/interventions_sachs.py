@@ -225,12 +225,19 @@ def loco_table(frame):
     lines += ["", "Mean over the conditions of the per-row log-likelihood of the non-targets given the targets "
                   "(higher is better): paired differences, 95% t interval over the seven conditions.", "",
               "| method | baseline | mean difference [95% CI] | p (t) |", "|---|---|---|---|"]
-    for method in (m for m in INTERVENTIONAL if m in frame):
-        for base in ("pooled", "default"):
+    lines += paired_rows(frame, [m for m in INTERVENTIONAL if m in frame])
+    return "\n".join(lines) + "\n"
+
+
+def paired_rows(frame, methods, bases=("pooled", "default")):
+    """Markdown rows: each of ``methods`` minus each of ``bases`` (columns of ``frame``), paired over its rows."""
+    lines = []
+    for method in methods:
+        for base in bases:
             c = paired_comparison(frame[method], frame[base])
             lines.append(f"| {method} | {base} | {c['mean_diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}] | "
                          f"{c['p_t']:.2g} |")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def main():

@@ -75,6 +75,12 @@ register("bootstrap-kind", InvalidParameterError,
          cause="A registered kind of data whose learner gives the bootstrap no way to resample its tasks "
                "(DataKind.task_data).",
          fix="Implement DataKind.task_data for the kind, or convert the tasks to discrete states first.")
+register("bootstrap-kind-interventions", InvalidParameterError,
+         "the bootstrap of {kind} tasks as interventional conditions (interventions=) is not available.",
+         cause="The replicates of continuous tasks rerun the multitask Gaussian learner; the interventional one "
+               "has no bootstrap yet.",
+         fix="Bootstrap the tasks without interventions=, or discretise them (the discrete interventional learner "
+             "has the bootstrap).")
 register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
          cause="A confidence level of 0, 1 or outside that range.",
          fix="Pass a level such as 0.95.")
@@ -684,6 +690,8 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
     if data is None:
         raise error("bootstrap-kind", kind=kind.description or kind.name, learned_as=kind.learned_as)
     settings = kind_settings(kind, learn_kwargs, MULTITASK.defaults())
+    if settings.get("interventions") is not None:
+        raise error("bootstrap-kind-interventions", kind=kind.description or kind.name)
     names = tuple(data)
     if result is not None and not (hasattr(result, "task_names") and hasattr(result, "penalty")):
         raise error("bootstrap-result-type", got=type(result).__name__)

@@ -5,7 +5,7 @@ import numpy as np
 
 from mtbn._validation import check_option, check_random_state
 
-__all__ = ["GAUSSIAN_PROBLEMS", "make_gaussian_problem"]
+__all__ = ["GAUSSIAN_PROBLEMS", "make_gaussian_problem", "make_gaussian_interventional_tasks"]
 
 
 #: Gaussian multitask problems (:func:`make_gaussian_problem`): the linear Gaussian networks pgmpy ships, and
@@ -95,3 +95,69 @@ def _reordered(parents, coefficients, where):
     """The coefficients of ``parents`` in the order of their new (relabelled, sorted) indices."""
     order = np.argsort([where[p] for p in parents])
     return np.asarray(coefficients)[order]
+
+
+def make_gaussian_interventional_tasks(network, *, n_interventions=6, kind="mechanism", random_state=None):
+    """One observational task and ``n_interventions`` single-variable interventions on a linear Gaussian network.
+
+    The continuous counterpart of :func:`mtbn.benchmarks.make_interventional_tasks`. The targets are drawn
+    without replacement among the variables with a parent or a child. With ``s`` the target's standard deviation
+    in the observational network and its mean shifted by ``+-U(1, 2) s`` (sign at random):
+    ``kind="mechanism"``: the target keeps its parents, each coefficient is redrawn as ``+-U(0.5, 1.5)``, the
+    intercept moves the target's mean so, and the residual variance is multiplied by ``U(0.5, 2)``;
+    ``kind="perfect"``: the target loses its parents and is drawn from a normal distribution with that mean and
+    variance ``s^2 U(0.5, 2)``. Every other mechanism is the network's.
+
+    Parameters
+    ----------
+    network : str or LinearGaussianNetwork
+        The system every condition shares (a name of :data:`GAUSSIAN_PROBLEMS` without ``-unrelated``: a shipped
+        network, or ``random-<n>`` drawn with the same seed).
+    n_interventions : int, default 6
+        How many single-variable interventions (one task each).
+    kind : {"mechanism", "perfect"}, default "mechanism"
+        What an intervention does to its target (see above).
+    random_state : int or numpy.random.Generator, optional
+        Seed of the network (``random-<n>``), the targets and the new mechanisms.
+
+    Returns
+    -------
+    list of (name, targets, LinearGaussianNetwork)
+        ``("observational", (), network)`` first, then ``("do-<target>", (target,), network of that condition)``.
+
+    Examples
+    --------
+    >>> tasks = make_gaussian_interventional_tasks("ecoli70", n_interventions=2, kind="perfect", random_state=0)
+    >>> [(name, net.parents[net.names.index(targets[0])] if targets else None) for name, targets, net in tasks]
+    [('observational', None), ('do-yedE', ()), ('do-pspA', ())]
+    """
+    from mtbn.networks.gaussian import LinearGaussianNetwork, implied_moments, load_gaussian_network
+
+    check_option("kind", kind, ("mechanism", "perfect"))
+    rng = check_random_state(random_state)
+    if isinstance(network, str):
+        net = (_random_gaussian_network(int(network.split("-")[1]), rng) if network.startswith("random-")
+               else load_gaussian_network(network))
+    else:
+        net = network
+    means, cov = implied_moments(net)
+    touched = [v for v in range(net.n_vars) if net.parents[v] or any(v in ps for ps in net.parents)]
+    chosen = rng.choice(touched, size=min(int(n_interventions), len(touched)), replace=False)
+    out = [("observational", (), net)]
+    for v in (int(x) for x in chosen):
+        sd = float(np.sqrt(cov[v, v]))
+        mean = means[v] + rng.choice([-1.0, 1.0]) * rng.uniform(1.0, 2.0) * sd
+        parents, intercepts = list(net.parents), np.array(net.intercepts, dtype=float)
+        coefficients, variances = list(net.coefficients), np.array(net.variances, dtype=float)
+        if kind == "perfect":
+            parents[v], coefficients[v] = (), np.zeros(0)
+            intercepts[v], variances[v] = mean, sd ** 2 * rng.uniform(0.5, 2.0)
+        else:
+            ps = list(parents[v])
+            coefficients[v] = rng.choice([-1.0, 1.0], len(ps)) * rng.uniform(0.5, 1.5, len(ps))
+            intercepts[v] = mean - (means[ps] @ coefficients[v] if ps else 0.0)
+            variances[v] = variances[v] * rng.uniform(0.5, 2.0)
+        name = f"do-{net.names[v]}"
+        out.append((name, (net.names[v],), LinearGaussianNetwork(net.names, tuple(parents), intercepts,
+                                                                  tuple(coefficients), variances, name)))
+    return out

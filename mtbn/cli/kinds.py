@@ -15,6 +15,7 @@ import os
 import time
 
 from mtbn.cli.files import task_file_stems
+from mtbn.cli.interventions import children, mechanism_lines, predicted_targets, summary_entry, write_interventions
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
@@ -194,10 +195,14 @@ def cmd_learn_kind(args, kind, frames, split=False):
     what = dict(kind=kind.description or kind.name, learned_as=kind.learned_as)
     knows = {"required_edges", "forbidden_edges", "tiers"} <= set(kind.settings)  # background knowledge files read
     resamples = type(kind).task_data is not DataKind.task_data  # --bootstrap
+    conditions = "interventions" in kind.settings  # --predict, --predict-children
     for dest, flag in COMMAND_ONLY.items():
         if getattr(args, dest, None) and not (knows and dest in KNOWLEDGE_FILES) \
-                and not (resamples and dest == "bootstrap") and not (split and dest == "task_column"):
+                and not (resamples and dest == "bootstrap") and not (split and dest == "task_column") \
+                and not (conditions and dest in ("predict", "predict_children")):
             raise _usage_error("kind-option", option=flag, **what)
+    if args.interventions is not None and args.bootstrap:
+        raise _usage_error("kind-option", option="--bootstrap with --interventions", **what)
     given = dict(MULTITASK.from_args(args), task_column=None)  # tasks already split
     if knows:
         from mtbn.cli.files import read_constraints
@@ -206,7 +211,10 @@ def cmd_learn_kind(args, kind, frames, split=False):
     settings = kind_settings(kind, given, MULTITASK.defaults(), {s.name: s.flag for s in MULTITASK if s.flag})
     frames = complete_frames(frames, [] if split else args.csv, bool(args.dropna))  # split tasks: not a file's lines
     stems = task_file_stems([str(name) for name in frames])  # refuses two that one file system would confuse
-    return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress),
+    first = next(iter(frames.values()), None)
+    predict = None if not conditions else predicted_targets(args, [] if first is None else
+                                                            [str(c) for c in first.columns])
+    return _run_in_out_folder(args, lambda progress: _learn(args, kind, frames, settings, progress, predict),
                               lambda done, out, progress: _write(args, kind, done, out, stems),
                               lambda done, seconds, written: _print(kind, done))
 
@@ -250,7 +258,7 @@ def complete_frames(frames, paths, dropna):
     return out
 
 
-def _learn(args, kind, frames, settings, progress):
+def _learn(args, kind, frames, settings, progress, predict=None):
     from mtbn.learn.kinds import DataKind
 
     t0 = time.perf_counter()
@@ -260,9 +268,14 @@ def _learn(args, kind, frames, settings, progress):
     transfer = getattr(res, "transfer", None)
     if transfer is not None and "message" in transfer:
         print(transfer["message"])
+    model = getattr(res, "interventions", None)
+    if model is not None:
+        for line in mechanism_lines(model):
+            print(line)
     provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
     lls = kind.mean_log_likelihoods(res, frames) if provided else {}
-    summary = {"kind": kind.name, "penalty": res.penalty,
+    interventional = getattr(res, "interventions", None) is not None  # one causal DAG: no penalty
+    summary = {"kind": kind.name, "penalty": None if interventional else res.penalty,
                "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
                          for name, g in zip(res.task_names, res.graphs)},
                "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)}}
@@ -275,12 +288,32 @@ def _learn(args, kind, frames, settings, progress):
                                     **{k: v for k, v in settings.items() if k != "progress"})
         averaged = {name: boot.averaged_network(name) for name in boot.task_names}
         summary["bootstrap"] = bootstrap_summary(boot, args.bootstrap, averaged)
+    predicted = None
+    if model is not None:
+        summary["interventions"] = summary_entry(args, model, res.log_score, INTERVENTION_FILES)
+        predicted = None if predict is None else model.predict(predict, children=children(args))
     summary["seconds"] = time.perf_counter() - t0
-    return res, summary, boot, averaged
+    return res, summary, boot, averaged, predicted
+
+
+#: The ``interventions/`` folder of continuous tasks, for ``summary.json``.
+INTERVENTION_FILES = ("interventions/causal.gaussian.json and causal.edges.csv (the causal DAG with the reference "
+                      "regime's regressions), interventions/mechanisms.csv (task, variable, how: given or learned), "
+                      "with --predict interventions/predicted.gaussian.json and predicted.edges.csv")
+
+
+def _write_gaussian(folder, stem, net):
+    from mtbn.graph import DAG
+    from mtbn.networks.gaussian import write_gaussian_network
+
+    DAG([set(p) for p in net.parents], net.names).write(os.path.join(folder, f"{stem}.edges.csv"))
+    write_gaussian_network(net, os.path.join(folder, f"{stem}.gaussian.json"))
 
 
 def _write(args, kind, done, out, stems):
-    res, summary, boot, averaged = done
+    res, summary, boot, averaged, predicted = done
+    if getattr(res, "interventions", None) is not None:
+        write_interventions(out, res.interventions, predicted, _write_gaussian)
     for name, info in summary["tasks"].items():
         info["file_stem"] = stems[name]
     summary.update(kind.write(res, out, stems))
@@ -303,8 +336,9 @@ def _write(args, kind, done, out, stems):
 def _print(kind, done):
     res, summary = done[:2]
     score = f"{summary['score']}, " if "score" in summary else ""
-    print(f"learned {len(res.task_names)} {kind.description or kind.name} task(s) as {kind.learned_as} ({score}penalty "
-          f"{res.penalty:g}) in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
+    how = "one causal DAG" if "interventions" in summary else f"penalty {res.penalty:g}"
+    print(f"learned {len(res.task_names)} {kind.description or kind.name} task(s) as {kind.learned_as} ({score}{how}) "
+          f"in {summary['seconds']:.2f} s; wrote {summary['options']['out']}")
     for name, info in summary["tasks"].items():
         ll = info["mean_log_likelihood"]
         print(f"  {name}: {info['n_edges']} edges" + ("" if ll is None else f", mean log-likelihood {ll:.4f}"))

@@ -7,14 +7,19 @@ from collections import namedtuple
 
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
+from mtbn.cli.interventions import (
+    children,
+    mechanism_lines,
+    predicted_targets,
+    summary_entry,
+    write_interventions,
+)
 from mtbn.cli.files import read_constraints, read_taskset
 from mtbn.cli.kinds import cmd_learn_kind, kind_frames, kind_frames_of_column, stray_labels
 from mtbn.cli.options import HELP, _add_discretize, _add_run, _add_setting, _add_tasks
-from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.learn.interventional_model import CHILDREN
 from mtbn.learn.settings import ESTIMATOR_ONLY, MULTITASK
-from mtbn.messages import register
 from mtbn.priors import PRIORS
 
 #: Every file ``mtbn learn`` may write, for its --help.
@@ -159,7 +164,7 @@ def _learn(args, progress):
             raise
         raise stray from None
     stems = files.writable_tasks(taskset.tasks)  # refuses clashing names and unwritable labels before the work
-    predict = _predicted_targets(args, taskset)
+    predict = predicted_targets(args, taskset.variables)
     # One learner for every prior: --prior none runs the same single-task
     # searches (same seeds) that the multitask search starts from.
     with warnings.catch_warnings():
@@ -172,67 +177,13 @@ def _learn(args, progress):
     elif res.sharing:  # a given penalty: how the strength was chosen
         print(res.sharing["message"])
     if res.interventions is not None:
-        for line in _mechanism_lines(res.interventions):
+        for line in mechanism_lines(res.interventions):
             print(line)
     boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    predicted = None if predict is None else res.interventions.predict(predict, children=_children(args))
+    predicted = None if predict is None else res.interventions.predict(predict, children=children(args))
     return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
-
-
-register("predict-needs-interventions", _UsageError,
-         "--predict needs --interventions (the network of an unseen condition comes from the interventional model)",
-         cause="--predict was given without --interventions.",
-         fix="Add --interventions FILE (the tasks' targets), or leave out --predict.")
-
-
-register("predict-unknown-variable", _UsageError, "--predict: {variable!r} is not a variable of the tasks",
-         cause="A variable to intervene on in the predicted condition is not a column of the tasks.",
-         fix="Name the targets by their column names, separated by commas.")
-
-
-register("predict-children-needs-predict", _UsageError,
-         "--predict-children says how a predicted condition acts on its targets' children: it needs --predict",
-         cause="--predict-children was given without --predict.",
-         fix="Add --predict TARGETS (the condition to predict), or leave out --predict-children.")
-
-
-def _children(args):
-    """``--predict-children``, or the default of ``InterventionalModel.predict``."""
-    return args.predict_children or CHILDREN[0]
-
-
-def _predicted_targets(args, taskset):
-    """``--predict V1,V2``: the targets of the condition to predict, checked before the work (None without)."""
-    if args.predict is None:
-        if args.predict_children is not None:
-            raise _usage_error("predict-children-needs-predict")
-        return None
-    if args.interventions is None:
-        raise _usage_error("predict-needs-interventions")
-    targets = [v.strip() for v in args.predict.split(",") if v.strip()]
-    for v in targets:
-        if v not in taskset.variables:
-            raise _usage_error("predict-unknown-variable", variable=v)
-    return targets
-
-
-def _mechanism_lines(model):
-    """The printed summary of an interventional fit: the causal DAG, and each task's changed mechanisms."""
-    lines = [f"causal DAG shared by the tasks: {model.causal_graph.n_edges} arcs ({model.type} interventions)"]
-    adjacencies = model.adjacency_line()
-    if adjacencies:
-        lines.append("  " + adjacencies)
-    for task, per in model.changed.items():
-        given = model.given[task]
-        kind = "observational" if given == () else "targets unknown" if given is None else \
-            f"targets {', '.join(given)}"
-        if task == model.reference:
-            kind += "; the reference regime"
-        changed = ", ".join(f"{v} ({how})" for v, how in per.items()) or "none"
-        lines.append(f"  {task} ({kind}): changed mechanisms {changed}")
-    return lines
 
 
 def _bootstrap(args, taskset, res, constraints, progress):
@@ -254,15 +205,7 @@ def _learn_summary(args, taskset, res, boot, averaged, stems):
                                        "score": float(res.task_log_likelihoods[t]), "n_samples": task.n_samples,
                                        "fingerprint": task.fingerprint(), "file_stem": stems[task.name]}
     if res.interventions is not None:
-        model = res.interventions
-        summary["interventions"] = {
-            "type": model.type, "further_changes": bool(args.further_changes),
-            "given": {t: None if g is None else list(g) for t, g in model.given.items()},
-            "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
-            "log_score": res.log_score, "adjacencies": model.adjacencies, "files": INTERVENTION_FILES}
-        if args.predict is not None:
-            summary["interventions"]["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
-            summary["interventions"]["predicted_children"] = _children(args)
+        summary["interventions"] = summary_entry(args, res.interventions, res.log_score, INTERVENTION_FILES)
     if res.sharing_strength is not None:
         strength = res.sharing_strength
         summary["sharing_strength"] = strength if strength != float("inf") else "inf"  # JSON has no infinity
@@ -290,7 +233,7 @@ def _write_learned(args, done, out):
     done.summary["no_bif"] = no_bif
     files.write_discretization(out, done.taskset.discretization)
     if done.result.interventions is not None:
-        _write_interventions(out, done)
+        write_interventions(out, done.result.interventions, done.predicted, _write_network)
     if args.report:
         from mtbn.report import write_learn_report
 
@@ -306,23 +249,10 @@ INTERVENTION_FILES = ("interventions/causal.bifxml and causal.edges.csv (the cau
                       "interventions/predicted.bifxml and predicted.edges.csv")
 
 
-def _write_interventions(out, done):
-    """``interventions/``: the causal network, the changed-mechanism table, the predicted condition."""
-    import csv
+def _write_network(folder, stem, net):
+    from mtbn.graph import DAG
 
-    folder = os.path.join(out, "interventions")
-    os.makedirs(folder)
-    model = done.result.interventions
-    files.write_task_outputs(folder, "causal", model.causal_graph, model.causal_network)
-    with open(os.path.join(folder, "mechanisms.csv"), "w", encoding="utf-8", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["task", "variable", "how"])
-        writer.writeheader()
-        writer.writerows(model.records())
-    if done.predicted is not None:
-        from mtbn.graph import DAG
-
-        net = done.predicted
-        files.write_task_outputs(folder, "predicted", DAG([set(p) for p in net.parents], net.names), net)
+    files.write_task_outputs(folder, stem, DAG([set(p) for p in net.parents], net.names), net)
 
 
 def _print_learned(done, seconds, written):

@@ -22,7 +22,7 @@ import numpy as np
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
 
-__all__ = ["ContinuousData", "ContinuousRows", "continuous_from_dataframe", "looks_continuous",
+__all__ = ["ContinuousData", "ContinuousRows", "PooledTasks", "continuous_from_dataframe", "looks_continuous",
            "regression_from_scatter", "centred_scatter", "MAX_CONTINUOUS_VARIABLES"]
 
 #: Most variables of a continuous task: the scores and fits keep a variables x variables scatter matrix per task
@@ -324,6 +324,60 @@ class ContinuousRows(ContinuousData):
             block = values[rows[part]] - mean
             scatter += block.T @ block
         return mean, scatter
+
+
+class PooledTasks(ContinuousRows):
+    """Several tasks' rows over the same columns, taken as one data set without being copied (a group of
+    interventional conditions whose mechanism of a variable is the same).
+
+    The Gaussian scores and fits read only :meth:`centred_scatter`: the pooled means and the scatter about
+    them, ``sum_t S_t + sum_t n_t (m_t - m)(m_t - m)^T``, from each task's own (one task: its own, to the
+    bit), computed once. ``values`` is the rows stacked, made when asked for.
+
+    Parameters
+    ----------
+    tasks : sequence of ContinuousData
+        The tasks, one or more, with the same columns in the same order.
+    name : str, default "pooled"
+        The data set's name, used in messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = ContinuousData(np.array([[0.0, 1.0], [2.0, 3.0], [1.0, 5.0]]), ["x", "y"], "a")
+    >>> b = ContinuousData(np.array([[4.0, 0.0], [3.0, 2.0], [5.0, -1.0]]), ["x", "y"], "b")
+    >>> mean, scatter = PooledTasks([a, b]).centred_scatter()
+    >>> bool(np.allclose(scatter, centred_scatter(np.vstack([a.values, b.values]))[1]))
+    True
+    """
+
+    def __init__(self, tasks, name="pooled"):  # not ContinuousRows': the tasks, not one task's rows
+        tasks = tuple(tasks)
+        object.__setattr__(self, "parts", tasks)
+        object.__setattr__(self, "names", tasks[0].names)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "checked", False)
+
+    @property
+    def values(self):  # type: ignore[override]
+        """The tasks' rows stacked (a copy)."""
+        return np.vstack([t.values for t in self.parts])
+
+    @property
+    def n_samples(self):
+        """The number of rows of all the tasks."""
+        return sum(t.n_samples for t in self.parts)
+
+    def __repr__(self):
+        return f"PooledTasks({self.name!r}, {len(self.parts)} tasks, {self.n_samples} rows)"
+
+    def _centred_scatter(self):
+        if len(self.parts) == 1:
+            return self.parts[0].centred_scatter()
+        stats = [(t.n_samples, *t.centred_scatter()) for t in self.parts]
+        n = sum(k for k, _, _ in stats)
+        mean = sum(k * m for k, m, _ in stats) / n
+        return mean, sum(s + k * np.outer(m - mean, m - mean) for k, m, s in stats)
 
 
 def continuous_from_dataframe(df, name="data"):

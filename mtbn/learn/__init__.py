@@ -48,6 +48,7 @@ from mtbn.learn.results import MultitaskResult, PenaltyPathPoint, TransferVerdic
 from mtbn.learn.single import learn_identical_structures, learn_structure
 from mtbn.learn.gaussian import learn_gaussian_structures
 from mtbn.learn import interventional as _interventional  # noqa: F401  (installs learn_structures(interventions=))
+from mtbn.learn import gaussian_interventions as _gaussian_interventions  # noqa: F401  (the same, continuous tasks)
 
 __all__ = [
     "learn_structure",

@@ -30,7 +30,7 @@ from mtbn.joint import multitask_hill_climb
 from mtbn.learn.grid import DEFAULT_PENALTY_GRID, SELECTION_JOINT_RESTARTS, SELECTION_RESTARTS
 from mtbn.learn.checks import check_constraints, constraint_matrices
 from mtbn.learn.guard import check_transfer
-from mtbn.learn.kinds import DataKind, named_frames, register_data_kind
+from mtbn.learn.kinds import DataKind, _same, named_frames, register_data_kind
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error, register
 from mtbn.networks.gaussian import fit_linear_gaussian, within_covariance
@@ -76,6 +76,13 @@ class GaussianResult:
         The pseudo-rows of the pooled fit each task's parameters were shrunk with (None: none).
     score : str
         The structure score (``"bge"`` or ``"bic-g"``).
+    interventions : InterventionalModel or None
+        With ``interventions=`` (:mod:`mtbn.learn.gaussian_interventions`): the causal DAG, each task's changed
+        mechanisms and the reference regime's network; else None.
+    log_score : float or None
+        With ``interventions=``: the learned model's score (the groups' Gaussian scores summed); else None.
+    search : SearchResult or None
+        With ``interventions=``: the climb that found the model; else None.
     """
 
     task_names: tuple
@@ -86,6 +93,9 @@ class GaussianResult:
     transfer: object = None
     sharing_strength: object = None
     score: str = "bge"
+    interventions: object = None
+    log_score: object = None
+    search: object = None
 
 
 #: The strengths (pseudo-rows of the pooled fit) ``parameter_sharing="auto"`` chooses among, simplest first.
@@ -379,6 +389,22 @@ def learn_gaussian_structures(tasks, *, penalty="auto", prior="paired", score="b
                           None if not parameter_sharing else float(parameter_sharing), score)
 
 
+#: The settings that only ``interventions=`` reads (:mod:`mtbn.learn.gaussian_interventions`).
+INTERVENTION_SETTINGS = ("interventions", "intervention_type", "further_changes", "tabu_length", "max_tabu_iter",
+                         "max_iter")
+
+#: ``interventions=`` is learned by :mod:`mtbn.learn.gaussian_interventions`, a module above this one; it installs
+#: its entry point here (``"learn"``: a function of the tasks and the settings) when :mod:`mtbn.learn` is imported.
+INTERVENTIONAL: dict = {}
+
+register("interventions-only", InvalidParameterError,
+         "for continuous tasks {name} applies only with interventions= (the tasks as interventional conditions); "
+         "leave it at its default.",
+         cause="A setting that the Gaussian learner reads only for interventional conditions was given without the "
+               "tasks' interventions.",
+         fix="Give interventions= (each task's targets), or drop the setting.")
+
+
 class GaussianKind(DataKind):
     """Continuous tasks (every column a number, some column continuous) learned as linear Gaussian networks.
 
@@ -392,7 +418,7 @@ class GaussianKind(DataKind):
     learned_as = "Gaussian networks"
     settings = ("prior", "penalty", "score", "max_parents", "cv", "selection_rule", "force_transfer",
                 "penalty_grid", "n_restarts", "n_joint_restarts", "random_state", "parameter_sharing", "n_jobs",
-                "progress", "required_edges", "forbidden_edges", "tiers", "knowledge")
+                "progress", "required_edges", "forbidden_edges", "tiers", "knowledge") + INTERVENTION_SETTINGS
     instead = "discretise the tasks (mtbn.data.discretize, or --discretize) to learn discrete networks"
     numbers_only = True  # looks_continuous: None (not claimed) as soon as a cell is not a number
     needs_fractions = True  # looks_continuous: False while every value is whole
@@ -411,7 +437,13 @@ class GaussianKind(DataKind):
         return None not in looks and any(looks)
 
     def learn(self, tasks, **settings):
-        s = dict(settings)
+        if settings.get("interventions") is not None:  # the tasks as interventional conditions
+            return INTERVENTIONAL["learn"](tasks, settings)
+        defaults = MULTITASK.defaults()
+        for name in INTERVENTION_SETTINGS:
+            if name in settings and not _same(settings[name], defaults[name]):
+                raise error("interventions-only", name=name)
+        s = {k: v for k, v in settings.items() if k not in INTERVENTION_SETTINGS}
         if s.get("score", "bdeu") == "bdeu":
             s["score"] = "bge"
         if s.get("selection_rule", "one-se") is None:

@@ -827,10 +827,10 @@ USED_SETTINGS = ("score", "equivalent_sample_size", "max_parents", "required_edg
                  "task_column", "progress", "interventions", "intervention_type", "further_changes", "tasks")
 
 
-def check_unused_settings(args, defaults):
-    """Refuse a multitask setting given with ``interventions`` (it would be ignored)."""
+def check_unused_settings(args, defaults, used=USED_SETTINGS):
+    """Refuse a multitask setting given with ``interventions`` (it would be ignored): one not in ``used``."""
     for name, value in args.items():
-        if name in USED_SETTINGS or name not in defaults:
+        if name in used or name not in defaults:
             continue
         default = defaults[name]
         same = value is default or (type(value) is type(default) and _equal(value, default))

@@ -8,6 +8,7 @@ import numpy as np
 from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import DAG
 from mtbn.messages import error, register
+from mtbn.networks.gaussian import LinearGaussianNetwork, implied_moments
 from mtbn.networks.model import BayesianNetwork, mixed_over_parent
 
 __all__ = ["INTERVENTION_TYPES", "InterventionalModel"]
@@ -161,20 +162,25 @@ class InterventionalModel:
         conditions left out one at a time, the better reading in all seven:
         ``experiments/interventions_sachs_loco_detail.py``, docs/robustness.md).
 
+        For continuous tasks (``causal_network`` a linear Gaussian network) each target gets a normal
+        distribution: ``distributions[target] = (mean, variance)``, or the target's own marginal in the
+        reference regime (the mean and variance the causal network implies).
+
         Parameters
         ----------
         targets : list of str
             The variables intervened on; each must be a variable of the causal network.
         distributions : dict of str -> sequence of float, optional
-            Per target, its probabilities over its states (in the network's state order); a target left out is
-            uniform. A key that is not among ``targets`` raises ``InvalidParameterError``.
+            Per target, its probabilities over its states (in the network's state order; continuous tasks: its
+            mean and variance); a target left out is uniform (continuous: its implied marginal). A key that is
+            not among ``targets`` raises ``InvalidParameterError``.
         children : {"average", "keep"}, default "average"
             With activity interventions, whether each target's children stop seeing it (their CPTs averaged
             over its states) or keep their reference CPTs; other types replace the targets' mechanisms only.
 
         Returns
         -------
-        BayesianNetwork
+        BayesianNetwork or LinearGaussianNetwork
             ``causal_network`` with each target parentless and given its distribution.
 
         Examples
@@ -198,6 +204,8 @@ class InterventionalModel:
         for v in distributions or {}:
             if str(v) not in targets:
                 raise error("predict-distribution-not-target", variable=v)
+        if isinstance(net, LinearGaussianNetwork):
+            return _predict_gaussian(net, targets, distributions or {})
         parents, cpts = list(net.parents), list(net.cpts)
         for t in targets:
             v = names.index(t)
@@ -210,3 +218,17 @@ class InterventionalModel:
                         cpts[c] = mixed_over_parent(cpts[c], ps.index(v), p)
             parents[v], cpts[v] = (), p
         return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)
+
+
+def _predict_gaussian(net, targets, distributions):
+    """:meth:`InterventionalModel.predict` of a linear Gaussian causal network: each target parentless, with the
+    mean and variance given, else those the network implies for it."""
+    means, covariance = implied_moments(net)
+    parents, intercepts = list(net.parents), np.array(net.intercepts, dtype=float)
+    coefficients, variances = list(net.coefficients), np.array(net.variances, dtype=float)
+    for t in targets:
+        v = list(net.names).index(t)
+        mean, variance = distributions.get(t, (means[v], covariance[v, v]))
+        parents[v], coefficients[v] = (), np.zeros(0)
+        intercepts[v], variances[v] = float(mean), float(variance)
+    return LinearGaussianNetwork(net.names, tuple(parents), intercepts, tuple(coefficients), variances, "predicted")

@@ -22,8 +22,8 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
 
-__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "within_covariance", "load_gaussian_network",
-           "to_pgmpy_gaussian", "write_gaussian_network", "read_gaussian_network",
+__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "within_covariance", "implied_moments",
+           "load_gaussian_network", "to_pgmpy_gaussian", "write_gaussian_network", "read_gaussian_network",
            "GAUSSIAN_NETWORKS"]
 
 #: The Gaussian networks pgmpy ships (``pgmpy/utils/example_models/<name>.json``).
@@ -194,6 +194,40 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
         variances[v] = max(float(resid) / n, 1e-12 * max(float(scatter[v, v]) / n, 1e-300))
     return LinearGaussianNetwork(tuple(data.names), parents, intercepts, tuple(coefficients), variances,
                                  data.name if name is None else name)
+
+
+def implied_moments(network):
+    """The means and covariance matrix of every variable that a linear Gaussian network implies.
+
+    With ``B[v, p]`` the coefficient of parent ``p`` in ``v``'s regression, ``b`` the intercepts and ``D`` the
+    residual variances: ``mean = (I - B)^-1 b`` and ``covariance = (I - B)^-1 D (I - B)^-T``.
+
+    Parameters
+    ----------
+    network : LinearGaussianNetwork
+        The network (its parents a DAG).
+
+    Returns
+    -------
+    means : ndarray of float, shape (n_vars,)
+    covariance : ndarray of float, shape (n_vars, n_vars)
+
+    Examples
+    --------
+    >>> net = LinearGaussianNetwork(("x", "y"), ((), (0,)), np.array([1.0, 0.0]), (np.zeros(0), np.array([2.0])),
+    ...                             np.array([1.0, 1.0]))
+    >>> means, cov = implied_moments(net)
+    >>> means.tolist(), cov.tolist()
+    ([1.0, 2.0], [[1.0, 2.0], [2.0, 5.0]])
+    """
+    n = network.n_vars
+    b = np.zeros((n, n))
+    for v, ps in enumerate(network.parents):
+        for p, beta in zip(ps, network.coefficients[v]):
+            b[v, p] = beta
+    inverse = np.linalg.inv(np.eye(n) - b)
+    means = inverse @ np.asarray(network.intercepts, dtype=float)
+    return means, inverse @ np.diag(np.asarray(network.variances, dtype=float)) @ inverse.T
 
 
 def within_covariance(tasks):

@@ -136,8 +136,9 @@ def _interventions_page(result, bootstrap=None):
     model = result.interventions
     names = [str(n) for n in result.task_names]
     doc = _Document("Interventional conditions: one causal DAG")
+    mechanism = "CPT" if hasattr(result, "task_log_likelihoods") else "linear regression"
     doc.para(f"mtbn learned one causal DAG shared by {len(names)} experimental conditions of one system, each family's "
-             f"CPT tied across the conditions except where a condition changes its mechanism ({model.type} "
+             f"{mechanism} tied across the conditions except where a condition changes its mechanism ({model.type} "
              "interventions; docs/guide/interventions.rst).", lead=True)
     adjacencies = model.adjacency_line()
     doc.box([f"Causal DAG: {model.causal_graph.n_edges} arcs; score of the model on all rows pooled "
@@ -249,10 +250,10 @@ def _structures_section(doc, names, graphs, bootstrap):
 def _learn_page(result, bootstrap=None, options=None):
     """The page of a :class:`~mtbn.learn.MultitaskResult` (``options`` is shown as provenance only), or of a
     :class:`~mtbn.learn.gaussian.GaussianResult`."""
+    if getattr(result, "interventions", None) is not None:  # interventional conditions, discrete or continuous
+        return _interventions_page(result, bootstrap)
     if not hasattr(result, "task_log_likelihoods"):  # linear Gaussian networks
         return _gaussian_page(result, options, bootstrap=bootstrap)
-    if result.interventions is not None:
-        return _interventions_page(result, bootstrap)
     names = [str(n) for n in result.task_names]
     graphs = dict(zip(names, result.graphs))
     doc = _Document("Multitask structure learning")

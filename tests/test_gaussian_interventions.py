@@ -231,3 +231,18 @@ def test_mtbn_learn_writes_the_causal_dag_and_the_changed_mechanisms_of_continuo
     assert main(["learn", "--predict", "y", "--out", str(tmp_path / "o3"), *paths]) == 2
     assert capsys.readouterr().err.strip() == ("mtbn: error: --predict needs --interventions (the network of an "
                                                "unseen condition comes from the interventional model)")
+
+
+def test_the_estimator_learns_continuous_conditions(conditions):
+    """MultitaskStructureLearner(interventions=...) on continuous tasks: the learner's model, and score() the mean
+    log-likelihood per row of each task's rows under its network."""
+    from mtbn.estimators import MultitaskStructureLearner
+
+    targets = {"obs": [], "do-x": ["x"], "do-z": ["z"]}
+    est = MultitaskStructureLearner(interventions=targets, n_restarts=2).fit(conditions)
+    direct = learn_gaussian_interventional(conditions, targets, n_restarts=2)
+    assert est.result_.interventions.changed == direct.interventions.changed
+    assert est.data_kind_ == "gaussian"
+    expected = np.mean([net.log_likelihood(_data(conditions[n], n), per_row=True).mean()
+                        for n, net in zip(direct.task_names, direct.networks)])
+    assert est.score(conditions) == pytest.approx(expected)

@@ -7,8 +7,10 @@ the documented targets (``load_sachs_conditions().intervention_targets()``: the 
 observational, each inhibitor's or activator's protein a target). Methods: single-task Gaussian learning per
 condition, one network from all rows pooled, the Gaussian default (``learn_gaussian_structures``, its first
 condition's structure), and the continuous interventional learner (:mod:`mtbn.learn.gaussian_interventions`):
-``known`` (mechanism changes, the documented targets), ``known-further`` (other mechanisms may change too),
-``known-perfect`` (perfect interventions) and ``unknown`` (only the observational conditions said). Writes:
+``known`` (the documented targets, the learner's default ``intervention_type="auto"``: mechanism or activity
+chosen on held-out rows), ``known-mechanism`` and ``known-activity`` (the model fixed), ``known-further``
+(mechanism changes, other mechanisms may change too), ``known-perfect`` (perfect interventions) and
+``unknown`` (only the observational conditions said). Writes:
 
 * ``consensus.md``: per method, the arcs learned on all rows against the 18 consensus arcs, with [2.5%, 97.5%]
   over the bootstrap replicates (rows drawn within every condition, every method rerun); ``known`` minus each
@@ -40,7 +42,9 @@ from mtbn.networks.gaussian import fit_linear_gaussian, implied_moments
 FOLDER = os.path.join(OUT, "gaussian_interventions_sachs")
 #: The interventional variants: settings of ``learn_gaussian_interventional`` (``unknown``: only the observational
 #: conditions given).
-INTERVENTIONAL = {"known": {}, "known-further": {"further_changes": True},
+INTERVENTIONAL = {"known": {}, "known-mechanism": {"intervention_type": "mechanism"},
+                  "known-activity": {"intervention_type": "activity"},
+                  "known-further": {"further_changes": True, "intervention_type": "mechanism"},
                   "known-perfect": {"intervention_type": "perfect"}, "unknown": {}}
 METHODS = ("single-task", "pooled", "default") + tuple(INTERVENTIONAL)
 
@@ -115,12 +119,14 @@ def consensus_table(frame):
 def mechanisms_table(seed):
     sachs = load_sachs_conditions()
     _, models = learn_all(log_tasks(sachs), sachs.intervention_targets(), seed)
-    lines = ["| condition | documented targets | known: changed | unknown: changed |", "|---|---|---|---|"]
+    shown = ("known", "known-mechanism", "unknown")
+    lines = ["| condition | documented targets | " + " | ".join(f"{m}: changed" for m in shown) + " |",
+             "|---" * (2 + len(shown)) + "|"]
     for task, targets in sachs.intervention_targets().items():
-        cells = [", ".join(f"{v} ({how})" for v, how in models[m].changed[task].items()) or "none"
-                 for m in ("known", "unknown")]
-        lines.append(f"| {task} | {', '.join(targets) or 'observational'} | {cells[0]} | {cells[1]} |")
-    return "\n".join(lines) + "\n"
+        cells = [", ".join(f"{v} ({how})" for v, how in models[m].changed[task].items()) or "none" for m in shown]
+        lines.append(f"| {task} | {', '.join(targets) or 'observational'} | " + " | ".join(cells) + " |")
+    choice = models["known"].adjacency_line()
+    return "\n".join(lines) + "\n" + (f"\n`known`: {choice}.\n" if choice else "")
 
 
 def conditional(network, data, targets):

@@ -10,8 +10,9 @@ redrawn and its mean moved 1-2 sd; ``perfect``: its parents cut, a new normal di
 same number of rows. The causal DAG of each method against the true one: edit distance (a reversal counts
 one), reversals and the CPDAG SHD. ``pooled``: one Gaussian network on every task's rows stacked; ``default``:
 the Gaussian multitask default (``learn_gaussian_structures``, its observational task's structure);
-``known``: the continuous interventional learner (:mod:`mtbn.learn.gaussian_interventions`) with the targets
-(mechanism changes); ``known-perfect``: the same with ``intervention_type="perfect"``; ``unknown``: told only
+``known``: the continuous interventional learner (:mod:`mtbn.learn.gaussian_interventions`) with the targets,
+as a user gets it (``intervention_type="auto"``: mechanism or activity chosen on held-out rows);
+``known-mechanism`` and ``known-perfect``: the model fixed; ``unknown``: told only
 which task is observational (recall and precision of the changed mechanisms it finds). Every search with 5
 single-task and 5 joint restarts (the default learner's front ends use 50 and 20). Paired tests of the edit
 distance over the trials, Holm-corrected over the table (known and unknown against pooled and default).
@@ -34,7 +35,7 @@ from mtbn.learn.gaussian_interventions import learn_gaussian_interventional
 from mtbn.stats import holm, paired_comparison
 
 FOLDER = os.path.join(OUT, "gaussian_interventions_synthetic")
-METHODS = ("pooled", "default", "known", "known-perfect", "unknown")
+METHODS = ("pooled", "default", "known", "known-mechanism", "known-perfect", "unknown")
 EFFORT = dict(n_restarts=5, n_joint_restarts=5)
 
 
@@ -70,7 +71,8 @@ def run_trial(network, rows, kind, trial):
             graph = learn_gaussian_structures(data, random_state=seed, **EFFORT).graphs[0]
         else:
             given = {"observational": []} if method == "unknown" else targets
-            kw = {"intervention_type": "perfect"} if method == "known-perfect" else {}
+            kw = {"known-perfect": {"intervention_type": "perfect"},
+                  "known-mechanism": {"intervention_type": "mechanism"}}.get(method, {})
             res = learn_gaussian_interventional(data, given, random_state=seed, n_restarts=EFFORT["n_restarts"], **kw)
             graph = res.interventions.causal_graph
             found = {(t, v) for t, per in res.interventions.changed.items() for v in per}

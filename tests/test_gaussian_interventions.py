@@ -186,8 +186,6 @@ def test_a_predicted_condition_replaces_only_the_targets_regressions(conditions)
 
 def test_settings_that_do_not_apply_are_refused(conditions):
     targets = {"obs": [], "do-x": ["x"]}
-    with pytest.raises(InvalidParameterError, match="not available for continuous tasks"):
-        learn_structures(conditions, interventions=targets, intervention_type="activity")
     with pytest.raises(InvalidParameterError, match="^penalty does not apply with interventions="):
         learn_structures(conditions, interventions=targets, penalty=0.5)
     with pytest.raises(InvalidParameterError, match="^for continuous tasks tabu_length applies only with"):
@@ -246,3 +244,31 @@ def test_the_estimator_learns_continuous_conditions(conditions):
     expected = np.mean([net.log_likelihood(_data(conditions[n], n), per_row=True).mean()
                         for n, net in zip(direct.task_names, direct.networks)])
     assert est.score(conditions) == pytest.approx(expected)
+
+
+def _blocked(rng, n, target):
+    """Rows of the chain x -> y -> z -> w where ``target``'s children stop seeing it (an inhibitor of what it
+    does): the child's coefficient on it is 0, everything else as observed."""
+    out, previous = {}, None
+    for v, b in zip("xyzw", (0.0, 0.8, -0.7, 0.6)):
+        seen = previous is not None and out and list(out)[-1] != target
+        out[v] = (b * previous if seen else 0.0) + rng.normal(size=n)
+        previous = out[v]
+    return pd.DataFrame(out)
+
+
+def test_activity_interventions_change_the_targets_children():
+    """Inhibitors of y's and of z's activity: the held-out rows choose the activity model, whose changed
+    mechanisms are the targets' children in the learned DAG (z and w), and which orients the chain."""
+    rng = np.random.default_rng(2)
+    frames = {"obs": _blocked(rng, 800, None), "inh-y": _blocked(rng, 800, "y"), "inh-z": _blocked(rng, 800, "z")}
+    res = learn_structures(frames, interventions={"obs": [], "inh-y": ["y"], "inh-z": ["z"]}, n_restarts=2)
+    model = res.interventions
+    assert model.type == "activity" and set(model.adjacencies["types"]) == {"mechanism", "activity"}
+    assert model.adjacencies["types"]["activity"] > model.adjacencies["types"]["mechanism"]
+    assert model.changed["inh-y"] == {"z": "activity"} and model.changed["inh-z"] == {"w": "activity"}
+    assert sorted(model.causal_graph.edges(names=True)) == [("x", "y"), ("y", "z"), ("z", "w")]
+    nets = dict(zip(res.task_names, res.networks))
+    z = 2
+    assert nets["inh-y"].coefficients[z][0] == pytest.approx(0.0, abs=0.1)  # its own regression: z ignores y
+    assert nets["obs"].coefficients[z][0] == pytest.approx(-0.7, abs=0.1)

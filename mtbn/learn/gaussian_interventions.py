@@ -24,10 +24,23 @@ Claassen 2020)
     and changes to search, the first such task by name is the reference
     regime, as in the discrete learner.
 
+``"activity"`` (an inhibitor or activator acts on what the target does)
+    The mechanisms that change in a task are those of its targets' children
+    in the DAG (and the target's own, if the search finds it): a family with
+    a parent that task ``c`` targets is scored with ``c``'s rows as a group
+    of their own, as if ``do(c)`` were among its parents
+    (:class:`mtbn.learn.interventional._ActivityScorer`, shared with the
+    discrete learner).
+
 ``"perfect"`` (Cooper and Yoo 1999)
     Known targets only. A target's family is scored on the rows of the tasks
     that do not intervene on it; in a task that does, the target has no
     parents and its own rows' mean and variance.
+
+``"auto"`` (the default): with targets given, mechanism or activity,
+whichever, learned on 80% of every condition's rows, gives the other 20%
+the higher log-likelihood (recorded in ``result.interventions.adjacencies``);
+mechanism when no targets are given.
 
 The search is the single-task tabu climb with restarts over the system
 variables and the indicators (nothing into an indicator; max_parents counts
@@ -35,8 +48,7 @@ system parents only), from two starts: the DAG that greedy equivalence search
 finds on all rows pooled (cut to what the constraints allow) and the required
 edges alone; the better end is kept (ties: the first). Unlike the discrete
 learner it has no first stage: the tied score decides the adjacencies too
-(the discrete ``skeleton="search"``), and ``"activity"`` interventions are
-not offered.
+(the discrete ``skeleton="search"``).
 
 Each task's network: every family fitted by least squares on the rows of its
 group (its own rows where its mechanism changes, else the rows of every task
@@ -50,22 +62,27 @@ import numpy as np
 
 from mtbn._validation import check_option, check_random_state
 from mtbn.data.continuous import ContinuousData, PooledTasks
-from mtbn.exceptions import InvalidParameterError
 from mtbn.ges import greedy_equivalence_search
 from mtbn.graph import DAG
 from mtbn.learn import gaussian
 from mtbn.learn.checks import check_constraints
 from mtbn.learn.interventional import (
+    CHOSEN_TYPES,
+    HELDOUT_MIN_ROWS,
+    HELDOUT_SHARE,
     INTERVENTION_TYPES,
     USED_SETTINGS,
+    _activity_parents,
+    _ActivityScorer,
     _constraints,
     _indicator_names,
     _reference,
+    _with_implied,
     check_interventions,
 )
 from mtbn.learn.interventional_model import InterventionalModel
 from mtbn.learn.settings import MULTITASK
-from mtbn.messages import error, register
+from mtbn.messages import error
 from mtbn.networks.gaussian import LinearGaussianNetwork, fit_linear_gaussian
 from mtbn.progress import reporter
 from mtbn.score import make_scorer
@@ -73,13 +90,6 @@ from mtbn.score.base import LocalScore
 from mtbn.search import TIE_TOLERANCE, hill_climb
 
 __all__ = ["learn_gaussian_interventional"]
-
-register("gaussian-intervention-type", InvalidParameterError,
-         "intervention_type={value!r} is not available for continuous tasks; use 'mechanism' (the default) or "
-         "'perfect'.",
-         cause="Activity interventions (the targets' children change) are learned for discrete tasks only.",
-         fix="Use intervention_type='mechanism' (or 'auto', which is it here), or discretise the tasks.")
-
 
 class _Conditions:
     """The tasks as :func:`check_interventions` reads them (names, data, the shared variables)."""
@@ -195,9 +205,9 @@ def learn_gaussian_interventional(tasks, interventions, *, intervention_type="au
     interventions : dict of task name -> list of str or None
         Each task's targets (an empty list: observational; None or absent: unknown), checked as by
         :func:`~mtbn.learn.interventional.check_interventions`.
-    intervention_type : {"auto", "mechanism", "perfect"}, default "auto"
-        "auto" is "mechanism" for continuous tasks; "perfect" needs every task's targets; "activity" raises
-        ``InvalidParameterError``.
+    intervention_type : {"auto", "mechanism", "activity", "perfect"}, default "auto"
+        The model (see the module docstring); "perfect" needs every task's targets; "auto": mechanism or
+        activity, chosen on held-out rows when targets are given (else mechanism).
     further_changes : bool, default False
         Mechanism type: other mechanisms besides a task's given targets may change in it (found by the search).
     score : {"bge", "bic-g"}, default "bge"
@@ -253,19 +263,57 @@ def learn_gaussian_interventional(tasks, interventions, *, intervention_type="au
     from mtbn.score import SCORES, GaussianScore
 
     check_option("intervention_type", intervention_type, INTERVENTION_TYPES)
-    if intervention_type == "activity":
-        raise error("gaussian-intervention-type", value=intervention_type)
     if score not in SCORES or not issubclass(SCORES[score], GaussianScore):
         raise error("gaussian-score", score=score)
-    kind = "mechanism" if intervention_type == "auto" else intervention_type
     names, variables, datas = gaussian._tasks(tasks)
     conditions = _Conditions(names, variables, datas)
-    given = check_interventions(interventions, conditions, kind)
+    given = check_interventions(interventions, conditions, intervention_type)
     say = reporter(progress)
-    rng = check_random_state(random_state)
+    base = int(check_random_state(random_state).integers(2**31))
+    search = dict(further_changes=further_changes, score=score, max_parents=max_parents,
+                  user=dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers,
+                            knowledge=knowledge),
+                  n_restarts=n_restarts, tabu_length=tabu_length, max_tabu_iter=max_tabu_iter, max_iter=max_iter)
+    choice = None
+    kind = intervention_type
+    if intervention_type == "auto":
+        kind = "mechanism"
+        if any(given.values()):  # targets given: their own mechanisms change, or their children's
+            say("held-out choice of the model")
+            choice = _heldout_choice(names, variables, datas, given, search, base)
+            kind = choice["type"]
+    return _learn(names, variables, datas, given, kind, search, base, say, choice)
+
+
+def _heldout_choice(names, variables, datas, given, search, base):
+    """The model of ``intervention_type="auto"``: mechanism changes or activity interventions, whichever learned on
+    80% of every task's rows (a seeded split) gives the other 20% the higher log-likelihood under each task's
+    network (ties: mechanism); as :attr:`InterventionalModel.adjacencies` records it. With a task under
+    ``HELDOUT_MIN_ROWS`` rows: mechanism, nothing held out."""
+    if min(d.n_samples for d in datas) < HELDOUT_MIN_ROWS:
+        return {"chosen": "search", "type": CHOSEN_TYPES[0], "heldout": {}, "types": {}, "held_out_rows": 0}
+    rng = np.random.default_rng([base, 46, 7])
+    train, test = [], []
+    for d in datas:
+        order = rng.permutation(d.n_samples)
+        cut = d.n_samples - max(1, int(round(HELDOUT_SHARE * d.n_samples)))
+        train.append(d.take(np.sort(order[:cut])))
+        test.append(d.take(np.sort(order[cut:])))
+    scores = {}
+    for kind in CHOSEN_TYPES:
+        res = _learn(names, variables, train, given, kind, search, base, reporter(None), None)
+        scores[kind] = float(sum(net.log_likelihood(d) for net, d in zip(res.networks, test)))
+    best = max(CHOSEN_TYPES, key=lambda k: (scores[k], -CHOSEN_TYPES.index(k)))
+    return {"chosen": "search", "type": best, "heldout": {}, "types": scores,
+            "held_out_rows": int(sum(d.n_samples for d in test))}
+
+
+def _learn(names, variables, datas, given, kind, search, base, say, choice):
+    """:func:`learn_gaussian_interventional` of one model ``kind`` ("mechanism", "activity" or "perfect")."""
     n = len(variables)
-    user = dict(required_edges=required_edges, forbidden_edges=forbidden_edges, tiers=tiers, knowledge=knowledge)
-    reference = _reference(conditions, given, further_changes, kind)
+    conditions = _Conditions(names, variables, datas)
+    further = search["further_changes"]
+    reference = _reference(conditions, given, further, kind)
     skip = [frozenset()] * n
     if kind == "perfect":
         indicator_of = {}
@@ -275,41 +323,51 @@ def learn_gaussian_interventional(tasks, interventions, *, intervention_type="au
                 raise error("perfect-target-everywhere", variable=v)
     else:
         indicator_of = _indicator_names([t for t in names if given[t] != ()], variables)
-    scorer = ConditionScore(datas, score, [names.index(t) for t in indicator_of], skip)
+    grouped = ConditionScore(datas, search["score"], [names.index(t) for t in indicator_of], skip)
     augmented = list(variables) + list(indicator_of.values())
-    required, forbidden = _constraints(variables, indicator_of, given, further_changes, reference, user)
-    base = check_constraints([set() for _ in augmented], required, forbidden, augmented, None, "empty start")
+    via = _activity_parents(augmented, variables, given, indicator_of) if kind == "activity" else {}
+    scorer = _ActivityScorer(grouped, via) if via else grouped
+    required, forbidden = _constraints(variables, indicator_of, given, further, reference, search["user"],
+                                       activity=kind == "activity")
+    empty = check_constraints([set() for _ in augmented], required, forbidden, augmented, None, "empty start")
     counted = np.arange(len(augmented)) < n  # max_parents counts system parents, not the indicators
-    pooled = greedy_equivalence_search(scorer.group(range(len(datas))), max_parents=max_parents).graph.parents
-    starts = [gaussian._within(list(pooled) + [set() for _ in indicator_of], required, forbidden, base, max_parents),
-              base]
-    say(f"interventional search ({kind}): {len(names)} continuous conditions pooled, {scorer.n_samples} rows, "
+    max_parents = search["max_parents"]
+    pooled = greedy_equivalence_search(grouped.group(range(len(datas))), max_parents=max_parents).graph.parents
+    starts = [gaussian._within(list(pooled) + [set() for _ in indicator_of], required, forbidden, empty,
+                               max_parents), empty]
+    say(f"interventional search ({kind}): {len(names)} continuous conditions pooled, {grouped.n_samples} rows, "
         f"{len(indicator_of)} condition indicator(s)")
-    search = None
+    found = None
     for i, start in enumerate(starts):
-        found = hill_climb(scorer, [set(p) for p in start], max_parents=max_parents, required=required,
-                           forbidden=forbidden, tabu_length=int(tabu_length), max_tabu_iter=int(max_tabu_iter),
-                           n_restarts=int(n_restarts), rng=np.random.default_rng([int(rng.integers(2**31)), 46, i]),
-                           max_iter=max_iter, names=augmented, counted=counted)
-        if search is None or found.log_score > search.log_score + TIE_TOLERANCE:  # ties: the earlier start
-            search = found
-    parents = [set(ps) for ps in search.graph.parents]
+        climb = hill_climb(scorer, [set(p) for p in start], max_parents=max_parents, required=required,
+                           forbidden=forbidden, tabu_length=int(search["tabu_length"]),
+                           max_tabu_iter=int(search["max_tabu_iter"]), n_restarts=int(search["n_restarts"]),
+                           rng=np.random.default_rng([base, 46, i]), max_iter=search["max_iter"], names=augmented,
+                           counted=counted)
+        if found is None or climb.log_score > found.log_score + TIE_TOLERANCE:  # ties: the earlier start
+            found = climb
+    graph = found.graph if not via else _with_implied(found.graph, via, n)
+    parents = [set(ps) for ps in graph.parents]
     causal = DAG([{p for p in parents[v] if p < n} for v in range(n)], variables)
     changed = {}
-    for t, task in enumerate(names):
+    for task in names:
         if kind == "perfect":
             per = {v: "given" for v in given[task]}
         else:
             column = n + list(indicator_of).index(task) if task in indicator_of else None
-            per = {variables[v]: "given" if variables[v] in (given[task] or ()) else "learned"
-                   for v in range(n) if column in parents[v]}
+            per = {}
+            for v in range(n):
+                if column in found.graph.parents[v]:
+                    per[variables[v]] = "given" if variables[v] in (given[task] or ()) else "learned"
+                elif column in parents[v]:  # activity: a child of one of the task's targets
+                    per[variables[v]] = "activity"
         changed[task] = dict(sorted(per.items(), key=lambda kv: variables.index(kv[0])))
     say("fitting each condition's regressions")
-    networks, causal_network = _networks(scorer, parents, names, variables, given, kind)
+    networks, causal_network = _networks(grouped, parents, names, variables, given, kind)
     graphs = [DAG([set(p) for p in net.parents], variables) for net in networks]
-    model = InterventionalModel(kind, given, changed, causal, causal_network, dict(indicator_of), reference)
-    return gaussian.GaussianResult(tuple(names), graphs, networks, float("nan"), score=score, interventions=model,
-                                   log_score=float(search.log_score), search=search)
+    model = InterventionalModel(kind, given, changed, causal, causal_network, dict(indicator_of), reference, choice)
+    return gaussian.GaussianResult(tuple(names), graphs, networks, float("nan"), score=search["score"],
+                                   interventions=model, log_score=float(found.log_score), search=found)
 
 
 def _networks(scorer, parents, names, variables, given, kind):

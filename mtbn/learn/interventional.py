@@ -293,8 +293,10 @@ class _ActivityScorer(LocalScore):
 
     name = "activity"
 
-    def __init__(self, base, via):
-        super().__init__(base.data)
+    def __init__(self, base, via):  # the base's data and sizes (any score of the augmented variables)
+        self.data, self.n_vars, self.n_samples, self.arities = base.data, base.n_vars, base.n_samples, base.arities
+        self._cache = {}
+        self.hits = self.misses = 0
         self._base, self._via = base, via
 
     def _implied(self, parents):

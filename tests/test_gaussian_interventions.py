@@ -272,3 +272,23 @@ def test_activity_interventions_change_the_targets_children():
     z = 2
     assert nets["inh-y"].coefficients[z][0] == pytest.approx(0.0, abs=0.1)  # its own regression: z ignores y
     assert nets["obs"].coefficients[z][0] == pytest.approx(-0.7, abs=0.1)
+
+
+def test_a_predicted_activity_condition_averages_the_childrens_regressions():
+    """do(y) under activity interventions: y's child z stops seeing y; its regression averaged over y's
+    distribution N(m, s2) has intercept b0 + b m and variance v + b^2 s2 (hand-computed from the causal
+    network); children="keep" leaves z's regression as it is."""
+    rng = np.random.default_rng(2)
+    frames = {"obs": _blocked(rng, 800, None), "inh-y": _blocked(rng, 800, "y"), "inh-z": _blocked(rng, 800, "z")}
+    model = learn_structures(frames, interventions={"obs": [], "inh-y": ["y"], "inh-z": ["z"]},
+                             n_restarts=2).interventions
+    causal = model.causal_network
+    y, z, w = 1, 2, 3
+    assert causal.parents[z] == (y,)
+    b0, b, v = causal.intercepts[z], causal.coefficients[z][0], causal.variances[z]
+    done = model.predict(["y"], {"y": (1.5, 0.3)})
+    assert done.parents[z] == () and done.intercepts[z] == pytest.approx(b0 + b * 1.5)
+    assert done.variances[z] == pytest.approx(v + b ** 2 * 0.3)
+    assert done.parents[w] == causal.parents[w]  # w is not a child of y
+    kept = model.predict(["y"], {"y": (1.5, 0.3)}, children="keep")
+    assert kept.parents[z] == (y,) and kept.intercepts[z] == b0

@@ -176,7 +176,8 @@ class InterventionalModel:
             not among ``targets`` raises ``InvalidParameterError``.
         children : {"average", "keep"}, default "average"
             With activity interventions, whether each target's children stop seeing it (their CPTs averaged
-            over its states) or keep their reference CPTs; other types replace the targets' mechanisms only.
+            over its states; continuous tasks: their regressions over its distribution) or keep their
+            reference CPTs; other types replace the targets' mechanisms only.
 
         Returns
         -------
@@ -205,7 +206,8 @@ class InterventionalModel:
             if str(v) not in targets:
                 raise error("predict-distribution-not-target", variable=v)
         if isinstance(net, LinearGaussianNetwork):
-            return _predict_gaussian(net, targets, distributions or {})
+            return _predict_gaussian(net, targets, distributions or {}, self.type == "activity" and
+                                     children == "average")
         parents, cpts = list(net.parents), list(net.cpts)
         for t in targets:
             v = names.index(t)
@@ -220,15 +222,27 @@ class InterventionalModel:
         return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)
 
 
-def _predict_gaussian(net, targets, distributions):
+def _predict_gaussian(net, targets, distributions, average):
     """:meth:`InterventionalModel.predict` of a linear Gaussian causal network: each target parentless, with the
-    mean and variance given, else those the network implies for it."""
+    mean and variance given, else those the network implies for it; with ``average`` (activity interventions)
+    each child of a target stops seeing it: the target's term leaves the child's regression for its mean (in
+    the intercept) and its variance (in the residual variance), the child's regression averaged over the
+    target's distribution."""
     means, covariance = implied_moments(net)
     parents, intercepts = list(net.parents), np.array(net.intercepts, dtype=float)
     coefficients, variances = list(net.coefficients), np.array(net.variances, dtype=float)
     for t in targets:
         v = list(net.names).index(t)
         mean, variance = distributions.get(t, (means[v], covariance[v, v]))
+        if average:
+            for c, ps in enumerate(parents):
+                if v in ps:
+                    i = ps.index(v)
+                    beta = float(coefficients[c][i])
+                    intercepts[c] += beta * float(mean)
+                    variances[c] += beta ** 2 * float(variance)
+                    parents[c] = ps[:i] + ps[i + 1:]
+                    coefficients[c] = np.delete(coefficients[c], i)
         parents[v], coefficients[v] = (), np.zeros(0)
         intercepts[v], variances[v] = float(mean), float(variance)
     return LinearGaussianNetwork(net.names, tuple(parents), intercepts, tuple(coefficients), variances, "predicted")

@@ -75,12 +75,6 @@ register("bootstrap-kind", InvalidParameterError,
          cause="A registered kind of data whose learner gives the bootstrap no way to resample its tasks "
                "(DataKind.task_data).",
          fix="Implement DataKind.task_data for the kind, or convert the tasks to discrete states first.")
-register("bootstrap-kind-interventions", InvalidParameterError,
-         "the bootstrap of {kind} tasks as interventional conditions (interventions=) is not available.",
-         cause="The replicates of continuous tasks rerun the multitask Gaussian learner; the interventional one "
-               "has no bootstrap yet.",
-         fix="Bootstrap the tasks without interventions=, or discretise them (the discrete interventional learner "
-             "has the bootstrap).")
 register("level-range", InvalidParameterError, "level must be strictly between 0 and 1; got {value!r}.",
          cause="A confidence level of 0, 1 or outside that range.",
          fix="Pass a level such as 0.95.")
@@ -690,8 +684,7 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
     if data is None:
         raise error("bootstrap-kind", kind=kind.description or kind.name, learned_as=kind.learned_as)
     settings = kind_settings(kind, learn_kwargs, MULTITASK.defaults())
-    if settings.get("interventions") is not None:
-        raise error("bootstrap-kind-interventions", kind=kind.description or kind.name)
+    interventional = settings.get("interventions") is not None
     names = tuple(data)
     if result is not None and not (hasattr(result, "task_names") and hasattr(result, "penalty")):
         raise error("bootstrap-result-type", got=type(result).__name__)
@@ -702,7 +695,12 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
     kwargs = dict(settings, random_state=base, n_jobs=1)
     kwargs.pop("progress", None)
     penalty = None
-    if not reselect_penalty:
+    if interventional:  # no penalty: every replicate runs the interventional learner whole, with the model a
+        # result chose (rows drawn with replacement would fall on both sides of its held-out split)
+        model = getattr(result, "interventions", None)
+        if model is not None:
+            kwargs["intervention_type"] = model.type
+    elif not reselect_penalty:
         if result is None and settings.get("penalty", "auto") == "auto":
             say("choosing the penalty on the original data")
             result = kind.learn(data, **dict(settings, random_state=base, n_jobs=n_jobs, progress=progress))
@@ -715,12 +713,17 @@ def _bootstrap_kind(kind, tasks, learn_kwargs, *, n_boot, reselect_penalty, rand
     variables = tuple(data[names[0]].names)
     pos = {v: i for i, v in enumerate(variables)}
     edges = np.zeros((n_boot, len(names), len(variables), len(variables)), dtype=bool)
-    for b, (task_edges, _) in enumerate(reps):
+    changed = np.zeros((n_boot, len(names), len(variables)), dtype=bool) if interventional else None
+    for b, (task_edges, _, task_changes) in enumerate(reps):
         for t, es in enumerate(task_edges):
             for u, v in es:
                 edges[b, t, pos[u], pos[v]] = True
+        for task, v in task_changes:  # empty unless interventional
+            assert changed is not None
+            changed[b, names.index(task), pos[v]] = True
     return BootstrapResult(names, variables, np.ones((len(names), len(variables)), dtype=bool), edges, penalty,
-                           [p for _, p in reps], None if reselect_penalty else False, ())
+                           [p for _, p, _ in reps], None if reselect_penalty or interventional else False, (),
+                           changed)
 
 
 def _kind_replicate(kind, tasks, names, b, base, kwargs, resample):
@@ -729,4 +732,7 @@ def _kind_replicate(kind, tasks, names, b, base, kwargs, resample):
     rng = np.random.default_rng([base, b])
     drawn = {n: d.take(RESAMPLING[resample](rng, d.n_samples)) for n, d in zip(names, tasks)}
     res = kind.learn(drawn, **kwargs)  # the instance itself: a kind registered in this process only works too
-    return [[(u, v) for u, v in g.edges(names=True)] for g in res.graphs], float(res.penalty)
+    model = getattr(res, "interventions", None)
+    changed = [] if model is None else [(t, v) for t, per in model.changed.items() for v in per]
+    return ([[(u, v) for u, v in g.edges(names=True)] for g in res.graphs],
+            None if model is not None else float(res.penalty), changed)

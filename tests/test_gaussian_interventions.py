@@ -223,9 +223,12 @@ def test_mtbn_learn_writes_the_causal_dag_and_the_changed_mechanisms_of_continuo
     causal = read_gaussian_network(out / "interventions" / "causal.gaussian.json")
     assert predicted.parents[1] == () and causal.parents[1] == (0,)
     assert (out / "do-x.gaussian.json").exists() and (out / "interventions" / "causal.edges.csv").exists()
-    assert main(["learn", "--interventions", str(tmp_path / "t.json"), "--bootstrap", "2", "--out",
-                 str(tmp_path / "o2"), *paths]) == 2
-    assert capsys.readouterr().err.startswith("mtbn: error: --bootstrap with --interventions is not available")
+    assert main(["learn", "--interventions", str(tmp_path / "t.json"), "--bootstrap", "3", "--restarts", "1",
+                 "--out", str(tmp_path / "o2"), *paths]) == 0
+    capsys.readouterr()
+    frequency = pd.read_csv(tmp_path / "o2" / "bootstrap" / "mechanisms.csv", index_col="task")
+    assert frequency.loc["do-x", "x"] == 1.0 and frequency.loc["obs"].sum() == 0.0
+    assert json.loads((tmp_path / "o2" / "summary.json").read_text())["bootstrap"]["structures"] == "interventional"
     assert main(["learn", "--predict", "y", "--out", str(tmp_path / "o3"), *paths]) == 2
     assert capsys.readouterr().err.strip() == ("mtbn: error: --predict needs --interventions (the network of an "
                                                "unseen condition comes from the interventional model)")
@@ -292,3 +295,25 @@ def test_a_predicted_activity_condition_averages_the_childrens_regressions():
     assert done.parents[w] == causal.parents[w]  # w is not a child of y
     kept = model.predict(["y"], {"y": (1.5, 0.3)}, children="keep")
     assert kept.parents[z] == (y,) and kept.intercepts[z] == b0
+
+
+def test_the_bootstrap_of_continuous_conditions_reruns_the_interventional_learner(conditions):
+    """Each replicate is the interventional learner on rows drawn within every condition, with the model the
+    result chose: replicate 0 by hand gives the same structures and changed mechanisms."""
+    from mtbn.bootstrap import bootstrap_structures
+
+    targets = {"obs": [], "do-x": ["x"]}
+    res = learn_structures(conditions, interventions=targets, n_restarts=1)
+    boot = bootstrap_structures(conditions, n_boot=3, interventions=targets, n_restarts=1, result=res,
+                                random_state=4)
+    assert boot.changed.shape == (3, 3, 4) and boot.mechanism_frequency().loc["do-x", "x"] == 1.0
+    base = int(np.random.default_rng(4).integers(0, 2**31 - 1))
+    rng = np.random.default_rng([base, 0])
+    drawn = {n: _data(f, n).take(rng.integers(0, len(f), len(f))) for n, f in conditions.items()}
+    one = learn_gaussian_interventional(drawn, targets, n_restarts=1, random_state=base,
+                                        intervention_type=res.interventions.type)
+    for t, g in enumerate(one.graphs):
+        mine = {(boot.variables[u], boot.variables[v]) for u, v in np.argwhere(boot.edges[0, t])}
+        assert mine == set(g.edges(names=True))
+    found = {(boot.task_names[t], boot.variables[v]) for t, v in np.argwhere(boot.changed[0])}
+    assert found == {(t, v) for t, per in one.interventions.changed.items() for v in per}

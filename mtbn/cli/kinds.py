@@ -201,8 +201,6 @@ def cmd_learn_kind(args, kind, frames, split=False):
                 and not (resamples and dest == "bootstrap") and not (split and dest == "task_column") \
                 and not (conditions and dest in ("predict", "predict_children")):
             raise _usage_error("kind-option", option=flag, **what)
-    if args.interventions is not None and args.bootstrap:
-        raise _usage_error("kind-option", option="--bootstrap with --interventions", **what)
     given = dict(MULTITASK.from_args(args), task_column=None)  # tasks already split
     if knows:
         from mtbn.cli.files import read_constraints

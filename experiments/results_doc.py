@@ -1486,7 +1486,9 @@ GAUSSIAN_SYNTHETIC_NOTE = (
     "Gaussian multitask default's structure of the observational task; `known`: the continuous interventional "
     "learner with the targets as a user gets it (mechanism or activity chosen on held-out rows), "
     "`known-mechanism` and `known-perfect` with the model fixed; `unknown`: told only which task is "
-    "observational (recall and precision of the changed mechanisms it finds).")
+    "observational (recall and precision of the changed mechanisms it finds). The interventional rows were "
+    "recomputed after the learner gained its third start (`... --rerun known known-mechanism known-perfect "
+    "unknown`: the same seeds, so the same data; the pooled and default rows are those of the first run).")
 
 
 def build():

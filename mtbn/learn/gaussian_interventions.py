@@ -44,9 +44,13 @@ mechanism when no targets are given.
 
 The search is the single-task tabu climb with restarts over the system
 variables and the indicators (nothing into an indicator; max_parents counts
-system parents only), from two starts: the DAG that greedy equivalence search
-finds on all rows pooled (cut to what the constraints allow) and the required
-edges alone; the better end is kept (ties: the first). Unlike the discrete
+system parents only), from three starts: the DAGs that greedy equivalence
+search finds on all rows pooled and on the conditions' own score (indicators
+included), each cut to what the constraints allow, and the required edges
+alone; the best end is kept (ties: the first). (With two starts, the first
+and the last, a climb told only which condition is observational ended in
+a local optimum 720 below the true DAG's score on one of four random
+30-variable systems; the second start reaches it.) Unlike the discrete
 learner it has no first stage: the tied score decides the adjacencies too
 (the discrete ``skeleton="search"``).
 
@@ -334,7 +338,11 @@ def _learn(names, variables, datas, given, kind, search, base, say, choice):
     max_parents = search["max_parents"]
     pooled = greedy_equivalence_search(grouped.group(range(len(datas))), max_parents=max_parents).graph.parents
     starts = [gaussian._within(list(pooled) + [set() for _ in indicator_of], required, forbidden, empty,
-                               max_parents), empty]
+                               max_parents)]
+    if indicator_of:  # GES on the conditions' own score too (indicators included), cut to the constraints
+        own = greedy_equivalence_search(scorer, max_parents=max_parents).graph.parents
+        starts.append(gaussian._within(own, required, forbidden, empty, max_parents))
+    starts.append(empty)
     say(f"interventional search ({kind}): {len(names)} continuous conditions pooled, {grouped.n_samples} rows, "
         f"{len(indicator_of)} condition indicator(s)")
     found = None

@@ -624,7 +624,8 @@ MULTITASK = Settings((
             "The tasks as interventional conditions of one system: each task's target variables (an empty list: "
             "an observational task; a task left out or mapped to None: targets unknown, learned). Then one "
             "causal DAG is learned for all tasks, each family's CPT tied across the tasks except where a task "
-            "changes its mechanism (mtbn.learn.interventional); the multitask prior's settings do not apply. "
+            "changes its mechanism (mtbn.learn.interventional; continuous tasks: linear Gaussian mechanisms, "
+            "mtbn.learn.gaussian_interventions); the multitask prior's settings do not apply. "
             "None: the tasks are related samples (the multitask learner).",
             check=lambda value, name: _interventions(value), flag="--interventions", kind="interventions_file",
             metavar="FILE",

@@ -1477,7 +1477,8 @@ def gaussian_interventions():
 
 #: What the synthetic table of the continuous learner shows, with its command.
 GAUSSIAN_SYNTHETIC_NOTE = (
-    "Command: `python experiments/gaussian_interventions_synthetic.py --networks ecoli70 random-30 --trials 4`. "
+    "Command: `python experiments/gaussian_interventions_synthetic.py --networks ecoli70 random-30 --trials 8` "
+    "(about an hour on 2 cores). "
     "Per trial: one observational task and six single-variable interventions "
     "(`mtbn.benchmarks.gaussian.make_gaussian_interventional_tasks`; mechanism: the target's regression redrawn "
     "and its mean moved 1-2 standard deviations; perfect: its parents cut and a new normal distribution), every "
@@ -1486,9 +1487,19 @@ GAUSSIAN_SYNTHETIC_NOTE = (
     "Gaussian multitask default's structure of the observational task; `known`: the continuous interventional "
     "learner with the targets as a user gets it (mechanism or activity chosen on held-out rows), "
     "`known-mechanism` and `known-perfect` with the model fixed; `unknown`: told only which task is "
-    "observational (recall and precision of the changed mechanisms it finds). The interventional rows were "
-    "recomputed after the learner gained its third start (`... --rerun known known-mechanism known-perfect "
-    "unknown`: the same seeds, so the same data; the pooled and default rows are those of the first run).")
+    "observational (recall and precision of the changed mechanisms it finds). Trials 0-3 ran first; their "
+    "interventional rows were recomputed after the learner gained its third start (`... --trials 4 --rerun "
+    "known known-mechanism known-perfect unknown`: the same seeds, so the same data; their pooled and default "
+    "rows are those of the first run); trials 4-7 ran whole with it.\n\n"
+    "With the targets (`known`), the causal DAG's mean edit distance is below pooling's in all 8 cells "
+    "(significantly after Holm's correction in the 4 ECOLI70 cells) and below the Gaussian default's in all 8, "
+    "but in none significantly after the correction (unadjusted p < 0.1 in 4): the default's adjacencies are "
+    "already close (its CPDAG SHD is often the smallest), and what the targets add is orientations (fewer "
+    "reversals in every cell). Told only which task is observational (`unknown`), it recovers the changed "
+    "mechanisms with recall 0.98-1.00 and precision 0.94-1.00 at both sizes, and its DAG is below pooling's in "
+    "all 8 cells (4 significantly) and the default's in 7; in the eighth (RANDOM-30, 1000 rows, perfect) one "
+    "trial's climb ended far from the truth (edit distance 58 with the experiment's 5 restarts; with the learner's "
+    "default 50 it reaches the true DAG's score, edit distance 2).")
 
 
 def build():

@@ -6,7 +6,10 @@ Written: what the kind writes per task (``DIR/<task>.edges.csv``; for continuous
 coefficients and residual variance; ``LinearGaussianBayesianNetwork.load`` reads it),
 ``DIR/summary.json`` (``"kind"``, the penalty, each task's edges and mean log-likelihood per row, and what the
 kind records: for continuous tasks the penalty path, the guard's verdict, the sharing strength) and, with
-``--report``, ``DIR/report.html`` and ``DIR/report.md``. An option of the discrete learner the kind's learner
+``--report``, ``DIR/report.html`` and ``DIR/report.md``. Continuous tasks with ``--interventions`` (interventional
+conditions, :mod:`mtbn.learn.gaussian_interventions`) also get ``DIR/interventions/`` (the causal DAG's
+``causal.gaussian.json`` and ``causal.edges.csv``, ``mechanisms.csv``, with ``--predict`` the predicted
+condition's) and ``summary.json``'s ``"interventions"``. An option of the discrete learner the kind's learner
 does not take is refused with one line naming it.
 """
 
@@ -272,8 +275,7 @@ def _learn(args, kind, frames, settings, progress, predict=None):
             print(line)
     provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
     lls = kind.mean_log_likelihoods(res, frames) if provided else {}
-    interventional = getattr(res, "interventions", None) is not None  # one causal DAG: no penalty
-    summary = {"kind": kind.name, "penalty": None if interventional else res.penalty,
+    summary = {"kind": kind.name, "penalty": None if model is not None else res.penalty,  # one causal DAG: none
                "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
                          for name, g in zip(res.task_names, res.graphs)},
                "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)}}

@@ -31,8 +31,10 @@ LEARN_FILES = (
     "<task>.strength.csv and <task>.averaged.edges.csv (and mechanisms.csv with --interventions); with "
     "--interventions: DIR/interventions/causal.bifxml, causal.edges.csv and mechanisms.csv (with --predict: "
     "predicted.bifxml and predicted.edges.csv). Continuous tasks (every column a number, some continuous, no "
-    "--discretize) are learned as linear Gaussian networks: DIR/<task>.edges.csv, DIR/<task>.gaussian.json (pgmpy's "
-    "JSON for linear Gaussian networks: each variable's parents, intercept, coefficients, residual variance) and DIR/summary.json")
+    "--discretize) are learned as linear Gaussian networks: DIR/<task>.edges.csv, DIR/<task>.gaussian.json "
+    "(pgmpy's JSON for linear Gaussian networks: each variable's parents, intercept, coefficients, residual "
+    "variance) and DIR/summary.json, with --interventions DIR/interventions/causal.gaussian.json, causal.edges.csv "
+    "and mechanisms.csv (with --predict: predicted.gaussian.json and predicted.edges.csv)")
 
 
 def add_parser(sub):

@@ -317,3 +317,17 @@ def test_the_bootstrap_of_continuous_conditions_reruns_the_interventional_learne
         assert mine == set(g.edges(names=True))
     found = {(boot.task_names[t], boot.variables[v]) for t, v in np.argwhere(boot.changed[0])}
     assert found == {(t, v) for t, per in one.interventions.changed.items() for v in per}
+
+
+def test_dropping_group_scorers_changes_no_score(conditions, monkeypatch):
+    """The group scorers kept are bounded (MAX_GROUPS, least recently used first out); a group dropped and built
+    again scores to the same bits."""
+    from mtbn.learn import gaussian_interventions
+
+    datas = [_data(f, n) for n, f in conditions.items()]
+    families = [(2, (1, 4)), (2, (1, 5)), (2, (1,)), (3, (2, 4, 5)), (2, (1, 4))]
+    kept = [ConditionScore(datas, "bge", [1, 2]).local_score_uncached(v, ps) for v, ps in families]
+    monkeypatch.setattr(gaussian_interventions, "MAX_GROUPS", 1)
+    scorer = ConditionScore(datas, "bge", [1, 2])
+    assert [scorer.local_score_uncached(v, ps) for v, ps in families] == kept
+    assert len(scorer._groups) == 1

@@ -87,7 +87,7 @@ from mtbn.learn.interventional import (
 from mtbn.learn.interventional_model import InterventionalModel
 from mtbn.learn.settings import MULTITASK
 from mtbn.messages import error
-from mtbn.networks.gaussian import LinearGaussianNetwork, fit_linear_gaussian
+from mtbn.networks.gaussian import LinearGaussianNetwork, fit_family
 from mtbn.progress import reporter
 from mtbn.score import make_scorer
 from mtbn.score.base import LocalScore
@@ -102,6 +102,12 @@ class _Conditions:
         self.names, self.variables, self.tasks = list(names), list(variables), list(datas)
         self.n_tasks = len(datas)
         self.local_index = np.tile(np.arange(len(variables)), (len(datas), 1))
+
+
+#: The groups of tasks whose scorers :class:`ConditionScore` keeps (each holds a few matrices of the variables
+#: squared; the least recently used goes first). The family scores are cached by the condition score itself, so a
+#: group dropped costs only its pooled scatter again (from the tasks' own, kept).
+MAX_GROUPS = 256
 
 
 class ConditionScore(LocalScore):
@@ -125,6 +131,7 @@ class ConditionScore(LocalScore):
 
     def __init__(self, datas, score, indicator_tasks=(), skip=None):  # no one data set: LocalScore's not called
         self.datas, self.score_name = list(datas), score
+        self._parts = [PooledTasks([d], d.name) for d in self.datas]  # each task's means and scatter, once
         self.n_system = datas[0].n_vars
         self.indicator_tasks = list(indicator_tasks)
         self.skip = [frozenset()] * self.n_system if skip is None else list(skip)
@@ -148,10 +155,12 @@ class ConditionScore(LocalScore):
         LocalScore
         """
         key = tuple(sorted(set(tasks)))
-        scorer = self._groups.get(key)
+        scorer = self._groups.pop(key, None)
         if scorer is None:
-            scorer = make_scorer(PooledTasks([self.datas[t] for t in key]), self.score_name)
-            self._groups[key] = scorer
+            scorer = make_scorer(PooledTasks([self._parts[t] for t in key]), self.score_name)
+            if len(self._groups) >= MAX_GROUPS:  # the least recently used group goes (its scores are cached here)
+                del self._groups[next(iter(self._groups))]
+        self._groups[key] = scorer  # the most recently used last
         return scorer
 
     def groups_of(self, child, parents):
@@ -301,7 +310,7 @@ def _heldout_choice(names, variables, datas, given, search, base):
     for d in datas:
         order = rng.permutation(d.n_samples)
         cut = d.n_samples - max(1, int(round(HELDOUT_SHARE * d.n_samples)))
-        train.append(d.take(np.sort(order[:cut])))
+        train.append(d.subset(np.sort(order[:cut])))  # read in place: the scores and fits use its scatter
         test.append(d.take(np.sort(order[cut:])))
     scores = {}
     for kind in CHOSEN_TYPES:
@@ -380,32 +389,26 @@ def _learn(names, variables, datas, given, kind, search, base, say, choice):
 
 def _networks(scorer, parents, names, variables, given, kind):
     """Each task's linear Gaussian network and the reference regime's: every family fitted on its group's rows
-    (:meth:`ConditionScore.groups_of`); with perfect interventions a target of the task has no parents and its
-    own rows' mean and variance."""
+    (:meth:`ConditionScore.groups_of`) from the group's means and scatter; with perfect interventions a target of
+    the task has no parents and its own rows' mean and variance."""
     n = len(variables)
     system = [tuple(sorted(p for p in parents[v] if p < n)) for v in range(n)]
-    fitted = {}  # group -> the network fitted on its rows (every family; each variable reads its own)
 
-    def family(v, group):
-        if group not in fitted:
-            fitted[group] = fit_linear_gaussian(system, scorer.group(group).data)
-        net = fitted[group]
-        return system[v], net.intercepts[v], net.coefficients[v], net.variances[v]
-
-    def marginal(v, t):
-        net = fit_linear_gaussian([()] * n, scorer.datas[t])
-        return (), net.intercepts[v], net.coefficients[v], net.variances[v]
+    def family(v, group, ps):
+        rows = scorer.group(group).data
+        intercept, beta, variance = fit_family(*rows.centred_scatter(), rows.n_samples, v, ps)
+        return ps, intercept, beta, variance
 
     def network(t, name):
         out = []
         for v in range(n):
             groups = scorer.groups_of(v, parents[v])
             if kind == "perfect" and t is not None and variables[v] in (given[names[t]] or ()):
-                out.append(marginal(v, t))
+                out.append(family(v, (t,), ()))
             elif t is not None and (t,) in groups[1:]:
-                out.append(family(v, (t,)))
+                out.append(family(v, (t,), system[v]))
             else:
-                out.append(family(v, groups[0]))
+                out.append(family(v, groups[0], system[v]))
         ps, intercepts, coefficients, variances = zip(*out)
         return LinearGaussianNetwork(tuple(variables), tuple(ps), np.array(intercepts), tuple(coefficients),
                                      np.array(variances), name)

@@ -22,7 +22,7 @@ from mtbn.exceptions import InvalidParameterError
 from mtbn.graph import partial_topological_order
 from mtbn.messages import error, register
 
-__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "within_covariance", "implied_moments",
+__all__ = ["LinearGaussianNetwork", "fit_linear_gaussian", "fit_family", "within_covariance", "implied_moments",
            "load_gaussian_network", "to_pgmpy_gaussian", "write_gaussian_network", "read_gaussian_network",
            "GAUSSIAN_NETWORKS"]
 
@@ -187,13 +187,39 @@ def fit_linear_gaussian(parents, data, *, pooled=None, strength=0.0, name=None):
             n, scatter = n + float(strength), scatter + float(strength) * cov
     intercepts, coefficients, variances = np.zeros(len(parents)), [], np.zeros(len(parents))
     for v, ps in enumerate(parents):
-        p = list(ps)
-        beta, resid = regression_from_scatter(scatter, v, p)
+        intercepts[v], beta, variances[v] = fit_family(mean, scatter, n, v, ps)
         coefficients.append(beta)
-        intercepts[v] = mean[v] - (mean[p] @ beta if p else 0.0)
-        variances[v] = max(float(resid) / n, 1e-12 * max(float(scatter[v, v]) / n, 1e-300))
     return LinearGaussianNetwork(tuple(data.names), parents, intercepts, tuple(coefficients), variances,
                                  data.name if name is None else name)
+
+
+def fit_family(mean, scatter, n, child, parents):
+    """One variable's least-squares regression on its parents, from the rows' means and scatter matrix.
+
+    Parameters
+    ----------
+    mean : ndarray of float, shape (n_vars,)
+        The rows' column means.
+    scatter : ndarray of float, shape (n_vars, n_vars)
+        The scatter matrix about them.
+    n : float
+        The number of rows (with pseudo-rows, their count added).
+    child : int
+        The variable regressed.
+    parents : sequence of int
+        Its parents (columns).
+
+    Returns
+    -------
+    intercept : float
+    coefficients : ndarray of float, one per parent
+    variance : float
+        The residual variance, floored at ``1e-12`` of the child's variance.
+    """
+    p = list(parents)
+    beta, resid = regression_from_scatter(scatter, child, p)
+    intercept = mean[child] - (mean[p] @ beta if p else 0.0)
+    return intercept, beta, max(float(resid) / n, 1e-12 * max(float(scatter[child, child]) / n, 1e-300))
 
 
 def implied_moments(network):

@@ -819,6 +819,37 @@ def test_task_selection_and_clustering_of_continuous_tasks_keep_the_related_ones
         select_tasks(tasks, "a", equivalent_sample_size=3)
 
 
+def test_relatedness_from_a_continuous_learn_folder_is_the_edit_distance_of_its_structures(tmp_path, capsys):
+    # --from on a `mtbn learn` folder of continuous tasks was refused as "damaged" (its summary.json held no
+    # edges, rows or fingerprints). Truth: the edges of the structures the learn run wrote, counted apart by hand.
+    from mtbn.cli import main
+
+    paths = []
+    for name, frame in _related_and_not().items():
+        frame.to_csv(tmp_path / f"{name}.csv", index=False)
+        paths.append(str(tmp_path / f"{name}.csv"))
+    assert main(["learn", "--penalty", "0.9", "--restarts", "2", "--joint-restarts", "1", "--out",
+                 str(tmp_path / "L"), *paths]) == 0
+    record = json.loads((tmp_path / "L" / "summary.json").read_text())
+    assert {name: info["n_samples"] for name, info in record["tasks"].items()} == {"a": 200, "b": 200, "c": 200}
+    assert main(["relatedness", "--from", str(tmp_path / "L"), "--out", str(tmp_path / "R"), *paths]) == 0
+    assert "mtbn learn, penalty 0.9" in capsys.readouterr().out
+    distance = pd.read_csv(tmp_path / "R" / "distance.csv", index_col=0)
+    edges = {n: set(map(tuple, pd.read_csv(tmp_path / "L" / f"{n}.edges.csv").to_numpy().tolist())) for n in "abc"}
+    assert edges["a"] and edges["c"]
+    for s in "abc":
+        for t in "abc":
+            adjacent_s, adjacent_t = ({frozenset(e) for e in edges[u]} for u in (s, t))
+            reversed_ = sum(1 for u, v in edges[s] if (v, u) in edges[t])
+            assert distance.loc[s, t] == len(adjacent_s ^ adjacent_t) + reversed_
+    # other values under the same names and rows: refused by the recorded fingerprint, nothing written
+    frame = pd.read_csv(paths[1])
+    frame.assign(x=frame["x"] + 1.0).to_csv(paths[1], index=False)
+    assert main(["relatedness", "--from", str(tmp_path / "L"), "--out", str(tmp_path / "R2"), *paths]) == 2
+    err = capsys.readouterr().err
+    assert "task 'b' holds other data" in err and not (tmp_path / "R2").exists()
+
+
 def test_the_relatedness_commands_take_continuous_files(tmp_path, capsys):
     # mtbn relatedness, select and cluster refused continuous files ("looks continuous; discretise it first").
     from mtbn.cli import main

@@ -275,8 +275,9 @@ def _learn(args, kind, frames, settings, progress, predict=None):
             print(line)
     provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
     lls = kind.mean_log_likelihoods(res, frames) if provided else {}
+    data = kind.task_data(frames) or {}  # what --from checks the files against (the relatedness commands read it)
     summary = {"kind": kind.name, "penalty": None if model is not None else res.penalty,  # one causal DAG: none
-               "tasks": {name: {"n_edges": g.n_edges, "mean_log_likelihood": lls.get(name)}
+               "tasks": {name: _task_record(g, frames[name], lls.get(name), data.get(name))
                          for name, g in zip(res.task_names, res.graphs)},
                "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)}}
     boot = averaged = None
@@ -294,6 +295,17 @@ def _learn(args, kind, frames, settings, progress, predict=None):
         predicted = None if predict is None else model.predict(predict, children=children(args))
     summary["seconds"] = time.perf_counter() - t0
     return res, summary, boot, averaged, predicted
+
+
+def _task_record(graph, frame, mean_log_likelihood, data):
+    """A task's entry in ``summary.json``: what the discrete learner records (its edges, rows and, when the kind
+    gives the task's data one, the data's fingerprint), so a later ``--from`` reads the folder as it reads theirs."""
+    record = {"edges": [list(e) for e in graph.edges(names=True)], "n_edges": graph.n_edges,
+              "mean_log_likelihood": mean_log_likelihood, "n_samples": int(len(frame))}
+    fingerprint = getattr(data, "fingerprint", None)
+    if fingerprint is not None:
+        record["fingerprint"] = fingerprint()
+    return record
 
 
 #: The ``interventions/`` folder of continuous tasks, for ``summary.json``.

@@ -150,6 +150,14 @@ def test_mtbn_learn_predicts_a_condition_whose_children_keep_their_cpts(tmp_path
             assert kept.parents[v] == causal.parents[v] and np.allclose(kept.cpts[v], causal.cpts[v])
     averaged = nets["average"][0]
     assert not all(np.allclose(averaged.cpts[v], causal.cpts[v]) for v in children)
+    # a mechanism model has no children to treat: --predict-children is not recorded, and a note says so
+    out = tmp_path / "mechanism"
+    proc = run_mtbn("learn", "--interventions", "t.csv", "--intervention-type", "mechanism", "--restarts", "1",
+                    "--predict", "tub", "--predict-children", "keep", "--out", out, *paths, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: --predict-children changes nothing here: the model is 'mechanism'" in proc.stdout
+    record = json.loads((out / "summary.json").read_text())["interventions"]
+    assert (record["predicted_targets"], record["predicted_children"]) == (["tub"], None)
 
 
 def test_the_interventions_file_reader(tmp_path):

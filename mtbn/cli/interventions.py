@@ -9,7 +9,7 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.learn.interventional_model import CHILDREN
 from mtbn.messages import register
 
-__all__ = ["predicted_targets", "children", "mechanism_lines", "summary_entry", "write_interventions"]
+__all__ = ["predicted_targets", "predict_condition", "children", "mechanism_lines", "summary_entry", "write_interventions"]
 
 register("predict-needs-interventions", _UsageError,
          "--predict needs --interventions (the network of an unseen condition comes from the interventional model)",
@@ -41,6 +41,32 @@ def children(args):
     str
     """
     return args.predict_children or CHILDREN[0]
+
+
+def predict_condition(args, model, targets):
+    """``--predict``: the network of the condition with ``targets`` (None without), ``--predict-children`` passed on.
+    ``--predict-children`` acts only on activity interventions; with another model (e.g. "auto" chose mechanism
+    changes) a note says it changed nothing.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed ``mtbn learn`` options.
+    model : InterventionalModel
+        The learned model.
+    targets : list of str or None
+        :func:`predicted_targets`.
+
+    Returns
+    -------
+    network or None
+    """
+    if targets is None:
+        return None
+    if args.predict_children is not None and model.type != "activity":
+        print(f"note: --predict-children changes nothing here: the model is {model.type!r}, not activity "
+              "interventions (only those change a target's children)")
+    return model.predict(targets, children=children(args))
 
 
 def predicted_targets(args, variables):
@@ -120,7 +146,7 @@ def summary_entry(args, model, log_score, files):
              "log_score": log_score, "adjacencies": model.adjacencies, "files": files}
     if args.predict is not None:
         entry["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
-        entry["predicted_children"] = children(args)
+        entry["predicted_children"] = children(args) if model.type == "activity" else None  # only those
     return entry
 
 

@@ -18,7 +18,13 @@ import os
 import time
 
 from mtbn.cli.files import task_file_stems
-from mtbn.cli.interventions import children, mechanism_lines, predicted_targets, summary_entry, write_interventions
+from mtbn.cli.interventions import (
+    mechanism_lines,
+    predict_condition,
+    predicted_targets,
+    summary_entry,
+    write_interventions,
+)
 from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.exceptions import InvalidDataError
 from mtbn.messages import error, register
@@ -292,7 +298,7 @@ def _learn(args, kind, frames, settings, progress, predict=None):
     predicted = None
     if model is not None:
         summary["interventions"] = summary_entry(args, model, res.log_score, INTERVENTION_FILES)
-        predicted = None if predict is None else model.predict(predict, children=children(args))
+        predicted = predict_condition(args, model, predict)
     summary["seconds"] = time.perf_counter() - t0
     return res, summary, boot, averaged, predicted
 

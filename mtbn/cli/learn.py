@@ -8,8 +8,8 @@ from collections import namedtuple
 from mtbn.cli import files, values
 from mtbn.cli.common import _options_of, _run_in_out_folder
 from mtbn.cli.interventions import (
-    children,
     mechanism_lines,
+    predict_condition,
     predicted_targets,
     summary_entry,
     write_interventions,
@@ -184,7 +184,7 @@ def _learn(args, progress):
     boot, averaged = _bootstrap(args, taskset, res, constraints, progress) if args.bootstrap else (None, None)
     summary = _learn_summary(args, taskset, res, boot, averaged, stems)
     summary["seconds"] = time.perf_counter() - t0
-    predicted = None if predict is None else res.interventions.predict(predict, children=children(args))
+    predicted = predict_condition(args, res.interventions, predict)
     return _Learned(taskset, res, boot, averaged, summary, stems, predicted)
 
 

@@ -10,7 +10,9 @@ Checkouts: each pair runs the base checkout, then this one, each in a fresh proc
 ``benchmarks/bench_default_learn.py`` once to start its workers and then twice more, keeping the faster of the
 two (the same data, settings and seed on both sides). Printed: every time and the median per side, and whether
 the two sides gave the same structures, penalty and score. Alternating the sides spreads the machine's drift
-over both.
+over both. ``--problem gaussian:SPEC`` times the Gaussian default (``learn_gaussian_structures``) on
+``benchmarks/bench_gaussian_jobs.py``'s problem ``SPEC`` (``sachs`` or ``NETWORK:TASKS:ROWS``; ``--rows`` unused),
+its answer every structure and parameter.
 
 Side by side (``--side-by-side``): one learn at ``--jobs 1`` alone, then two at once (one per core), then one
 alone again: whether two processes on the two cores slow each other down.
@@ -28,9 +30,14 @@ ROOT = os.path.dirname(HERE)
 LEARN = '''
 import hashlib, sys, time, warnings
 sys.path.insert(0, sys.argv[1])
-from bench_default_learn import benchmark_tasks
-from mtbn.learn import learn_structures
-tasks = benchmark_tasks(sys.argv[2], int(sys.argv[3]))
+if sys.argv[2].startswith("gaussian:"):  # continuous tasks: the Gaussian default
+    from bench_gaussian_jobs import tasks_of
+    from mtbn.learn.gaussian import learn_gaussian_structures as learn_structures
+    tasks = tasks_of(sys.argv[2].removeprefix("gaussian:"))
+else:
+    from bench_default_learn import benchmark_tasks
+    from mtbn.learn import learn_structures
+    tasks = benchmark_tasks(sys.argv[2], int(sys.argv[3]))
 jobs, repeats = int(sys.argv[4]), int(sys.argv[5])
 warnings.simplefilter("ignore")
 if repeats > 1:
@@ -40,7 +47,11 @@ for _ in range(max(1, repeats - 1)):
     t = time.perf_counter()
     res = learn_structures(tasks, n_jobs=jobs)
     times.append(time.perf_counter() - t)
-answer = repr(([g.parents for g in res.graphs], res.penalty, res.log_score)).encode()
+if sys.argv[2].startswith("gaussian:"):
+    from bench_gaussian_jobs import answer as gaussian_answer
+    answer = repr(gaussian_answer(res)).encode()
+else:
+    answer = repr(([g.parents for g in res.graphs], res.penalty, res.log_score)).encode()
 print(min(times), hashlib.sha256(answer).hexdigest()[:16])
 '''
 

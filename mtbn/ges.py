@@ -118,35 +118,43 @@ def _inserts(scorer, d, u, limit, cap, tol, memo):
     n = len(d)
     adj = d | d.T | u
     candidates = []
+    rows = None
     for y in range(n):
         key = _neighbourhood(d, u, adj, y)
         if y in memo and memo[y][0] == key:
             candidates.extend(memo[y][1])
             continue
-        mine = []
+        if rows is None:
+            rows = adj.tolist()  # Python rows: the loops below read single entries
         pa = set(np.flatnonzero(d[:, y]).tolist())
         nb = np.flatnonzero(u[y]).tolist()
+        operators = {}  # the parent set each operator adds x to -> [(x, t, na)]: scored together below
         for x in range(n):
-            if x == y or adj[x, y]:
+            row = rows[x]
+            if x == y or row[y]:
                 continue
-            na = [v for v in nb if adj[x, v]]
-            if not _clique(adj, na):
+            na = [v for v in nb if row[v]]
+            if not _clique(rows, na):
                 continue
-            free = [v for v in nb if not adj[x, v] and all(adj[v, w] for w in na)]
+            free = [v for v in nb if not row[v] and all(rows[v][w] for w in na)]
             # T is disjoint from Pa(Y) and NA: sizes past max_parents are never enumerated.
             for size in range(min(len(free), cap, limit - 1 - len(pa) - len(na)) + 1):
                 for t in combinations(free, size):
-                    if not _clique(adj, t):
-                        continue
-                    base = pa.union(na, t)
-                    gain = scorer.local_score(y, base | {x}) - scorer.local_score(y, base)
-                    if gain > tol:
-                        mine.append((-gain, y, x, t, na))
+                    if _clique(rows, t):
+                        operators.setdefault(frozenset(pa.union(na, t)), []).append((x, t, na))
+        mine = []
+        for base, ops in operators.items():  # x is never in base (not adjacent to y), and differs per operator
+            with_x = scorer.extension_scores(y, base, [x for x, _, _ in ops])
+            for (x, t, na), score in zip(ops, with_x.tolist()):
+                gain = score - scorer.local_score(y, base)
+                if gain > tol:
+                    mine.append((-gain, y, x, t, na))
         memo[y] = (key, mine)
         candidates.extend(mine)
     candidates.sort(key=lambda c: (c[0], c[1], c[2], c[3]))
+    successors = [np.flatnonzero(row).tolist() for row in d | u]  # of every variable, for the path checks
     for neg, y, x, t, na in candidates:
-        if not _reaches(d, u, y, x, set(na).union(t)):
+        if not _reaches(successors, y, x, set(na).union(t)):
 
             def apply(d, u, x=x, y=y, t=t):
                 d[x, y] = True
@@ -163,10 +171,13 @@ def _deletes(scorer, d, u, limit, cap, tol, memo):
     n = len(d)
     adj = d | d.T | u
     best = None
+    rows = None
     for y in range(n):
         key = _neighbourhood(d, u, adj, y)
         if y not in memo or memo[y][0] != key:
-            memo[y] = (key, _deletes_of(scorer, d, u, adj, y, cap, tol))
+            if rows is None:
+                rows = adj.tolist()
+            memo[y] = (key, _deletes_of(scorer, d, u, rows, y, cap, tol))
         mine = memo[y][1]
         if mine is not None and (best is None or mine[0] > best[0]):
             best = mine
@@ -187,7 +198,7 @@ def _deletes(scorer, d, u, limit, cap, tol, memo):
 
 
 def _deletes_of(scorer, d, u, adj, y, cap, tol):
-    """Y's best Delete operator ``(gain, y, x, h)`` or None."""
+    """Y's best Delete operator ``(gain, y, x, h)`` or None (``adj``: the adjacency matrix as rows)."""
     n = len(d)
     best = None
     pa = set(np.flatnonzero(d[:, y]).tolist())
@@ -195,7 +206,7 @@ def _deletes_of(scorer, d, u, adj, y, cap, tol):
     for x in range(n):
         if not (d[x, y] or u[x, y]):
             continue
-        na = [v for v in nb if v != x and adj[x, v]]
+        na = [v for v in nb if v != x and adj[x][v]]
         for size in range(min(len(na), cap) + 1):
             for h in combinations(na, size):
                 rest = [v for v in na if v not in h]
@@ -209,17 +220,17 @@ def _deletes_of(scorer, d, u, adj, y, cap, tol):
 
 
 def _clique(adj, nodes):
-    return all(adj[a, b] for i, a in enumerate(nodes) for b in nodes[i + 1:])
+    """Whether ``nodes`` are pairwise adjacent; ``adj``: the adjacency matrix as rows (``adj[a][b]``)."""
+    return all(adj[a][b] for i, a in enumerate(nodes) for b in nodes[i + 1:])
 
 
-def _reaches(d, u, y, x, blocked):
+def _reaches(successors, y, x, blocked):
     """Whether a semi-directed path (each edge ``a -> b`` or ``a - b``) leads from ``y`` to ``x`` avoiding
-    ``blocked``."""
-    step = d | u
+    ``blocked``; ``successors[a]``: the variables ``b`` with ``a -> b`` or ``a - b``, increasing."""
     seen, stack = {y}, [y]
     while stack:
         a = stack.pop()
-        for b in np.flatnonzero(step[a]).tolist():
+        for b in successors[a]:
             if b == x:
                 return True
             if b not in seen and b not in blocked:
@@ -245,17 +256,18 @@ def consistent_extension(d, u):
         Each variable's parents.
     """
     n = len(d)
-    adj = d | d.T | u
+    adj = (d | d.T | u).tolist()  # Python rows: the loops below read single entries
+    d, u = np.asarray(d).tolist(), np.asarray(u).tolist()
     alive = set(range(n))
     parents = [set() for _ in range(n)]
     while alive:
         for x in sorted(alive):
-            if any(d[x, y] for y in alive):
+            if any(d[x][y] for y in alive):
                 continue  # not a sink
-            nb = [y for y in alive if u[x, y]]
-            around = {y for y in alive if adj[x, y]}
-            if all(around - {y} <= {w for w in alive if adj[y, w]} for y in nb):
-                parents[x] = {y for y in alive if d[y, x] or u[y, x]}
+            nb = [y for y in alive if u[x][y]]
+            around = {y for y in alive if adj[x][y]}
+            if all(around - {y} <= {w for w in alive if adj[y][w]} for y in nb):
+                parents[x] = {y for y in alive if d[y][x] or u[y][x]}
                 alive.discard(x)
                 break
         else:

@@ -152,6 +152,24 @@ class LocalScore(ABC):
         parents = set(parents)
         return np.array([self.local_score(child, parents | {int(u)}) for u in candidates], dtype=np.float64)
 
+    def _extension_rows(self, child, parents, candidates):
+        """:meth:`extension_scores` read from a row per ``(child, parents)``: the scores of ``parents | {u}`` by
+        ``u``, NaN where not looked up yet, kept in ``self._rows`` (a dict the subclass creates). One array read
+        per call instead of a dict look-up per candidate; the entries not in the row come from
+        ``self._extension_lookup(child, sorted parents tuple, candidates array)``, which a subclass using this
+        provides (the cache look-ups, the rest computed together). A score must never be NaN."""
+        base = tuple(sorted(parents))
+        cand = np.asarray(candidates, dtype=np.intp)
+        row = self._rows.get((child, base))
+        if row is None:
+            row = self._rows[child, base] = np.full(self.n_vars, np.nan)
+        out = row[cand]
+        todo = np.flatnonzero(np.isnan(out))
+        self.hits += len(cand) - len(todo)
+        if len(todo):
+            out[todo] = row[cand[todo]] = self._extension_lookup(child, base, cand[todo])
+        return out
+
     def score(self, parents):
         """Total score of a DAG given as one parent set per variable.
 

@@ -315,17 +315,7 @@ class CountingScore(LocalScore):
         ndarray of float64, shape (len(candidates),)
             Entry ``i`` is the local score of ``child`` given ``parents | {candidates[i]}``.
         """
-        base = tuple(sorted(parents))
-        cand = np.asarray(candidates, dtype=np.intp)
-        row = self._rows.get((child, base))
-        if row is None:
-            row = self._rows[child, base] = np.full(self.n_vars, np.nan)
-        out = row[cand]
-        todo = np.flatnonzero(np.isnan(out))
-        self.hits += len(cand) - len(todo)
-        if len(todo):
-            out[todo] = row[cand[todo]] = self._extension_lookup(child, base, cand[todo])
-        return out
+        return self._extension_rows(child, parents, candidates)
 
     def _extension_lookup(self, child, base, candidates):
         """:meth:`extension_scores` of candidates not in the row cache: a cache look-up each, the rest computed."""

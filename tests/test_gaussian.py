@@ -59,16 +59,17 @@ def test_bge_of_a_complete_dag_is_the_normal_wishart_marginal_likelihood(alpha_m
         assert total == pytest.approx(closed, rel=1e-12)
 
 
-def test_bge_extension_scores_are_each_familys_score_bit_for_bit_and_cached_alike():
-    # BGeScore.extension_scores reads a row per (child, parents) and takes the missing families' log-determinants
-    # by one stacked slogdet. Truth: each family scored alone by compute (two slogdet calls of its own), on random
-    # families of random sizes, some of them cached beforehand; the cache then holds what local_score would have
-    # put there, with the same counts.
+@pytest.mark.parametrize("cls", [BGeScore, GaussianBICScore])
+def test_extension_scores_are_each_familys_score_bit_for_bit_and_cached_alike(cls):
+    # The Gaussian scores' extension_scores read a row per (child, parents) and score the missing families
+    # together (stacked slogdet, stacked solve). Truth: each family scored alone by compute, on random families of
+    # random sizes, some of them cached beforehand; the cache then holds what local_score would have put there,
+    # with the same counts.
     rng = np.random.default_rng(11)
     for trial in range(40):
         n = int(rng.integers(3, 14))
         d = _data(seed=trial, n_rows=int(rng.integers(n + 3, 120)), n_vars=n)
-        batched, alone = BGeScore(d), BGeScore(d)
+        batched, alone = cls(d), cls(d)
         for _ in range(4):
             child = int(rng.integers(n))
             others = [u for u in range(n) if u != child]
@@ -81,8 +82,21 @@ def test_bge_extension_scores_are_each_familys_score_bit_for_bit_and_cached_alik
                 got = batched.extension_scores(child, parents, candidates)
                 expected = [alone.local_score(child, parents | {u}) for u in candidates]
                 assert got.tolist() == expected
-            assert expected == [BGeScore(d).compute(child, tuple(sorted(parents | {u}))) for u in candidates]
+            assert expected == [cls(d).compute(child, tuple(sorted(parents | {u}))) for u in candidates]
         assert batched._cache == alone._cache and (batched.hits, batched.misses) == (alone.hits, alone.misses)
+
+
+def test_bic_extension_scores_of_a_singular_parents_block_are_the_least_squares_ones():
+    # A fold whose column 1 repeats column 0 (made here in the scatter matrix): every family with both as parents
+    # has an exactly singular block, and the stacked solve hands the batch to the per-family least-squares path.
+    s = GaussianBICScore(_data(seed=2, n_rows=50, n_vars=5))
+    s.scatter[1, :] = s.scatter[0, :]
+    s.scatter[:, 1] = s.scatter[:, 0]
+    got = s.extension_scores(4, {0}, [1, 2, 3])
+    assert got.tolist() == [GaussianBICScore.compute(s, 4, (0, u)) for u in (1, 2, 3)]
+    beta = np.linalg.lstsq(s.scatter[np.ix_([0, 1], [0, 1])], s.scatter[[0, 1], 4], rcond=None)[0]
+    residual = s.scatter[4, 4] - s.scatter[[0, 1], 4] @ beta
+    assert got[0] == pytest.approx(s._bic(2, max(residual, 1e-12 * s.scatter[4, 4])), rel=1e-9)
 
 
 @pytest.mark.parametrize("cls", [BGeScore, GaussianBICScore])

@@ -58,6 +58,60 @@ class GaussianScore(LocalScore):
         super().__init__(data)
         self.means, self.scatter = data.centred_scatter()  # a fold's rows are read in blocks, not copied
         self.arities = np.ones(self.n_vars, dtype=np.int64)  # no states (see the module's docstring)
+        self._rows = {}  # (child, sorted parents) -> the scores of parents | {u} by u (extension_scores)
+
+    def clear_cache(self):
+        """Forget every cached score (and the rows of :meth:`extension_scores`) and reset the counters."""
+        super().clear_cache()
+        self._rows.clear()
+
+    def extension_scores(self, child, parents, candidates):
+        """Cached scores of ``child`` given ``parents | {u}``, for every ``u`` in ``candidates``.
+
+        The same values as :meth:`~mtbn.score.LocalScore.extension_scores`, bit for bit: read from a row per
+        ``(child, parents)`` as the counting scores do, and the families not cached yet scored together
+        (``_compute_many``: one stacked ``slogdet`` or ``solve``, which factors each matrix as a call on it alone
+        does, instead of a call per family).
+
+        Parameters
+        ----------
+        child : int
+            Column index of the variable whose families are scored.
+        parents : iterable of int
+            Column indices of its current parents.
+        candidates : sequence of int
+            Column indices of the variables to add to ``parents``, one at a time; none of them in ``parents``.
+
+        Returns
+        -------
+        ndarray of float64, shape (len(candidates),)
+            Entry ``i`` is the score of ``child`` given ``parents | {candidates[i]}``.
+        """
+        return self._extension_rows(child, parents, candidates)
+
+    def _extension_lookup(self, child, base, candidates):
+        """:meth:`extension_scores` of the candidates not in its row: from the cache, the rest computed together."""
+        out = np.empty(len(candidates))
+        todo = []  # (position, cache key) of the families not cached
+        for i, u in enumerate(candidates.tolist()):
+            j = bisect.bisect_left(base, u)
+            key = (child, base[:j] + (u,) + base[j:])
+            value = self._cache.get(key)
+            if value is None:
+                todo.append((i, key))
+            else:
+                self.hits += 1
+                out[i] = value
+        if todo:
+            self.misses += len(todo)
+            sets = np.array([key[1] for _, key in todo], dtype=np.intp)  # (m, l), each row sorted
+            for (i, key), value in zip(todo, self._compute_many(child, sets)):
+                self._cache[key] = out[i] = value
+        return out
+
+    def _compute_many(self, child, sets):
+        """``[compute(child, tuple(row)) for row in sets]``; subclasses score them together."""
+        return [self.compute(child, tuple(row)) for row in sets.tolist()]
 
     def _residual(self, child, parents):
         """``S_yy - S_yP S_PP^-1 S_Py`` of the scatter matrix (the residual sum of squares of the regression).
@@ -68,7 +122,10 @@ class GaussianScore(LocalScore):
         columns are refused by :class:`~mtbn.data.ContinuousData` where the rows allow telling.
         """
         _, value = regression_from_scatter(self.scatter, child, parents)
-        return float(max(value, 1e-12 * self.scatter[child, child], np.finfo(float).tiny))
+        return float(max(value, self._floor(child)))
+
+    def _floor(self, child):
+        return max(1e-12 * self.scatter[child, child], np.finfo(float).tiny)
 
 
 class GaussianBICScore(GaussianScore):
@@ -107,9 +164,24 @@ class GaussianBICScore(GaussianScore):
         -------
         float
         """
+        return self._bic(len(parents), self._residual(child, parents))
+
+    def _bic(self, l, residual):
         n = self.n_samples
-        variance = self._residual(child, parents) / n
-        return float(-0.5 * n * (np.log(2 * np.pi * variance) + 1.0) - 0.5 * (len(parents) + 2) * np.log(n))
+        variance = residual / n
+        return float(-0.5 * n * (np.log(2 * np.pi * variance) + 1.0) - 0.5 * (l + 2) * np.log(n))
+
+    def _compute_many(self, child, sets):
+        """:meth:`compute` of ``child`` given each row of ``sets`` (sorted parent sets of one size), the
+        regressions solved by one stacked ``solve`` (each family alone where a parents' block is singular)."""
+        scatter = self.scatter
+        cross = scatter[sets, child]  # (m, l): each family's S_Py
+        try:
+            betas = np.linalg.solve(scatter[sets[:, :, None], sets[:, None, :]], cross[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:  # an exactly singular block: the least-squares path, family by family
+            return super()._compute_many(child, sets)
+        syy, floor = scatter[child, child], self._floor(child)
+        return [self._bic(sets.shape[1], float(max(float(syy - c @ b), floor))) for c, b in zip(cross, betas)]
 
 
 class BGeScore(GaussianScore):
@@ -150,12 +222,6 @@ class BGeScore(GaussianScore):
             raise error("bge-prior", limit=n + 1, alpha_mu=alpha_mu, alpha_w=alpha_w)
         self.t = self.alpha_mu * (self.alpha_w - n - 1) / (self.alpha_mu + 1)
         self.tn = self.t * np.eye(n) + self.scatter
-        self._rows = {}  # (child, sorted parents) -> BGe of parents | {u} by u (extension_scores)
-
-    def clear_cache(self):
-        """Forget every cached score (and the rows of :meth:`extension_scores`) and reset the counters."""
-        super().clear_cache()
-        self._rows.clear()
 
     def _logdet(self, index):
         if not index:
@@ -192,50 +258,11 @@ class BGeScore(GaussianScore):
         family_det = self._logdet(sorted(list(parents) + [child]))
         return self._combine(const, a, family_det, parent_det)
 
-    def extension_scores(self, child, parents, candidates):
-        """Cached BGe of ``child`` given ``parents | {u}``, for every ``u`` in ``candidates``.
-
-        The same values as :meth:`~mtbn.score.LocalScore.extension_scores`, bit for bit: read from a row per
-        ``(child, parents)`` as the counting scores do, and the families not cached yet scored together, their
-        submatrices' log-determinants taken by one stacked ``slogdet`` (which factors each matrix as a call on it
-        alone does) instead of two calls per family.
-
-        Parameters
-        ----------
-        child : int
-            Column index of the variable whose families are scored.
-        parents : iterable of int
-            Column indices of its current parents.
-        candidates : sequence of int
-            Column indices of the variables to add to ``parents``, one at a time; none of them in ``parents``.
-
-        Returns
-        -------
-        ndarray of float64, shape (len(candidates),)
-            Entry ``i`` is the BGe of ``child`` given ``parents | {candidates[i]}``.
-        """
-        return self._extension_rows(child, parents, candidates)
-
-    def _extension_lookup(self, child, base, candidates):
-        """:meth:`extension_scores` of the candidates not in its row: from the cache, the rest computed together."""
-        out = np.empty(len(candidates))
-        todo = []  # (position, cache key) of the families not cached
-        for i, u in enumerate(candidates.tolist()):
-            j = bisect.bisect_left(base, u)
-            key = (child, base[:j] + (u,) + base[j:])
-            value = self._cache.get(key)
-            if value is None:
-                todo.append((i, key))
-            else:
-                self.hits += 1
-                out[i] = value
-        if todo:
-            self.misses += len(todo)
-            sets = np.array([key[1] for _, key in todo], dtype=np.intp)  # (m, l), each row sorted
-            families = np.sort(np.column_stack([sets, np.full(len(sets), child)]), axis=1)
-            a, const = self._const(sets.shape[1])
-            parent_dets = np.linalg.slogdet(self.tn[sets[:, :, None], sets[:, None, :]])[1].tolist()
-            family_dets = np.linalg.slogdet(self.tn[families[:, :, None], families[:, None, :]])[1].tolist()
-            for (i, key), f, p in zip(todo, family_dets, parent_dets):
-                self._cache[key] = out[i] = self._combine(const, a, f, p)
-        return out
+    def _compute_many(self, child, sets):
+        """:meth:`compute` of ``child`` given each row of ``sets`` (sorted parent sets of one size), the
+        submatrices' log-determinants of all of them taken by one stacked ``slogdet`` each."""
+        families = np.sort(np.column_stack([sets, np.full(len(sets), child)]), axis=1)
+        a, const = self._const(sets.shape[1])
+        parent_dets = np.linalg.slogdet(self.tn[sets[:, :, None], sets[:, None, :]])[1].tolist()
+        family_dets = np.linalg.slogdet(self.tn[families[:, :, None], families[:, None, :]])[1].tolist()
+        return [self._combine(const, a, f, p) for f, p in zip(family_dets, parent_dets)]

@@ -256,18 +256,21 @@ def consistent_extension(d, u):
         Each variable's parents.
     """
     n = len(d)
-    adj = (d | d.T | u).tolist()  # Python rows: the loops below read single entries
-    d, u = np.asarray(d).tolist(), np.asarray(u).tolist()
+    d, u = np.asarray(d, dtype=bool), np.asarray(u, dtype=bool)
+
+    def sets(m):  # row a as the set of b with m[a, b]
+        return [set(np.flatnonzero(row).tolist()) for row in m]
+
+    children, undirected, adjacent, before = sets(d), sets(u), sets(d | d.T | u), sets(d.T | u)
     alive = set(range(n))
     parents = [set() for _ in range(n)]
     while alive:
         for x in sorted(alive):
-            if any(d[x][y] for y in alive):
+            if children[x] & alive:
                 continue  # not a sink
-            nb = [y for y in alive if u[x][y]]
-            around = {y for y in alive if adj[x][y]}
-            if all(around - {y} <= {w for w in alive if adj[y][w]} for y in nb):
-                parents[x] = {y for y in alive if d[y][x] or u[y][x]}
+            around = adjacent[x] & alive
+            if all(around - {y} <= adjacent[y] & alive for y in undirected[x] & alive):
+                parents[x] = before[x] & alive
                 alive.discard(x)
                 break
         else:

@@ -506,3 +506,14 @@ def test_transfer_per_task_option_reads_auto_on_off():
     lines = proc.stderr.strip().splitlines()
     assert proc.returncode == 2 and len(lines) == 1 and "Traceback" not in proc.stderr
     assert "--transfer-per-task: must be 'auto', 'on' or 'off'; got 'maybe'" in lines[0]
+
+
+def test_summary_json_is_strict_json_with_null_for_numbers_json_cannot_hold(tmp_path):
+    # A held-out log-likelihood of -inf was written as -Infinity, which strict JSON readers refuse.
+    from mtbn.cli.files import write_summary
+
+    write_summary(tmp_path / "s.json", {"a": float("-inf"), "b": [np.float64(1.5), float("nan")],
+                                        "c": {"d": np.int64(3), "e": (math.inf, "x")}})
+    text = (tmp_path / "s.json").read_text()
+    assert json.loads(text, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}")) == {
+        "a": None, "b": [1.5, None], "c": {"d": 3, "e": [None, "x"]}}

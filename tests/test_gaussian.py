@@ -721,7 +721,7 @@ def test_the_bootstrap_of_continuous_tasks_refuses_what_their_learner_does_not_t
     from mtbn.bootstrap import bootstrap_structures
     from mtbn.exceptions import InvalidParameterError
 
-    with pytest.raises(InvalidParameterError, match=r"^penalty does not apply with interventions="):
+    with pytest.raises(InvalidParameterError, match=r"^penalty= does not apply with interventions="):
         bootstrap_structures(_sites(), n_boot=2, interventions={"a": []}, penalty=0.5)
     with pytest.raises(InvalidParameterError, match=r"^result is of the tasks \('a', 'b'\)"):
         bootstrap_structures(_sites(), n_boot=2, result=learn_gaussian_structures(

@@ -179,6 +179,11 @@ def test_a_predicted_condition_replaces_only_the_targets_regressions(conditions)
     assert done.parents[y] == () and (done.intercepts[y], done.variances[y]) == (5.0, 0.25)
     for v in (0, 2, 3):
         assert done.parents[v] == causal.parents[v] and np.array_equal(done.coefficients[v], causal.coefficients[v])
+    for bad in [(2.0, -1.0), (2.0, 0.0), (float("nan"), 1.0), 2.0, (2.0,), (1.0, 2.0, 3.0)]:
+        # a negative variance gave a network whose log-likelihood was NaN; a bare number, an unpacking error
+        with pytest.raises(InvalidParameterError, match=r"^predict: the distribution of 'y' must be a pair \(mean, "
+                                                        r"variance\) of finite numbers, the variance above 0; got "):
+            model.predict(["y"], {"y": bad})
     own = model.predict(["y"])  # no distribution: y's marginal in the reference regime
     means, covariance = implied_moments(causal)
     assert (own.intercepts[y], own.variances[y]) == pytest.approx((means[y], covariance[y, y]))
@@ -186,7 +191,7 @@ def test_a_predicted_condition_replaces_only_the_targets_regressions(conditions)
 
 def test_settings_that_do_not_apply_are_refused(conditions):
     targets = {"obs": [], "do-x": ["x"]}
-    with pytest.raises(InvalidParameterError, match="^penalty does not apply with interventions="):
+    with pytest.raises(InvalidParameterError, match="^penalty= does not apply with interventions="):
         learn_structures(conditions, interventions=targets, penalty=0.5)
     with pytest.raises(InvalidParameterError, match="^for continuous tasks tabu_length applies only with"):
         learn_structures(conditions, tabu_length=3)
@@ -216,6 +221,7 @@ def test_mtbn_learn_writes_the_causal_dag_and_the_changed_mechanisms_of_continuo
     assert "continuous task(s) as Gaussian networks (bge, one causal DAG)" in printed
     summary = json.loads((out / "summary.json").read_text())
     assert summary["penalty"] is None and summary["interventions"]["predicted_targets"] == ["y"]
+    assert summary["options"]["score"] == summary["score"] == "bge"  # the score used ("bdeu", the flag's default)
     assert {"task": "do-z", "variable": "z", "how": "learned"} in summary["interventions"]["changed"]
     assert (out / "interventions" / "mechanisms.csv").read_text().splitlines() == [
         "task,variable,how", "do-x,x,given", "do-z,z,learned"]

@@ -90,7 +90,7 @@ def test_a_target_the_task_does_not_measure_is_refused(asia_tasks):
                                      {"cv": 3}])
 def test_a_multitask_setting_given_with_interventions_is_refused(asia_tasks, setting):
     name = next(iter(setting))
-    with pytest.raises(InvalidParameterError, match=rf"^{name} does not apply with interventions="):
+    with pytest.raises(InvalidParameterError, match=rf"^{name}= does not apply with interventions="):
         learn_structures(asia_tasks, interventions={"obs": []}, **setting)
 
 
@@ -116,6 +116,15 @@ def test_the_command_line_checks_the_interventions_before_the_work(tmp_path):
     proc = run_mtbn("learn", "--interventions", "ok.csv", "--predict-children", "keep", "--out", tmp_path / "o",
                     *paths, cwd=tmp_path)
     assert one_line_error(proc).startswith("--predict-children says how a predicted condition acts")
+    for option in (["--joint-restarts", "3"], ["--force-transfer"]):  # named as typed ("n_joint_restarts" before)
+        proc = run_mtbn("learn", "--interventions", "ok.csv", *option, "--out", tmp_path / "o", *paths, cwd=tmp_path)
+        assert one_line_error(proc) == (f"{option[0]} does not apply with --interventions (one causal DAG is learned "
+                                        "for all tasks, without a multitask prior); leave it at its default.")
+    for predict in ("", ",", " , "):  # no target: refused, not the causal network written as a prediction
+        proc = run_mtbn("learn", "--interventions", "ok.csv", "--predict", predict, "--out", tmp_path / "o", *paths,
+                        cwd=tmp_path)
+        assert one_line_error(proc) == "--predict names no variable; give the targets of the condition to predict " \
+                                       "(e.g. --predict raf,mek)"
     assert not (tmp_path / "o").exists()
 
 
@@ -635,6 +644,23 @@ def test_a_distribution_for_a_variable_not_intervened_on_is_refused(asia_tasks):
     model = learn_structures(asia_tasks, interventions={"obs": []}, n_restarts=0).interventions
     with pytest.raises(InvalidParameterError, match="a distribution is given for 'smoke', which is not among"):
         model.predict(["lung"], {"smoke": [0.5, 0.5]})
+
+
+@pytest.mark.parametrize("dist", [[0.5, 0.6], [1.2, -0.2], [1.0], [float("nan"), 1.0], "ab", 0.5])
+def test_a_predicted_distribution_that_is_not_one_over_the_targets_states_is_refused(asia_tasks, dist):
+    # predict took any array: [0.5, 0.6] gave a CPT that does not sum to 1, [1.0] a bare numpy error.
+    model = learn_structures(asia_tasks, interventions={"obs": []}, n_restarts=0).interventions
+    with pytest.raises(InvalidParameterError, match=r"^predict: the distribution of 'lung' must be 2 probabilities "
+                                                    r"\(one per state\), non-negative and summing to 1; got "):
+        model.predict(["lung"], {"lung": dist})
+
+
+def test_predict_takes_one_target_by_name_and_each_target_once(asia_tasks):
+    # predict("lung") intervened on 'l', 'u', 'n', 'g' (refused as unknown variables); a repeated target is one.
+    model = learn_structures(asia_tasks, interventions={"obs": []}, n_restarts=0).interventions
+    one = model.predict("lung", {"lung": [0.9, 0.1]})
+    assert one.parents == model.predict(["lung", "lung"], {"lung": [0.9, 0.1]}).parents
+    assert np.array_equal(one.cpts[one.names.index("lung")], [0.9, 0.1])
 
 
 def test_a_kept_adjacency_is_reversed_but_never_removed():

@@ -68,7 +68,9 @@ def _in_cli_terms(message, command):
         opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))
         if opt is None:
             return m.group(0)
-        return f"{opt} " if m.group(2) == "=" else f"{opt}{m.group(2)}"
+        if m.group(2) == "=":  # "name=value" -> "--opt value"; "name= (" or a line's end -> "--opt (" / "--opt"
+            return opt if m.string[m.end():m.end() + 1] in ("", " ") else f"{opt} "
+        return f"{opt}{m.group(2)}"
 
     def swap_bare(m):
         opt = options.get(_API_TO_DEST.get(m.group(1), m.group(1)))

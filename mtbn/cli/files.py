@@ -31,7 +31,8 @@ from mtbn.messages import register
 
 __all__ = ["writable_tasks", "read_named_tasks", "read_taskset", "read_constraints", "check_out", "claimed_out", "out_path",
            "staged_output",
-           "write_task_outputs", "bif_note", "task_file_stem", "task_file_stems", "write_marker", "clear_out", "MARKER",
+           "write_task_outputs", "write_summary", "bif_note", "task_file_stem", "task_file_stems", "write_marker",
+           "clear_out", "MARKER",
            "discretize_option", "write_discretization"]
 
 #: The file every command writes into its ``--out`` folder (the command, the mtbn version, the files written):
@@ -96,6 +97,34 @@ MAX_STEM = 120
 
 def _escape(char):
     return "".join(f"%{b:02X}" for b in char.encode("utf-8", "surrogatepass"))
+
+
+def write_summary(path, summary):
+    """Write a run's ``summary.json``: strict JSON, a number JSON cannot hold (NaN, an infinite log-likelihood)
+    written as null, numpy numbers as Python ones.
+
+    Parameters
+    ----------
+    path : str
+        The file written.
+    summary : dict
+        The run's record.
+    """
+    import math
+
+    def ready(value):
+        if isinstance(value, dict):
+            return {k: ready(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [ready(v) for v in value]
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # a numpy scalar
+            value = value.item()
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return value
+
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(ready(summary), fh, indent=2, allow_nan=False)
 
 
 def task_file_stem(name):

@@ -9,7 +9,8 @@ from mtbn.cli.values import _usage_error, _UsageError
 from mtbn.learn.interventional_model import CHILDREN
 from mtbn.messages import register
 
-__all__ = ["predicted_targets", "predict_condition", "children", "mechanism_lines", "summary_entry", "write_interventions"]
+__all__ = ["predicted_targets", "predict_condition", "children", "mechanism_lines", "summary_entry",
+           "write_interventions"]
 
 register("predict-needs-interventions", _UsageError,
          "--predict needs --interventions (the network of an unseen condition comes from the interventional model)",
@@ -20,6 +21,13 @@ register("predict-needs-interventions", _UsageError,
 register("predict-unknown-variable", _UsageError, "--predict: {variable!r} is not a variable of the tasks",
          cause="A variable to intervene on in the predicted condition is not a column of the tasks.",
          fix="Name the targets by their column names, separated by commas.")
+
+
+register("predict-no-targets", _UsageError,
+         "--predict names no variable; give the targets of the condition to predict (e.g. --predict raf,mek)",
+         cause="--predict was given an empty list (only commas or spaces), which would write the causal network "
+               "itself as the prediction.",
+         fix="Name the targets by their column names, separated by commas, or leave out --predict.")
 
 
 register("predict-children-needs-predict", _UsageError,
@@ -89,7 +97,9 @@ def predicted_targets(args, variables):
         return None
     if args.interventions is None:
         raise _usage_error("predict-needs-interventions")
-    targets = [v.strip() for v in args.predict.split(",") if v.strip()]
+    targets = list(dict.fromkeys(v.strip() for v in args.predict.split(",") if v.strip()))  # each once, in order
+    if not targets:
+        raise _usage_error("predict-no-targets")
     for v in targets:
         if v not in variables:
             raise _usage_error("predict-unknown-variable", variable=v)
@@ -145,7 +155,7 @@ def summary_entry(args, model, log_score, files):
              "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
              "log_score": log_score, "adjacencies": model.adjacencies, "files": files}
     if args.predict is not None:
-        entry["predicted_targets"] = [v.strip() for v in args.predict.split(",") if v.strip()]
+        entry["predicted_targets"] = list(dict.fromkeys(v.strip() for v in args.predict.split(",") if v.strip()))
         entry["predicted_children"] = children(args) if model.type == "activity" else None  # only those
     return entry
 

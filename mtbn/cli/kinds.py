@@ -13,11 +13,10 @@ condition's) and ``summary.json``'s ``"interventions"``. An option of the discre
 does not take is refused with one line naming it.
 """
 
-import json
 import os
 import time
 
-from mtbn.cli.files import task_file_stems
+from mtbn.cli.files import task_file_stems, write_summary
 from mtbn.cli.interventions import (
     mechanism_lines,
     predict_condition,
@@ -285,7 +284,8 @@ def _learn(args, kind, frames, settings, progress, predict=None):
     summary = {"kind": kind.name, "penalty": None if model is not None else res.penalty,  # one causal DAG: none
                "tasks": {name: _task_record(g, frames[name], lls.get(name), data.get(name))
                          for name, g in zip(res.task_names, res.graphs)},
-               "options": {"out": args.out, "prior": args.prior, "score": args.score, "report": bool(args.report)}}
+               "options": {"out": args.out, "prior": args.prior, "score": getattr(res, "score", None) or args.score,
+                           "report": bool(args.report)}}  # the score used (continuous tasks: "bdeu" means BGe)
     boot = averaged = None
     if args.bootstrap:  # the replicates at the learner's penalty (its structures only)
         from mtbn.bootstrap import bootstrap_structures
@@ -316,7 +316,8 @@ def _task_record(graph, frame, mean_log_likelihood, data):
 
 #: The ``interventions/`` folder of continuous tasks, for ``summary.json``.
 INTERVENTION_FILES = ("interventions/causal.gaussian.json and causal.edges.csv (the causal DAG with the reference "
-                      "regime's regressions), interventions/mechanisms.csv (task, variable, how: given or learned), "
+                      "regime's regressions), interventions/mechanisms.csv (task, variable, how: given, learned or "
+                      "activity), "
                       "with --predict interventions/predicted.gaussian.json and predicted.edges.csv")
 
 
@@ -338,8 +339,7 @@ def _write(args, kind, done, out, stems):
     for name, graph in zip(res.task_names, res.graphs):  # --export: the structures in the graph formats asked
         for fmt in args.export:
             graph.write(os.path.join(out, f"{stems[name]}.{fmt}"))
-    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
-        json.dump(summary, fh, indent=2, default=float)
+    write_summary(os.path.join(out, "summary.json"), summary)
     if args.report:
         from mtbn.report import write_learn_report
 

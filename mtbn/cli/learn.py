@@ -242,12 +242,12 @@ def _write_learned(args, done, out):
         write_learn_report(done.result, out, bootstrap=done.bootstrap, options=done.summary["options"])
     if done.bootstrap is not None:
         files.write_bootstrap(out, done.bootstrap, done.averaged, done.stems)
-    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as fh:
-        json.dump(done.summary, fh, indent=2)
+    files.write_summary(os.path.join(out, "summary.json"), done.summary)
 
 
 INTERVENTION_FILES = ("interventions/causal.bifxml and causal.edges.csv (the causal DAG with the reference regime's "
-                      "CPTs), interventions/mechanisms.csv (task, variable, how: given or learned), with --predict "
+                      "CPTs), interventions/mechanisms.csv (task, variable, how: given, learned or activity), with "
+                      "--predict "
                       "interventions/predicted.bifxml and predicted.edges.csv")
 
 

@@ -40,7 +40,9 @@ register("continuous-not-finite", D,
              "line) and replace infinite values (inf, 1e400) first.")
 register("continuous-constant", D, "task {task!r}: column {column!r} has one value ({value!r}) in every row.",
          cause="A constant column has no variance: a Gaussian family of it has no likelihood.",
-         fix="Drop the column (it carries no information about the others).")
+         fix="Drop the column from every task (continuous tasks share their columns; it carries no information "
+             "about the others). A variable an intervention holds at one value cannot be learned from that "
+             "condition's rows yet: leave the condition out.")
 register("continuous-identifier", D,
          "task {task!r}: column {column!r} looks like a row identifier (the integers {low} to {high}, each once).",
          cause="A column numbering the rows is not a measurement; modelled as Gaussian it would invent dependencies.",

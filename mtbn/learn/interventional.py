@@ -161,8 +161,8 @@ register("perfect-target-everywhere", P,
          fix="Add an observational task (or one that leaves the variable alone), or use intervention_type="
              "'mechanism'.")
 register("interventions-setting", P,
-         "{name} does not apply with interventions= (one causal DAG is learned for all tasks, without a multitask "
-         "prior); leave it at its default.",
+         "{name}= does not apply with interventions= (one causal DAG is learned for all tasks, without a "
+         "multitask prior); leave it at its default.",
          cause="A multitask setting (penalty, prior, start, cross-validation, parameter sharing, ...) was given "
                "together with interventions, whose learner does not use it.",
          fix="Drop the setting, or learn without interventions= to use the multitask learner.")

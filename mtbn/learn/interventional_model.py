@@ -32,6 +32,12 @@ register("predict-children-value", P, "predict: children must be 'average' or 'k
          cause="How an unseen activity intervention acts on its targets' children is neither of the two readings.",
          fix="Pass children='average' (they stop seeing the target) or children='keep' (their CPTs stay).")
 
+register("predict-distribution-invalid", P,
+         "predict: the distribution of {variable!r} must be {what}; got {value!r}.",
+         cause="A predicted target gets the distribution given for it, which must be one the network can hold.",
+         fix="Give probabilities over the target's states (non-negative, summing to 1) for discrete tasks, a pair "
+             "(mean, variance > 0) of finite numbers for continuous ones, or leave the target's distribution out.")
+
 #: How a predicted activity intervention acts on its targets' children (:meth:`InterventionalModel.predict`).
 CHILDREN = ("average", "keep")
 
@@ -198,13 +204,16 @@ class InterventionalModel:
             raise error("predict-children-value", value=children)
         net = self.causal_network
         names = list(net.names)
-        targets = [str(t) for t in targets]
+        targets = [targets] if isinstance(targets, str) else targets  # one variable, not its characters
+        targets = list(dict.fromkeys(str(t) for t in targets))  # each once, in order
         for t in list(targets) + [str(v) for v in (distributions or {})]:
             if t not in names:
                 raise error("interventions-unknown-variable", task="(predicted)", variable=t)
         for v in distributions or {}:
             if str(v) not in targets:
                 raise error("predict-distribution-not-target", variable=v)
+        distributions = {str(v): _checked_distribution(net, names.index(str(v)), str(v), dist)
+                         for v, dist in (distributions or {}).items()}
         if isinstance(net, LinearGaussianNetwork):
             return _predict_gaussian(net, targets, distributions or {}, self.type == "activity" and
                                      children == "average")
@@ -220,6 +229,26 @@ class InterventionalModel:
                         cpts[c] = mixed_over_parent(cpts[c], ps.index(v), p)
             parents[v], cpts[v] = (), p
         return BayesianNetwork(net.names, net.states, parents, cpts, net.kinds)
+
+
+def _checked_distribution(net, v, name, dist):
+    """A predicted target's distribution, checked: probabilities over its states (discrete), or ``(mean,
+    variance)`` with a positive variance (continuous); one line naming the target otherwise."""
+    gaussian = isinstance(net, LinearGaussianNetwork)
+    what = "a pair (mean, variance) of finite numbers, the variance above 0" if gaussian else \
+        f"{len(net.states[v])} probabilities (one per state), non-negative and summing to 1"
+    try:
+        values = np.asarray(dist, dtype=float)
+    except (TypeError, ValueError):
+        values = None
+    if gaussian:
+        ok = values is not None and values.shape == (2,) and bool(np.all(np.isfinite(values))) and values[1] > 0
+    else:
+        ok = values is not None and values.shape == (len(net.states[v]),) and bool(np.all(np.isfinite(values))) \
+            and bool(np.all(values >= 0)) and abs(float(values.sum()) - 1.0) <= 1e-6
+    if not ok:
+        raise error("predict-distribution-invalid", variable=name, what=what, value=dist)
+    return (float(values[0]), float(values[1])) if gaussian else values
 
 
 def _predict_gaussian(net, targets, distributions, average):

@@ -112,12 +112,14 @@ def write_summary(path, summary):
     """
     import math
 
+    import numpy as np
+
     def ready(value):
         if isinstance(value, dict):
             return {k: ready(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [ready(v) for v in value]
-        if hasattr(value, "item") and not isinstance(value, (str, bytes)):  # a numpy scalar
+        if isinstance(value, np.generic):  # a numpy scalar
             value = value.item()
         if isinstance(value, float) and not math.isfinite(value):
             return None

@@ -77,6 +77,11 @@ def predict_condition(args, model, targets):
     return model.predict(targets, children=children(args))
 
 
+def _named(args):
+    """The variables ``--predict`` names, each once, in order."""
+    return list(dict.fromkeys(v.strip() for v in args.predict.split(",") if v.strip()))
+
+
 def predicted_targets(args, variables):
     """``--predict V1,V2``: the targets of the condition to predict, checked before the work (None without).
 
@@ -97,7 +102,7 @@ def predicted_targets(args, variables):
         return None
     if args.interventions is None:
         raise _usage_error("predict-needs-interventions")
-    targets = list(dict.fromkeys(v.strip() for v in args.predict.split(",") if v.strip()))  # each once, in order
+    targets = _named(args)
     if not targets:
         raise _usage_error("predict-no-targets")
     for v in targets:
@@ -155,7 +160,7 @@ def summary_entry(args, model, log_score, files):
              "changed": model.records(), "causal_edges": [list(e) for e in model.causal_graph.edges(names=True)],
              "log_score": log_score, "adjacencies": model.adjacencies, "files": files}
     if args.predict is not None:
-        entry["predicted_targets"] = list(dict.fromkeys(v.strip() for v in args.predict.split(",") if v.strip()))
+        entry["predicted_targets"] = _named(args)
         entry["predicted_children"] = children(args) if model.type == "activity" else None  # only those
     return entry
 

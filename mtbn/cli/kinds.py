@@ -278,9 +278,9 @@ def _learn(args, kind, frames, settings, progress, predict=None):
     if model is not None:
         for line in mechanism_lines(model):
             print(line)
-    provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
-    lls = kind.mean_log_likelihoods(res, frames) if provided else {}
     data = kind.task_data(frames) or {}  # what --from checks the files against (the relatedness commands read it)
+    provided = type(kind).mean_log_likelihoods is not DataKind.mean_log_likelihoods
+    lls = kind.mean_log_likelihoods(res, data or frames) if provided else {}  # the tasks read once, not twice
     summary = {"kind": kind.name, "penalty": None if model is not None else res.penalty,  # one causal DAG: none
                "tasks": {name: _task_record(g, frames[name], lls.get(name), data.get(name))
                          for name, g in zip(res.task_names, res.graphs)},
